@@ -1,0 +1,72 @@
+"""The one cattrs converter that turns checkprofile's values into plain JSON and back.
+
+Each module registers the hooks for its own classes here, next to the class definitions, so
+the JSON shape of a class is stated once. Nothing else in the package builds JSON by hand.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any, TypeGuard
+
+import attrs
+import cattrs
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
+
+__all__ = ["converter", "is_number", "is_probability", "register_renamed", "show"]
+
+converter = cattrs.Converter()
+
+
+def register_renamed(cls: type, *, omit_if_default: bool = False, **overrides: Any) -> None:
+    """Register (un)structure hooks for ``cls`` with per-field ``override``s.
+
+    ``overrides`` maps attribute names to :func:`cattrs.gen.override` values (renames, omitted
+    fields, custom hooks). Keys come out in field order, so records read as documented.
+    """
+    unstructure: Callable[[Any], dict[str, Any]] = make_dict_unstructure_fn(
+        cls, converter, _cattrs_omit_if_default=omit_if_default, **overrides
+    )
+    order = [
+        getattr(overrides.get(field.name), "rename", None) or field.name
+        for field in attrs.fields(cls)
+    ]
+
+    def ordered(value: Any) -> dict[str, Any]:
+        data = unstructure(value)
+        return {key: data[key] for key in order if key in data}
+
+    converter.register_unstructure_hook(cls, ordered)
+    converter.register_structure_hook(cls, make_dict_structure_fn(cls, converter, **overrides))
+
+
+def show(value: object, limit: int = 60) -> str:
+    """A short, readable rendering of a user's value for an error message."""
+    if isinstance(value, str):
+        text = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    elif value is None:
+        text = "null"
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, (int, float)):
+        text = repr(value)
+    elif isinstance(value, dict):
+        text = "a map" if value else "an empty map"
+    elif isinstance(value, list):
+        text = "a list" if value else "an empty list"
+    else:
+        text = f"a {type(value).__name__}"
+    text = re.sub(r"\s+", " ", text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def is_number(value: object) -> TypeGuard[int | float]:
+    """A JSON number: int or float, not bool (``True`` is not a threshold)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def is_probability(value: object) -> TypeGuard[int | float]:
+    """A finite number in [0, 1]."""
+    return is_number(value) and math.isfinite(value) and 0 <= value <= 1

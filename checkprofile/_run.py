@@ -1,0 +1,223 @@
+"""Running a check: the only stage that talks to an evaluator (profile section 3).
+
+``run_check`` builds the bundle, asks the evaluator, re-asks once only the questions that were
+not validly answered (decision 9), combines, and says what the host does next (decision 10).
+An evaluator that raises, returns the wrong number of answers, or answers something that does
+not fit its question has not answered: that never becomes a pass or a fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from typing import Literal, Protocol, runtime_checkable
+
+import attrs
+
+from ._bundle import Bundle, Material, build_bundle
+from ._check import Check
+from ._convert import show
+from ._limits import Limits
+from ._lines import issue_lines
+from ._verdict import Answer, Failure, Verdict, answer_problem, combine, error_verdict
+from .errors import EvaluatorError
+
+__all__ = [
+    "Action",
+    "Evaluator",
+    "Outcome",
+    "Reply",
+    "ask_evaluator",
+    "outcome_for",
+    "run_check",
+    "run_check_sync",
+]
+
+Action = Literal["complete", "not_accepted", "escalate", "retry"]
+
+# How many times the evaluator is asked in all: the profile's "the server retries once".
+ATTEMPTS = 2
+
+# Decision 10: what each verdict makes the host do, when the check is not advisory.
+_ACTIONS: dict[str, Action] = {
+    "pass": "complete",
+    "fail": "not_accepted",
+    "unsure": "escalate",
+    "error": "retry",
+}
+
+
+def _entries(items: Iterable[Answer | Failure]) -> tuple[Answer | Failure, ...]:
+    return tuple(items)
+
+
+@attrs.frozen
+class Reply:
+    """An evaluator's reply to one bundle: the ``model`` that actually answered (a pinned
+    version, not an alias) and, for each question of the bundle's check in order, an answer
+    or a :class:`Failure`."""
+
+    model: str
+    answers: tuple[Answer | Failure, ...] = attrs.field(converter=_entries)
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """What every backend implements.
+
+    ``model`` names the configured model (it may be an alias); ``answer`` answers every
+    question of ``bundle.check`` independently -- no answer may depend on another's -- and
+    reports the model version that answered. It should return a :class:`Failure` for a
+    question it could not answer rather than raise; an exception counts as a failure of every
+    question asked. It must not retry on its own: the profile's single re-ask is the retry.
+    """
+
+    @property
+    def model(self) -> str: ...
+
+    async def answer(self, bundle: Bundle) -> Reply: ...
+
+
+@attrs.frozen(kw_only=True)
+class Outcome:
+    """What the host does with a submission.
+
+    ``action``: ``complete``, ``not_accepted``, ``escalate`` or ``retry``. ``verdict``: the
+    record to keep. ``issues``: the issue lines for the agent -- set when the action is
+    ``not_accepted``, empty otherwise (``issue_lines(verdict)`` gives them for any verdict).
+    ``attempts``: evaluator calls made (1 or 2). ``failures``: for each question still not
+    answered after the last attempt, its ask and why. ``answers``: the answers the verdict was
+    made from, with their provenance (empty for an error verdict).
+    """
+
+    action: Action
+    verdict: Verdict
+    issues: tuple[str, ...] = ()
+    attempts: int = 1
+    failures: tuple[tuple[str, Failure], ...] = ()
+    answers: tuple[Answer, ...] = ()
+
+
+def outcome_for(verdict: Verdict, **details: object) -> Outcome:
+    """The outcome a verdict calls for (decision 10). With ``advisory`` every verdict,
+    ``error`` included, completes the step; the verdict still says what it was."""
+    action: Action = "complete" if verdict.advisory else _ACTIONS[verdict.verdict]
+    issues = issue_lines(verdict) if action == "not_accepted" else ()
+    return Outcome(action=action, verdict=verdict, issues=issues, **details)  # type: ignore[arg-type]
+
+
+async def ask_evaluator(
+    evaluator: Evaluator, bundle: Bundle
+) -> tuple[str | None, list[Answer | Failure]]:
+    """Ask once and read the reply strictly: one entry per question of ``bundle.check``, each
+    a fitting answer or a :class:`Failure`. Returns the model that answered (``None`` when the
+    evaluator raised or misreported it) and the entries."""
+    count = len(bundle.check)
+    try:
+        reply = await evaluator.answer(bundle)
+    except EvaluatorError as error:
+        return None, [Failure(error.reason, str(error))] * count
+    except Exception as error:  # an evaluator that crashes has not answered; never a verdict
+        detail = f"the evaluator raised {type(error).__name__}: {error}"
+        return None, [Failure("unknown", detail)] * count
+    if not isinstance(reply, Reply):
+        detail = f"the evaluator returned {show(reply)}, not a Reply"
+        return None, [Failure("malformed", detail)] * count
+    if len(reply.answers) != count:
+        detail = f"{len(reply.answers)} answers for {count} questions"
+        return None, [Failure("malformed", detail)] * count
+    model = reply.model if isinstance(reply.model, str) and reply.model.strip() else None
+    entries: list[Answer | Failure] = []
+    for question, entry in zip(bundle.check, reply.answers, strict=True):
+        if isinstance(entry, Failure):
+            entries.append(entry)
+            continue
+        problem = answer_problem(question, entry)
+        entries.append(entry if problem is None else Failure("malformed", problem))
+    if model is None:
+        entries = [Failure("malformed", f"the reply names no model: {show(reply.model)}")] * count
+    return model, entries
+
+
+async def run_check(
+    check: Check,
+    material: Material,
+    evaluator: Evaluator,
+    *,
+    limits: Limits,
+    advisory: bool = False,
+    now: datetime | str | None = None,
+) -> Outcome:
+    """Run ``check`` on ``material`` with ``evaluator`` and say what the host does next.
+
+    Questions that were not validly answered are asked once more (only those); any still
+    unanswered make the verdict ``error``. ``now`` is the verdict's ``at`` (default: the clock
+    when the verdict is made). Safe to run many at once: it keeps no state between calls.
+    """
+    bundle = build_bundle(check, material, state_bytes=limits.check_state_bytes)
+    answers: list[Answer | None] = [None] * len(check)
+    failures: dict[int, Failure] = {}
+    models: list[str] = []
+    pending = list(range(len(check)))
+    attempts = 0
+    while pending and attempts < ATTEMPTS:
+        attempts += 1
+        asked = bundle if len(pending) == len(check) else bundle.with_check(check.select(pending))
+        model, entries = await ask_evaluator(evaluator, asked)
+        if model is not None and model not in models:
+            models.append(model)
+        for index, entry in zip(pending, entries, strict=True):
+            if isinstance(entry, Failure):
+                failures[index] = entry
+            else:
+                answers[index] = entry
+                failures.pop(index, None)
+        pending = [index for index in pending if answers[index] is None]
+
+    at = now if now is not None else datetime.now(timezone.utc)
+    # The record names every model version that answered (normally exactly one).
+    model_name = ", ".join(models) if models else _configured_model(evaluator)
+    details = {
+        "attempts": attempts,
+        "failures": tuple((check[i].ask, failures[i]) for i in sorted(failures)),
+    }
+    if pending:
+        verdict = error_verdict(
+            check, model=model_name, at=at, advisory=advisory, truncated=bundle.truncated
+        )
+        return outcome_for(verdict, **details)
+    complete: Sequence[Answer] = [answer for answer in answers if answer is not None]
+    verdict = combine(
+        check, complete, model=model_name, at=at, advisory=advisory, truncated=bundle.truncated
+    )
+    return outcome_for(verdict, answers=tuple(complete), **details)
+
+
+def _configured_model(evaluator: object) -> str:
+    model = getattr(evaluator, "model", None)
+    return model if isinstance(model, str) and model.strip() else type(evaluator).__name__
+
+
+def run_check_sync(
+    check: Check,
+    material: Material,
+    evaluator: Evaluator,
+    *,
+    limits: Limits,
+    advisory: bool = False,
+    now: datetime | str | None = None,
+) -> Outcome:
+    """:func:`run_check` for synchronous hosts. Not for use inside a running event loop
+    (there, ``await run_check(...)``)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise RuntimeError(
+            "run_check_sync was called inside a running event loop; await run_check(...) there"
+        )
+    return asyncio.run(
+        run_check(check, material, evaluator, limits=limits, advisory=advisory, now=now)
+    )

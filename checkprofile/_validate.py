@@ -1,0 +1,380 @@
+"""From a raw check key to a :class:`Check`: every problem at once, then normalization.
+
+Validation is two passes per question, as the shipped schema describes:
+
+1. the structural pass -- the question is validated against its kind's definition in
+   ``schemas/check.schema.json`` and each schema error becomes one :class:`Problem`;
+2. the semantic pass -- rules a schema cannot state well (``fail <= pass``, names of
+   ``pass``/``unsure`` from ``one_of`` without overlap, distinct texts, distinct asks, NaN).
+
+Each fault gives exactly one problem, at the path of the key or value to fix.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+from collections.abc import Iterator, Mapping
+from functools import cache, lru_cache
+from importlib import resources
+from typing import Any, TypeGuard
+
+import jsonschema
+from jsonschema.exceptions import ValidationError
+
+from ._check import Check, Kind, Question
+from ._convert import converter, is_number, is_probability, show
+from ._limits import Limits
+from .errors import CheckError, Problem
+
+__all__ = ["check_schema", "parse_check", "validate_check", "verdict_schema"]
+
+Path = tuple[str | int, ...]
+
+# Keys each kind of question takes (design decision 1), in the order messages list them.
+_KEYS: dict[Kind, tuple[str, ...]] = {
+    "yes_no": ("ask", "pass", "fail"),
+    "choice": ("ask", "one_of", "pass", "unsure", "confidence"),
+    "rubric": ("ask", "levels", "pass", "confidence"),
+}
+_KIND_NAMES: dict[Kind, str] = {"yes_no": "yes/no", "choice": "choice", "rubric": "rubric"}
+_ALL_KEYS = ("ask", "pass", "fail", "one_of", "unsure", "confidence", "levels")
+
+# What a missing required key is for, so the message says what to add.
+_MISSING: dict[tuple[Kind, str], str] = {
+    ("yes_no", "ask"): "every question needs ask: the question, in plain language",
+    ("choice", "ask"): "every question needs ask: the question, in plain language",
+    ("rubric", "ask"): "every question needs ask: the question, in plain language",
+    ("choice", "pass"): "a choice question needs pass: the list of answer names that pass",
+    ("rubric", "pass"): (
+        "a rubric question needs pass: the 0-based level at or above which the answer passes"
+    ),
+}
+
+# Why a key of another kind does not belong here: the usual mistakes, answered directly.
+_MISPLACED: dict[tuple[Kind, str], str] = {
+    ("yes_no", "confidence"): (
+        "a yes/no question has no confidence threshold (its answer is a probability:"
+        " use pass, and fail for an unsure band); confidence is for choice and rubric questions"
+    ),
+    ("yes_no", "unsure"): (
+        "unsure lists answer names of a choice question; a yes/no question is unsure"
+        " between fail and pass"
+    ),
+    ("choice", "fail"): (
+        "fail is a yes/no threshold; a choice answer fails when it is in neither pass nor unsure"
+    ),
+    ("rubric", "fail"): "fail is a yes/no threshold; a rubric level below pass fails",
+    ("rubric", "unsure"): (
+        "unsure lists answer names of a choice question; a rubric answer is unsure"
+        " when its confidence is below confidence"
+    ),
+    ("choice", "levels"): "a question has exactly one of one_of and levels",
+    ("rubric", "one_of"): "a question has exactly one of one_of and levels",
+}
+
+
+@lru_cache(maxsize=1)
+def _schemas() -> dict[str, dict[str, Any]]:
+    files = resources.files("checkprofile") / "schemas"
+    return {
+        name: json.loads((files / f"{name}.schema.json").read_text(encoding="utf-8"))
+        for name in ("check", "verdict")
+    }
+
+
+def check_schema() -> dict[str, Any]:
+    """The JSON Schema of the check key (the structural pass), as a fresh dict."""
+    return json.loads(json.dumps(_schemas()["check"]))  # type: ignore[no-any-return]
+
+
+def verdict_schema() -> dict[str, Any]:
+    """The JSON Schema of a check verdict record, as a fresh dict."""
+    return json.loads(json.dumps(_schemas()["verdict"]))  # type: ignore[no-any-return]
+
+
+@cache
+def _kind_validator(kind: Kind) -> jsonschema.Draft202012Validator:
+    schema = _schemas()["check"]
+    return jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": f"#/$defs/{kind}"})
+
+
+def validate_check(raw: object, *, limits: Limits = Limits()) -> tuple[Problem, ...]:
+    """Every problem of the check key ``raw``; empty when it is valid. Never raises.
+
+    ``limits`` matters only where a server default meets an explicit threshold (a ``fail``
+    above the default ``pass``, or a ``pass`` below the default ``fail``).
+    """
+    if isinstance(raw, str):
+        if raw.strip():
+            return ()
+        return (Problem((), f"expected a non-blank question, got {show(raw)}"),)
+    if not isinstance(raw, list):
+        return (
+            Problem(
+                (),
+                f"expected a question (a string) or a non-empty list of questions, got {show(raw)}",
+            ),
+        )
+    if not raw:
+        return (Problem((), "expected at least one question, got an empty list"),)
+    problems: list[Problem] = []
+    for index, question in enumerate(raw):
+        problems.extend(_question_problems(question, (index,), limits))
+    problems.extend(_duplicate_asks(raw))
+    # Document order: by question, the problems of each question in the order found.
+    problems.sort(key=lambda problem: problem.path[0])
+    return tuple(problems)
+
+
+def parse_check(raw: object, *, limits: Limits = Limits()) -> Check:
+    """Validate ``raw`` and normalize it to the full form, defaults taken from ``limits``.
+
+    Raises :class:`~checkprofile.errors.CheckError` carrying every problem.
+    """
+    problems = validate_check(raw, limits=limits)
+    if problems:
+        raise CheckError(problems)
+    items: list[Any] = [{"ask": raw}] if isinstance(raw, str) else raw  # type: ignore[assignment]
+    return Check(tuple(_normalize(item, limits) for item in items))
+
+
+def _normalize(item: Mapping[str, Any], limits: Limits) -> Question:
+    # Fill the defaults in JSON space (decision 2), then let the converter build the question:
+    # the full form JSON is the one shape both directions agree on.
+    full = dict(item)
+    if "one_of" in full:
+        full.setdefault("unsure", [])
+        full.setdefault("confidence", limits.check_confidence)
+    elif "levels" in full:
+        full["pass"] = int(full["pass"])  # 2.0 is level 2 (decision 5)
+        full.setdefault("confidence", limits.check_confidence)
+    else:
+        full.setdefault("pass", limits.check_pass)
+        if full.get("fail") is None and limits.check_fail is not None:
+            full["fail"] = limits.check_fail
+    for key in ("pass", "fail", "confidence"):
+        if is_number(full.get(key)) and "levels" not in full:
+            full[key] = float(full[key])
+    if "levels" in full:
+        full["confidence"] = float(full["confidence"])
+    question: Question = converter.structure(full, Question)  # type: ignore[arg-type]
+    return question
+
+
+def _kind_of(question: Mapping[Any, Any]) -> Kind:
+    if "one_of" in question:
+        return "choice"
+    if "levels" in question:
+        return "rubric"
+    return "yes_no"
+
+
+def _question_problems(question: object, at: Path, limits: Limits) -> Iterator[Problem]:
+    if not isinstance(question, dict):
+        yield Problem(
+            at,
+            "expected a question map with ask (and one_of, levels or neither),"
+            f" got {show(question)}",
+        )
+        return
+    if "one_of" in question and "levels" in question:
+        yield Problem(
+            at,
+            "a question has exactly one of one_of (a choice) and levels (a rubric), not both",
+        )
+        return
+    kind = _kind_of(question)
+    structural = list(_structural(question, kind, at))
+    yield from structural
+    yield from _semantic(question, kind, at, limits)
+
+
+def _structural(question: dict[Any, Any], kind: Kind, at: Path) -> Iterator[Problem]:
+    for error in _kind_validator(kind).iter_errors(question):
+        yield from _from_schema_error(error, question, kind, at)
+
+
+def _from_schema_error(
+    error: ValidationError, question: dict[Any, Any], kind: Kind, at: Path
+) -> Iterator[Problem]:
+    path: Path = (*at, *error.absolute_path)
+    keyword = error.validator
+    # The stubs allow "unset" for these; a schema error from iter_errors always has them.
+    instance: Any = error.instance
+    schema: dict[str, Any] = error.schema  # type: ignore[assignment]
+    required: list[str] = error.validator_value  # type: ignore[assignment]
+    if keyword == "required":
+        for key in required:
+            if key not in instance:
+                yield Problem(path, f'missing "{key}": {_MISSING[(kind, key)]}')
+    elif keyword == "additionalProperties":
+        allowed = set(schema.get("properties", {}))
+        for key in instance:
+            if key not in allowed:
+                yield Problem(
+                    (*path, key if isinstance(key, str) else str(key)), _unknown_key(key, kind)
+                )
+    elif keyword == "uniqueItems":
+        return  # reported by the semantic pass, at the exact item that repeats
+    elif keyword == "propertyNames":
+        return  # reported by _semantic for one_of (it knows the key's own path)
+    elif keyword in ("minItems", "maxItems", "minProperties"):
+        count = len(instance)
+        noun = "entry" if count == 1 else "entries"
+        yield Problem(path, f"expected {schema['description']}, got {count} {noun}")
+    else:
+        expected = schema.get("description", f"a value allowed by {keyword}")
+        yield Problem(path, f"expected {expected}, got {show(instance)}")
+
+
+def _unknown_key(key: object, kind: Kind) -> str:
+    takes = f"a {_KIND_NAMES[kind]} question takes {', '.join(_KEYS[kind])}"
+    if not isinstance(key, str):
+        return f"unknown key {show(key)} (keys are strings); {takes}"
+    if key == "advisory":
+        return "advisory is a step key beside check, not a key of a question"
+    if (kind, key) in _MISPLACED:
+        return f"{key} does not belong here: {_MISPLACED[(kind, key)]}"
+    folded = key.strip().lower().replace("-", "_").replace(" ", "_")
+    if folded in _KEYS[kind]:
+        return f'unknown key "{key}"; did you mean "{folded}"? {takes}'
+    match = difflib.get_close_matches(folded, _ALL_KEYS, n=1, cutoff=0.6)
+    hint = f'; did you mean "{match[0]}"?' if match else ";"
+    return f"unknown key {show(key)}{hint} {takes}"
+
+
+def _semantic(question: dict[Any, Any], kind: Kind, at: Path, limits: Limits) -> Iterator[Problem]:
+    # Only values the structural pass accepted are judged here, so one fault gives one problem.
+    for key in ("pass", "fail", "confidence"):
+        value = question.get(key)
+        if is_number(value) and math.isnan(value) and key in _KEYS[kind]:
+            yield Problem((*at, key), f"expected a number in [0, 1], got {show(value)}")
+    if kind == "yes_no":
+        yield from _thresholds(question, at, limits)
+    elif kind == "choice":
+        yield from _choice(question, at)
+    else:
+        yield from _rubric(question, at)
+
+
+def _thresholds(question: dict[Any, Any], at: Path, limits: Limits) -> Iterator[Problem]:
+    pass_, fail = question.get("pass"), question.get("fail")
+    if "pass" in question and "fail" in question:
+        if is_probability(pass_) and is_probability(fail) and fail > pass_:
+            yield Problem(
+                (*at, "fail"),
+                f"fail {show(fail)} is above pass {show(pass_)}: fail must be at or below pass"
+                " (equal means no unsure band)",
+            )
+    elif "fail" in question:
+        if is_probability(fail) and fail > limits.check_pass:
+            yield Problem(
+                (*at, "fail"),
+                f"fail {show(fail)} is above the default pass {show(limits.check_pass)}"
+                " (describe.limits.checkPass): fail must be at or below pass; set pass too",
+            )
+    elif (
+        "pass" in question
+        and limits.check_fail is not None
+        and is_probability(pass_)
+        and pass_ < limits.check_fail
+    ):
+        yield Problem(
+            (*at, "pass"),
+            f"pass {show(pass_)} is below the default fail {show(limits.check_fail)}"
+            " (describe.limits.checkFail): give this question its own fail",
+        )
+
+
+def _texts(value: object) -> TypeGuard[list[str]]:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _choice(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
+    one_of = question.get("one_of")
+    names: list[str] | None = None
+    if isinstance(one_of, dict):
+        for name in one_of:
+            if not isinstance(name, str):
+                yield Problem(
+                    (*at, "one_of", str(name)),
+                    f"expected an answer name (a non-blank string), got {show(name)}",
+                )
+            elif not name.strip():
+                yield Problem(
+                    (*at, "one_of", name),
+                    f"expected an answer name (a non-blank string), got {show(name)}",
+                )
+        if all(isinstance(name, str) and name.strip() for name in one_of):
+            names = list(one_of)
+    seen_in_pass: set[str] = set()
+    for key in ("pass", "unsure"):
+        listed = question.get(key)
+        if not _texts(listed):
+            continue
+        seen: dict[str, int] = {}
+        for index, name in enumerate(listed):
+            where = (*at, key, index)
+            if name in seen:
+                yield Problem(where, f'"{name}" is listed twice in {key} (first at {seen[name]})')
+                continue
+            seen[name] = index
+            if key == "unsure" and name in seen_in_pass:
+                yield Problem(
+                    where, f'"{name}" is in both pass and unsure; an answer is one or the other'
+                )
+            elif names is not None and name.strip() and name not in names:
+                match = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+                hint = f'; did you mean "{match[0]}"?' if match else ""
+                yield Problem(
+                    where,
+                    f'"{name}" is not an answer of one_of ({", ".join(names)}){hint}',
+                )
+        if key == "pass":
+            seen_in_pass = set(seen)
+
+
+def _rubric(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
+    levels = question.get("levels")
+    if not _texts(levels):
+        return
+    first: dict[str, int] = {}
+    for index, text in enumerate(levels):
+        folded = " ".join(text.split())
+        if folded and folded in first:
+            yield Problem(
+                (*at, "levels", index),
+                f"level {index} repeats level {first[folded]} ({show(text)}): levels must differ",
+            )
+        first.setdefault(folded, index)
+    level = question.get("pass")
+    if 2 <= len(levels) <= 10 and is_number(level) and math.isfinite(level) and level >= 0:
+        top = len(levels) - 1
+        if float(level).is_integer() and level > top:
+            yield Problem(
+                (*at, "pass"),
+                f"expected a level from 0 to {top} (levels are numbered from 0, worst first),"
+                f" got {show(level)}",
+            )
+
+
+def _duplicate_asks(raw: list[Any]) -> Iterator[Problem]:
+    # Whitespace-only differences would print the same issue line, so they count as the same.
+    first: dict[str, int] = {}
+    for index, question in enumerate(raw):
+        if not isinstance(question, dict):
+            continue
+        ask = question.get("ask")
+        if not isinstance(ask, str) or not ask.strip():
+            continue
+        folded = " ".join(ask.split())
+        if folded in first:
+            yield Problem(
+                (index, "ask"),
+                f"the same ask as question {first[folded]} ({show(ask)}): every ask in a check"
+                " must differ (split or reword the question)",
+            )
+        else:
+            first[folded] = index

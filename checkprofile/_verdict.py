@@ -1,0 +1,351 @@
+"""Answers, grading, and the verdict: the pure heart of the profile (design decisions 7-9).
+
+``grade`` decides one question, ``combine`` takes the worst of a check (unsure outranks fail,
+fail outranks pass), and ``error_verdict`` records an evaluator that did not answer. An answer
+that does not fit its question is never graded: it raises :class:`AnswerError`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timezone
+from functools import lru_cache
+from typing import Any, Literal
+
+import attrs
+import jsonschema
+from cattrs.gen import override
+
+from ._check import Check, ChoiceQuestion, Kind, Question, YesNoQuestion
+from ._convert import converter, is_number, is_probability, register_renamed, show
+from ._validate import verdict_schema
+from .errors import AnswerError, FailureReason, VerdictError
+
+__all__ = [
+    "Answer",
+    "ChoiceAnswer",
+    "Failure",
+    "QuestionResult",
+    "Result",
+    "RubricAnswer",
+    "Source",
+    "Verdict",
+    "VerdictName",
+    "YesNoAnswer",
+    "answer_problem",
+    "combine",
+    "error_verdict",
+    "format_at",
+    "grade",
+]
+
+Result = Literal["pass", "fail", "unsure"]
+VerdictName = Literal["pass", "fail", "unsure", "error"]
+
+#: Where an answer's probability or confidence came from.
+Source = Literal["native", "logprobs", "sampling", "self_reported", "scripted", "replayed"]
+
+# Worst-of order (decision 7 and profile section 3): a larger rank wins.
+_RANK: dict[Result, int] = {"pass": 0, "fail": 1, "unsure": 2}
+
+
+@attrs.frozen
+class YesNoAnswer:
+    """The yes-probability ``p`` for a yes/no question."""
+
+    p: float
+    source: Source | None = attrs.field(default=None, kw_only=True)
+
+
+@attrs.frozen
+class ChoiceAnswer:
+    """The chosen answer ``name`` of a choice question, with the model's ``confidence``."""
+
+    name: str
+    confidence: float
+    source: Source | None = attrs.field(default=None, kw_only=True)
+    distribution: tuple[tuple[str, float], ...] | None = attrs.field(
+        default=None, kw_only=True, eq=False
+    )
+
+
+@attrs.frozen
+class RubricAnswer:
+    """The chosen rubric ``level`` (0-based, worst first), with the model's ``confidence``."""
+
+    level: int
+    confidence: float
+    source: Source | None = attrs.field(default=None, kw_only=True)
+    distribution: tuple[tuple[int, float], ...] | None = attrs.field(
+        default=None, kw_only=True, eq=False
+    )
+
+
+Answer = YesNoAnswer | ChoiceAnswer | RubricAnswer
+
+
+@attrs.frozen
+class Failure:
+    """An evaluator did not answer a question: ``reason`` and a human ``detail``.
+
+    ``retry_after`` (seconds) is a server's hint, when it gave one.
+    """
+
+    reason: FailureReason
+    detail: str = ""
+    retry_after: float | None = attrs.field(default=None, kw_only=True)
+
+
+def answer_problem(question: Question, answer: object) -> str | None:
+    """Why ``answer`` does not fit ``question`` (decision 8), or ``None`` when it does."""
+    if isinstance(question, YesNoQuestion):
+        if not isinstance(answer, YesNoAnswer):
+            return f"a yes/no question needs a YesNoAnswer, got {_type_name(answer)}"
+        if not is_probability(answer.p):
+            return f"a probability must be a finite number in [0, 1], got {show(answer.p)}"
+        return None
+    if isinstance(question, ChoiceQuestion):
+        if not isinstance(answer, ChoiceAnswer):
+            return f"a choice question needs a ChoiceAnswer, got {_type_name(answer)}"
+        if not isinstance(answer.name, str) or answer.name not in question.names:
+            return f"{show(answer.name)} is not an answer of one_of ({', '.join(question.names)})"
+        return _confidence_problem(answer.confidence)
+    if not isinstance(answer, RubricAnswer):
+        return f"a rubric question needs a RubricAnswer, got {_type_name(answer)}"
+    level = answer.level
+    if not is_number(level) or not math.isfinite(level) or not float(level).is_integer():
+        return f"a level must be an integer, got {show(level)}"
+    if not 0 <= level < len(question.levels):
+        return f"level {show(level)} is out of range 0 to {len(question.levels) - 1}"
+    return _confidence_problem(answer.confidence)
+
+
+def _confidence_problem(confidence: object) -> str | None:
+    if is_probability(confidence):
+        return None
+    return f"a confidence must be a finite number in [0, 1], got {show(confidence)}"
+
+
+def _type_name(value: object) -> str:
+    return "nothing" if value is None else type(value).__name__
+
+
+def grade(question: Question, answer: Answer) -> Result:
+    """``"pass"``, ``"fail"`` or ``"unsure"`` for one answer (decision 7).
+
+    Raises :class:`~checkprofile.errors.AnswerError` when the answer does not fit the question
+    (decision 8): such an answer is never graded.
+    """
+    problem = answer_problem(question, answer)
+    if problem is not None:
+        raise AnswerError(f"question {show(question.ask)}: {problem}")
+    # Equality is never "below": every comparison with a threshold is `>=` to pass.
+    if isinstance(question, YesNoQuestion):
+        p = answer.p  # type: ignore[union-attr]
+        if p >= question.pass_at:
+            return "pass"
+        if question.fail_below is not None and p >= question.fail_below:
+            return "unsure"
+        return "fail"
+    if answer.confidence < question.confidence:  # type: ignore[union-attr]
+        return "unsure"  # the literal reading: low confidence is unsure whatever the answer
+    if isinstance(question, ChoiceQuestion):
+        name = answer.name  # type: ignore[union-attr]
+        if name in question.passing:
+            return "pass"
+        return "unsure" if name in question.unsure else "fail"
+    return "pass" if answer.level >= question.pass_level else "fail"  # type: ignore[union-attr]
+
+
+@attrs.frozen(kw_only=True)
+class QuestionResult:
+    """One question of a verdict, as recorded: the ``ask``, its ``kind``, the ``answer``
+    (probability, name, level, or ``None`` when the evaluator did not answer), the
+    ``confidence`` of a choice or rubric answer, and the ``result``."""
+
+    ask: str
+    kind: Kind
+    answer: float | str | int | None
+    confidence: float | None = None
+    result: Result
+
+
+def _results(items: Iterable[QuestionResult]) -> tuple[QuestionResult, ...]:
+    return tuple(items)
+
+
+@attrs.frozen(kw_only=True)
+class Verdict:
+    """A check's verdict, exactly the record agentprocess keeps (``to_json``).
+
+    ``check`` is the check it answers, when known: it is not part of the record, but it lets
+    :func:`checkprofile.issue_lines` name rubric levels. :meth:`from_json` validates a record
+    against the verdict schema and against itself.
+    """
+
+    verdict: VerdictName
+    advisory: bool
+    model: str
+    questions: tuple[QuestionResult, ...] = attrs.field(converter=_results)
+    truncated: bool = False
+    at: str
+    check: Check | None = attrs.field(default=None, eq=False, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The check-verdict record; no other keys."""
+        data: dict[str, Any] = converter.unstructure(self)
+        return data
+
+    @classmethod
+    def from_json(cls, data: object, *, check: Check | None = None) -> Verdict:
+        """Read a verdict record. Raises :class:`~checkprofile.errors.VerdictError` when it
+        does not have the check-verdict shape, when its verdict is not the worst of its
+        results, or when ``check`` is given and the record does not answer it."""
+        errors = sorted(_verdict_validator().iter_errors(data), key=lambda e: list(e.path))
+        if errors:
+            first = errors[0]
+            where = "/" + "/".join(str(p) for p in first.absolute_path)
+            raise VerdictError(f"not a check verdict: at {where}: {first.message}")
+        verdict: Verdict = converter.structure(data, cls)
+        if verdict.verdict != "error":
+            worst = max((q.result for q in verdict.questions), key=_RANK.__getitem__)
+            if worst != verdict.verdict:
+                raise VerdictError(
+                    f"verdict {show(verdict.verdict)} is not the worst of its questions'"
+                    f" results ({show(worst)})"
+                )
+        if check is not None:
+            _must_answer(verdict, check)
+            verdict = attrs.evolve(verdict, check=check)
+        return verdict
+
+
+def _must_answer(verdict: Verdict, check: Check) -> None:
+    recorded = [(q.ask, q.kind) for q in verdict.questions]
+    expected = [(q.ask, q.kind) for q in check]
+    if recorded != expected:
+        raise VerdictError("the verdict's questions are not the check's questions, in order")
+
+
+@lru_cache(maxsize=1)
+def _verdict_validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(verdict_schema())
+
+
+# The record's shape is the field order; omit_if_default leaves out `confidence` when None and
+# `truncated` when False, exactly as the verdict schema says. `answer` has no default: always there.
+register_renamed(
+    QuestionResult,
+    omit_if_default=True,
+    answer=override(struct_hook=lambda value, _: value),  # already checked by the schema
+)
+register_renamed(Verdict, omit_if_default=True, check=override(omit=True))
+
+
+_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\Z")
+
+
+def format_at(at: datetime | str) -> str:
+    """``at`` as RFC 3339 in UTC with ``Z``. A string must already be in that form; a
+    datetime must be timezone-aware."""
+    if isinstance(at, str):
+        if not _AT.match(at):
+            raise ValueError(f"at must be RFC 3339 in UTC ending in Z, got {show(at)}")
+        return at
+    if not isinstance(at, datetime) or at.tzinfo is None or at.utcoffset() is None:
+        raise ValueError(f"at must be a timezone-aware datetime or a string, got {show(at)}")
+    utc = at.astimezone(timezone.utc)
+    spec = "seconds" if utc.microsecond == 0 else "milliseconds"
+    if utc.microsecond % 1000:
+        spec = "microseconds"
+    return utc.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
+
+
+def _record(question: Question, answer: Answer) -> QuestionResult:
+    result = grade(question, answer)
+    if isinstance(answer, YesNoAnswer):
+        return QuestionResult(ask=question.ask, kind=question.kind, answer=answer.p, result=result)
+    value: str | int = answer.name if isinstance(answer, ChoiceAnswer) else int(answer.level)
+    return QuestionResult(
+        ask=question.ask,
+        kind=question.kind,
+        answer=value,
+        confidence=answer.confidence,
+        result=result,
+    )
+
+
+def combine(
+    check: Check,
+    answers: Sequence[Answer] | Mapping[str, Answer],
+    *,
+    model: str,
+    at: datetime | str,
+    advisory: bool = False,
+    truncated: bool = False,
+) -> Verdict:
+    """The verdict of ``check`` given one answer per question (worst-of; decision 7).
+
+    ``answers`` is in question order, or keyed by ``ask``. Raises
+    :class:`~checkprofile.errors.AnswerError` when an answer is missing, extra, or does not fit
+    its question.
+    """
+    ordered = _in_order(check, answers)
+    records = tuple(
+        _record(question, answer) for question, answer in zip(check, ordered, strict=True)
+    )
+    worst = max((record.result for record in records), key=_RANK.__getitem__)
+    return Verdict(
+        verdict=worst,
+        advisory=bool(advisory),
+        model=_model(model),
+        questions=records,
+        truncated=bool(truncated),
+        at=format_at(at),
+        check=check,
+    )
+
+
+def _in_order(check: Check, answers: Sequence[Answer] | Mapping[str, Answer]) -> list[Answer]:
+    if isinstance(answers, Mapping):
+        extra = [ask for ask in answers if ask not in check.asks]
+        if extra:
+            raise AnswerError(f"an answer for {show(extra[0])}, which the check does not ask")
+        missing = [ask for ask in check.asks if ask not in answers]
+        if missing:
+            raise AnswerError(f"no answer for {show(missing[0])}")
+        return [answers[ask] for ask in check.asks]
+    if len(answers) != len(check):
+        raise AnswerError(f"{len(answers)} answers for {len(check)} questions")
+    return list(answers)
+
+
+def _model(model: object) -> str:
+    if not isinstance(model, str) or not model.strip():
+        raise ValueError(f"model must name what answered, got {show(model)}")
+    return model
+
+
+def error_verdict(
+    check: Check,
+    *,
+    model: str,
+    at: datetime | str,
+    advisory: bool = False,
+    truncated: bool = False,
+) -> Verdict:
+    """The record of an evaluator that did not answer (decision 9): every question with
+    ``answer`` null, no confidence, and ``result`` unsure."""
+    return Verdict(
+        verdict="error",
+        advisory=bool(advisory),
+        model=_model(model),
+        questions=tuple(
+            QuestionResult(ask=q.ask, kind=q.kind, answer=None, result="unsure") for q in check
+        ),
+        truncated=bool(truncated),
+        at=format_at(at),
+        check=check,
+    )

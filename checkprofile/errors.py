@@ -1,0 +1,131 @@
+"""The exception family of checkprofile, and :class:`Problem`.
+
+Every error the library raises on purpose is a :class:`CheckprofileError`. Each subclass also
+inherits the standard exception it resembles, so ``except ValueError`` keeps working.
+
+Two kinds of error are kept apart, because a host reacts to them differently:
+
+* *your input is wrong* -- :class:`CheckError` (a check key), :class:`LimitsError`,
+  :class:`MaterialError`, :class:`VerdictError` (a recorded verdict that does not hold up);
+* *the model misbehaved* -- :class:`AnswerError` (an answer that does not fit its question) and
+  :class:`EvaluatorError` (an evaluator that could not answer). These never become a pass or a
+  fail; :func:`checkprofile.run_check` turns them into an ``error`` verdict.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+__all__ = [
+    "AnswerError",
+    "CheckError",
+    "CheckprofileError",
+    "EvaluatorError",
+    "FailureReason",
+    "LimitsError",
+    "MaterialError",
+    "Problem",
+    "VerdictError",
+]
+
+#: Why an evaluator did not answer a question. ``malformed`` covers every answer that does not
+#: fit its question (wrong type, out of range, unknown name, missing).
+FailureReason = Literal[
+    "timeout",
+    "rate_limited",
+    "refusal",
+    "malformed",
+    "tokens_exceeded",
+    "auth",
+    "server_error",
+    "unavailable",
+    "unknown",
+]
+
+
+def _escape_token(token: str | int) -> str:
+    # RFC 6901 section 3: "~" must be escaped before "/", or "~1" would be read back as "/".
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def _path(tokens: tuple[str | int, ...] | list[str | int]) -> tuple[str | int, ...]:
+    return tuple(tokens)
+
+
+@attrs.frozen
+class Problem:
+    """One thing wrong with a check key.
+
+    ``path`` leads from the root of the check key to the offending key or value (strings are map
+    keys, integers list indexes); ``pointer`` is the same path as an RFC 6901 JSON Pointer
+    (``""`` for the root). ``message`` quotes the value given and says what was expected.
+    """
+
+    path: tuple[str | int, ...] = attrs.field(converter=_path)
+    message: str
+
+    @property
+    def pointer(self) -> str:
+        return "".join("/" + _escape_token(token) for token in self.path)
+
+    def rerooted(self, *prefix: str | int) -> Problem:
+        """The same problem seen from an enclosing document (``prefix`` leads to the check key)."""
+        return Problem((*prefix, *self.path), self.message)
+
+    def __str__(self) -> str:
+        return f"{self.pointer or '(root)'}: {self.message}"
+
+
+class CheckprofileError(Exception):
+    """Base of every error checkprofile raises on purpose."""
+
+
+class CheckError(CheckprofileError, ValueError):
+    """A check key is not valid. ``problems`` holds every problem found, never just the first."""
+
+    problems: tuple[Problem, ...]
+
+    def __init__(self, problems: tuple[Problem, ...] | list[Problem]) -> None:
+        problems = tuple(problems)
+        if not problems:
+            raise ValueError("CheckError needs at least one problem")
+        self.problems = problems
+        count = len(problems)
+        lines = "\n".join(f"  {problem}" for problem in problems)
+        super().__init__(f"the check key has {count} problem{'s' * (count != 1)}:\n{lines}")
+
+
+class LimitsError(CheckprofileError, ValueError):
+    """``describe.limits`` values that are not usable (named with the bad value)."""
+
+
+class MaterialError(CheckprofileError, ValueError):
+    """The material for a check (run data, submission) cannot be shown to an evaluator."""
+
+
+class VerdictError(CheckprofileError, ValueError):
+    """A verdict record that does not have the check-verdict shape, or contradicts itself."""
+
+
+class AnswerError(CheckprofileError, ValueError):
+    """An evaluator's answer does not fit its question: the model misbehaved.
+
+    Raised by :func:`checkprofile.grade` and :func:`checkprofile.combine`;
+    :func:`checkprofile.run_check` never lets such an answer pass or fail, it re-asks instead.
+    """
+
+
+class EvaluatorError(CheckprofileError, RuntimeError):
+    """An evaluator could not answer. ``reason`` says why, in the :data:`FailureReason` terms.
+
+    Evaluators may raise it (or return a :class:`checkprofile.Failure`); either way the
+    question counts as not answered.
+    """
+
+    reason: FailureReason
+
+    def __init__(self, message: str, *, reason: FailureReason = "unknown") -> None:
+        super().__init__(message)
+        self.reason = reason
