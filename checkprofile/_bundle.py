@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timedelta, timezone
-from typing import Any
+from datetime import datetime, timedelta
+from typing import Any, TypeGuard
 
 import attrs
 
@@ -26,11 +26,20 @@ from .errors import LimitsError, MaterialError
 __all__ = ["Bundle", "Evidence", "Material", "Submission", "build_bundle", "canonical_json"]
 
 
+_ASCII = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False)
+_UTF8 = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
 def canonical_json(value: Any) -> str:
-    """The one JSON text form the evaluator is shown: compact, keys sorted, not ASCII-escaped."""
-    return json.dumps(
-        value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
-    )
+    """The one JSON text form the evaluator is shown: compact, keys sorted, not ASCII-escaped.
+
+    Equal to ``json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))``.
+    """
+    # The ASCII encoder is the C fast path (ensure_ascii=False costs about 1.6 times as much).
+    # Its output differs from the UTF-8 form only where it wrote a \u escape, so only then is
+    # the value encoded again. (A one-character search is a memchr; most text has no "\\".)
+    text = _ASCII.encode(value)
+    return _UTF8.encode(value) if "\\" in text and "\\u" in text else text
 
 
 def _size(text: str) -> int:
@@ -201,10 +210,10 @@ class _View:
 
 
 def _piece(key: str, value: Any, where: str) -> str:
-    # One `"key":value` member of a JSON object, in the canonical form.
+    # One `"key":value` member of a JSON object, in the canonical form (one encoder call).
     try:
-        return canonical_json(key) + ":" + canonical_json(value)
-    except (TypeError, ValueError) as error:
+        return canonical_json({key: value})[1:-1]
+    except (TypeError, ValueError, RecursionError) as error:
         raise MaterialError(f"{where} cannot be shown as JSON: {error}") from None
 
 
@@ -246,23 +255,17 @@ def _cut(run_data: object, budget: int) -> _View:
     if "steps" in run_data:
         top_sizes["steps"] = len('"steps":{}')
 
-    # Newest steps first, each serialized only when it is needed, until one does not fit.
-    # Greedy on purpose: a newer step is never dropped while an older one is kept.
     room = budget - _object_size(top_sizes)
-    order = sorted(steps, key=lambda step_id: _age_key(step_id, steps[step_id]))  # oldest first
-    kept: dict[str, str] = {}
-    for step_id in reversed(order):
-        if room <= 0:
-            break
-        piece = _piece(step_id, _without_urls(steps[step_id]), f"run data steps.{step_id}")
-        cost = _size(piece) + (1 if kept else 0)
-        if cost > room:
-            break
-        kept[step_id] = piece
-        room -= cost
-    dropped_steps = tuple(step_id for step_id in order if step_id not in kept)
-    if "steps" in top_sizes:
-        top_sizes["steps"] += sum(_size(p) for p in kept.values()) + max(len(kept) - 1, 0)
+    steps_text = _all_steps(steps, room)
+    if steps_text is not None:
+        dropped_steps: tuple[str, ...] = ()
+        if "steps" in top_sizes:
+            top_sizes["steps"] += _size(steps_text) - 2
+    else:
+        kept, dropped_steps = _newest_steps(steps, room)
+        steps_text = _object(kept)
+        if "steps" in top_sizes:
+            top_sizes["steps"] += sum(_size(p) for p in kept.values()) + max(len(kept) - 1, 0)
 
     # Still over with every step gone: input fields, largest first, then top-level keys.
     dropped_fields: list[str] = []
@@ -283,68 +286,156 @@ def _cut(run_data: object, budget: int) -> _View:
     if "inputs" in top_sizes:
         members["inputs"] = '"inputs":' + _object(input_pieces)
     if "steps" in top_sizes:
-        members["steps"] = '"steps":' + _object(kept)
+        members["steps"] = '"steps":' + steps_text
     return _View(_object(members), dropped_steps, tuple(dropped_fields))
+
+
+# Phase A encodes steps in batches of consecutive ids, doubling from this size: few encoder
+# calls when everything fits, and at most about twice the budget encoded when it does not.
+_FIRST_BATCH = 8
+
+
+def _all_steps(steps: Mapping[str, Any], room: int) -> str | None:
+    """The whole ``steps`` object as canonical text when it fits in ``room``, else ``None``.
+
+    Batches of consecutive step ids (in key order) are encoded as objects; since the batches
+    follow each other in key order, their members joined with commas are exactly the members
+    of the whole object, sorted. Encoding stops as soon as the running size is over ``room``.
+    """
+    ids = sorted(steps)
+    inners: list[str] = []
+    used = 2  # the braces
+    start, size = 0, _FIRST_BATCH
+    while start < len(ids):
+        batch = ids[start : start + size]
+        try:
+            text = canonical_json({step_id: _without_urls(steps[step_id]) for step_id in batch})
+        except (TypeError, ValueError, RecursionError):
+            return None  # phase B names the step that cannot be shown
+        used += _size(text) - 2 + (1 if inners else 0)
+        if used > room:
+            return None
+        inners.append(text[1:-1])
+        start, size = start + size, size * 2
+    return "{" + ",".join(inners) + "}"
+
+
+def _newest_steps(steps: Mapping[str, Any], room: int) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Phase B: the newest steps that fit in ``room`` (as pieces) and the dropped ids, oldest
+    first. Each step is encoded only when it is reached; the first that does not fit ends it.
+    Greedy on purpose: a newer step is never dropped while an older one is kept."""
+    order = sorted(steps, key=lambda step_id: _age_key(step_id, steps[step_id]))  # oldest first
+    kept: dict[str, str] = {}
+    for step_id in reversed(order):
+        if room <= 0:
+            break
+        piece = _piece(step_id, _without_urls(steps[step_id]), f"run data steps.{step_id}")
+        cost = _size(piece) + (1 if kept else 0)
+        if cost > room:
+            break
+        kept[step_id] = piece
+        room -= cost
+    return kept, tuple(step_id for step_id in order if step_id not in kept)
 
 
 def _escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
+# RFC 3339 date-time with the field ranges in the pattern (month 13 or hour 24 do not match),
+# so the usual "...Z" timestamp needs no parsing at all.
 _RFC3339 = re.compile(
-    r"(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:([Zz])|([+-])(\d\d):(\d\d))\Z"
+    r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[Tt ](?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)"
+    r"(\.\d+)?([Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)\Z"
 )
-_NO_AGE = datetime.min.replace(tzinfo=timezone.utc)
+# Sorts before every instant: a step with no readable `at` is the oldest.
+_NO_AGE = ""
 
 
-def _parse_at(value: object) -> datetime | None:
-    """An RFC 3339 timestamp as an aware datetime; anything else is ``None`` (no age)."""
-    if not isinstance(value, str):
+def _instant(value: object) -> str | None:
+    """An RFC 3339 timestamp as a UTC key that sorts in time order, or ``None``.
+
+    The key is ``YYYY-MM-DDTHH:MM:SS`` in UTC, followed by ``.`` and the fraction of a second
+    without trailing zeros when it has one: a shorter key sorts first, and ``20`` < ``20.5`` <
+    ``21``, so plain string order is time order and equal instants have equal keys. Run data is
+    full of timestamps (every step and history entry has one), so the usual ``...Z`` form is
+    keyed by one slice; only a timestamp with an offset goes through ``datetime``. A value that
+    is not RFC 3339, or names no real day (month 13, 31 February), counts as no ``at``.
+    """
+    if type(value) is not str:
         return None
     match = _RFC3339.match(value)
     if match is None:
         return None
-    year, month, day, hour, minute, second, fraction, zulu, sign, off_h, off_m = match.groups()
-    offset = timedelta(0)
-    if not zulu:
-        offset = timedelta(hours=int(off_h), minutes=int(off_m)) * (1 if sign == "+" else -1)
-    try:
-        return datetime(
-            int(year),
-            int(month),
-            int(day),
-            int(hour),
-            int(minute),
-            min(int(second), 59),
-            int((fraction or "0")[:6].ljust(6, "0")),
-            tzinfo=timezone(offset),
+    fraction, zone = match.groups()
+    if zone == "Z" or zone == "z":
+        if value[8:10] > "28" and not _real_day(value):
+            return None
+        key = value[:19] if value[10] == "T" else value[:10] + "T" + value[11:19]
+    else:
+        try:
+            moment = datetime(
+                int(value[:4]),
+                int(value[5:7]),
+                int(value[8:10]),
+                int(value[11:13]),
+                int(value[14:16]),
+            )
+        except ValueError:  # 31 February
+            return None
+        shift = timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
+        moment = moment - shift if zone[0] == "+" else moment + shift
+        key = (
+            f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
+            f"T{moment.hour:02d}:{moment.minute:02d}:{value[17:19]}"
         )
+    if fraction:
+        digits = fraction[1:].rstrip("0")
+        if digits:
+            key += "." + digits
+    return key
+
+
+def _real_day(value: str) -> bool:
+    try:
+        datetime(int(value[:4]), int(value[5:7]), int(value[8:10]))
     except ValueError:
-        return None
+        return False
+    return True
 
 
-def _age_key(step_id: str, record: object) -> tuple[datetime, str]:
+def _age_key(step_id: str, record: object) -> tuple[str, str]:
     # A step's age is the latest `at` of its record and its history; no `at` at all is oldest.
     # Ties go by step id, so the order never depends on the map's order.
-    stamps: list[object] = []
-    if isinstance(record, Mapping):
-        stamps.append(record.get("at"))
+    latest = _NO_AGE
+    if _is_map(record):
+        stamp = _instant(record.get("at"))
+        if stamp is not None and stamp > latest:
+            latest = stamp
         history = record.get("history")
         if isinstance(history, list):
-            stamps.extend(entry.get("at") for entry in history if isinstance(entry, Mapping))
-    parsed = [stamp for stamp in map(_parse_at, stamps) if stamp is not None]
-    return (max(parsed) if parsed else _NO_AGE, step_id)
+            for entry in history:
+                if _is_map(entry):
+                    stamp = _instant(entry.get("at"))
+                    if stamp is not None and stamp > latest:
+                        latest = stamp
+    return (latest, step_id)
+
+
+def _is_map(value: object) -> TypeGuard[Mapping[str, Any]]:
+    # Run data is nearly all plain dicts; the exact type test skips the slower ABC check.
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def _strip_evidence(entry: Mapping[str, Any]) -> Mapping[str, Any]:
-    evidence = entry.get("evidence")
+    evidence = entry.get("evidence") if "evidence" in entry else None
     if not isinstance(evidence, list) or not any(
-        isinstance(item, Mapping) and "url" in item for item in evidence
+        _is_map(item) and "url" in item for item in evidence
     ):
         return entry
     copy = dict(entry)
     copy["evidence"] = [
-        {k: v for k, v in item.items() if k != "url"} if isinstance(item, Mapping) else item
+        {k: v for k, v in item.items() if k != "url"} if _is_map(item) else item
         for item in evidence
     ]
     return copy
@@ -355,14 +446,12 @@ def _without_urls(record: object) -> object:
 
     Only the parts that change are copied; the host's run data is never modified.
     """
-    if not isinstance(record, Mapping):
+    if not _is_map(record):
         return record
     result = _strip_evidence(record)
-    history = record.get("history")
+    history = record.get("history") if "history" in record else None
     if isinstance(history, list):
-        stripped = [
-            _strip_evidence(entry) if isinstance(entry, Mapping) else entry for entry in history
-        ]
+        stripped = [_strip_evidence(entry) if _is_map(entry) else entry for entry in history]
         if any(new is not old for new, old in zip(stripped, history, strict=True)):
             result = dict(result)
             result["history"] = stripped

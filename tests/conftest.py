@@ -1,0 +1,43 @@
+"""Test-session wiring shared by every test module.
+
+Every verdict a test produces goes through ``combine`` or ``error_verdict``. Both are wrapped
+here, in every namespace that holds them, before any test module is imported, so each verdict
+made anywhere in the suite is validated against the shipped verdict schema and must survive a
+JSON round trip unchanged. A test cannot forget to check.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import hypothesis
+
+import checkprofile
+import checkprofile._run
+import checkprofile._verdict
+from support import assert_verdict_valid
+
+hypothesis.settings.register_profile("ci", max_examples=200, deadline=None)
+hypothesis.settings.register_profile("dev", max_examples=100, deadline=None)
+hypothesis.settings.load_profile("ci")
+
+VERDICTS_CHECKED = [0]
+
+
+def _validating(make: Callable[..., checkprofile.Verdict]) -> Callable[..., checkprofile.Verdict]:
+    @functools.wraps(make)
+    def wrapper(*args: Any, **kwargs: Any) -> checkprofile.Verdict:
+        verdict = make(*args, **kwargs)
+        assert_verdict_valid(verdict)
+        VERDICTS_CHECKED[0] += 1
+        return verdict
+
+    return wrapper
+
+
+for _name in ("combine", "error_verdict"):
+    _wrapped = _validating(getattr(checkprofile._verdict, _name))
+    for _module in (checkprofile._verdict, checkprofile._run, checkprofile):
+        setattr(_module, _name, _wrapped)

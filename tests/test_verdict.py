@@ -1,0 +1,916 @@
+"""Answers, grading, combining and the verdict record (design decisions 7-9, the verdict JSON)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from checkprofile import (
+    Answer,
+    AnswerError,
+    Check,
+    CheckprofileError,
+    ChoiceAnswer,
+    Limits,
+    RubricAnswer,
+    Verdict,
+    VerdictError,
+    YesNoAnswer,
+    answer_problem,
+    combine,
+    error_verdict,
+    format_at,
+    grade,
+    parse_check,
+)
+from checkprofile import Question as QuestionType
+from support import AT, json_like
+
+# The full form of profile section 2, as a server would publish it.
+YES_NO: dict[str, Any] = {
+    "ask": "The cleared verdict matches what the attached report says.",
+    "pass": 0.9,
+    "fail": 0.5,
+}
+CHOICE: dict[str, Any] = {
+    "ask": "What does the summary do?",
+    "one_of": {
+        "states": "States the verdict and the lists checked.",
+        "hedges": "Avoids a verdict or qualifies it heavily.",
+        "unclear": "Cannot tell.",
+    },
+    "pass": ["states"],
+    "unsure": ["unclear"],
+}
+RUBRIC: dict[str, Any] = {
+    "ask": "How complete is the screening?",
+    "levels": [
+        "Neither list is clearly covered.",
+        "One list is covered.",
+        "Both lists are covered with the search terms stated.",
+    ],
+    "pass": 2,
+    "confidence": 0.8,
+}
+FULL = parse_check([YES_NO, CHOICE, RUBRIC])
+MODEL = "example-evaluator-1"
+
+
+def below(x: float) -> float:
+    """The largest float below ``x``: "just below" a threshold."""
+    return math.nextafter(x, -math.inf)
+
+
+def question(raw: object) -> QuestionType:
+    (only,) = parse_check(raw)
+    return only
+
+
+# Builders that take anything, so tables can hold malformed answers without fighting mypy.
+def yes_no(p: Any) -> YesNoAnswer:
+    return YesNoAnswer(p)
+
+
+def choice(name: Any, confidence: Any) -> ChoiceAnswer:
+    return ChoiceAnswer(name, confidence)
+
+
+def rubric(level: Any, confidence: Any) -> RubricAnswer:
+    return RubricAnswer(level, confidence)
+
+
+# --- grade: yes/no (decision 7) -------------------------------------------------------------
+
+WITH_FAIL = {"ask": "Is it right?", "pass": 0.9, "fail": 0.5}
+NO_FAIL = {"ask": "Is it right?", "pass": 0.9}
+NO_BAND = {"ask": "Is it right?", "pass": 0.7, "fail": 0.7}
+
+
+@pytest.mark.parametrize(
+    ("raw", "p", "expected"),
+    [
+        pytest.param(NO_FAIL, 0.9, "pass", id="no-fail:p-exactly-at-pass-passes"),
+        pytest.param(NO_FAIL, 1.0, "pass", id="no-fail:p-1-passes"),
+        pytest.param(NO_FAIL, 1, "pass", id="no-fail:integer-1-passes"),
+        pytest.param(NO_FAIL, below(0.9), "fail", id="no-fail:just-below-pass-fails"),
+        pytest.param(NO_FAIL, 0.5, "fail", id="no-fail:well-below-pass-fails"),
+        pytest.param(NO_FAIL, 0.0, "fail", id="no-fail:p-0-fails"),
+        pytest.param(WITH_FAIL, 0.9, "pass", id="with-fail:p-exactly-at-pass-passes"),
+        pytest.param(WITH_FAIL, below(0.9), "unsure", id="with-fail:just-below-pass-unsure"),
+        pytest.param(WITH_FAIL, 0.7, "unsure", id="with-fail:between-fail-and-pass-unsure"),
+        pytest.param(WITH_FAIL, 0.5, "unsure", id="with-fail:exactly-at-fail-unsure"),
+        pytest.param(WITH_FAIL, below(0.5), "fail", id="with-fail:just-below-fail-fails"),
+        pytest.param(WITH_FAIL, 0.0, "fail", id="with-fail:p-0-fails"),
+        pytest.param(NO_BAND, 0.7, "pass", id="fail-equals-pass:at-threshold-passes"),
+        pytest.param(NO_BAND, below(0.7), "fail", id="fail-equals-pass:just-below-fails"),
+        pytest.param({"ask": "Q?", "pass": 0}, 0.0, "pass", id="pass-0:p-0-passes"),
+        pytest.param({"ask": "Q?", "pass": 1, "fail": 0}, 0.0, "unsure", id="fail-0:p-0-unsure"),
+        pytest.param({"ask": "Q?", "pass": 1, "fail": 0}, below(1.0), "unsure", id="pass-1:unsure"),
+        pytest.param({"ask": "Q?", "pass": 1}, 1.0, "pass", id="pass-1:p-1-passes"),
+        pytest.param("Is it right?", 0.9, "pass", id="short-form:default-pass-0.9"),
+        pytest.param("Is it right?", below(0.9), "fail", id="short-form:below-default-fails"),
+    ],
+)
+def test_grade_yes_no(raw: object, p: float, expected: str) -> None:
+    assert grade(question(raw), YesNoAnswer(p)) == expected
+
+
+def test_grade_yes_no_takes_thresholds_from_limits() -> None:
+    q = parse_check("Is it right?", limits=Limits(check_pass=0.8, check_fail=0.4))[0]
+    assert grade(q, YesNoAnswer(0.8)) == "pass"
+    assert grade(q, YesNoAnswer(below(0.8))) == "unsure"
+    assert grade(q, YesNoAnswer(0.4)) == "unsure"
+    assert grade(q, YesNoAnswer(below(0.4))) == "fail"
+
+
+# --- grade: choice ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "confidence", "expected"),
+    [
+        pytest.param("states", 0.91, "pass", id="name-in-pass-passes"),
+        pytest.param("unclear", 0.91, "unsure", id="name-in-unsure-is-unsure"),
+        pytest.param("hedges", 0.91, "fail", id="other-name-fails"),
+        pytest.param("states", 0.8, "pass", id="confidence-exactly-at-threshold-passes"),
+        pytest.param("hedges", 0.8, "fail", id="confidence-at-threshold-other-fails"),
+        pytest.param("states", below(0.8), "unsure", id="low-confidence-pass-name-unsure"),
+        pytest.param("hedges", below(0.8), "unsure", id="low-confidence-fail-name-unsure"),
+        pytest.param("unclear", 0.0, "unsure", id="zero-confidence-unsure"),
+        pytest.param("states", 1, "pass", id="integer-confidence-1-passes"),
+    ],
+)
+def test_grade_choice(name: str, confidence: float, expected: str) -> None:
+    # No explicit confidence: the default check_confidence (0.8) applies.
+    assert grade(question([CHOICE]), ChoiceAnswer(name, confidence)) == expected
+
+
+def test_grade_choice_without_unsure_list_fails_every_other_name() -> None:
+    q = question([{**CHOICE, "unsure": []}])
+    assert grade(q, ChoiceAnswer("unclear", 0.95)) == "fail"
+    assert grade(q, ChoiceAnswer("states", 0.95)) == "pass"
+
+
+def test_grade_choice_with_explicit_confidence_threshold() -> None:
+    q = question([{**CHOICE, "confidence": 0.95}])
+    assert grade(q, ChoiceAnswer("states", 0.95)) == "pass"
+    assert grade(q, ChoiceAnswer("states", below(0.95))) == "unsure"
+    zero = question([{**CHOICE, "confidence": 0}])
+    assert grade(zero, ChoiceAnswer("hedges", 0.0)) == "fail"
+
+
+# --- grade: rubric ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("level", "confidence", "expected"),
+    [
+        pytest.param(2, 0.85, "pass", id="level-at-pass-passes"),
+        pytest.param(1, 0.85, "fail", id="level-below-pass-fails"),
+        pytest.param(0, 0.85, "fail", id="worst-level-fails"),
+        pytest.param(2, 0.8, "pass", id="confidence-exactly-at-threshold-passes"),
+        pytest.param(2, below(0.8), "unsure", id="low-confidence-passing-level-unsure"),
+        pytest.param(0, below(0.8), "unsure", id="low-confidence-failing-level-unsure"),
+        pytest.param(2.0, 0.85, "pass", id="integral-float-level-counts"),
+    ],
+)
+def test_grade_rubric(level: Any, confidence: float, expected: str) -> None:
+    assert grade(question([RUBRIC]), rubric(level, confidence)) == expected
+
+
+def test_grade_rubric_pass_level_zero_passes_every_level() -> None:
+    q = question([{**RUBRIC, "pass": 0}])
+    assert [grade(q, RubricAnswer(level, 0.9)) for level in range(3)] == ["pass"] * 3
+
+
+def test_grade_rubric_level_above_pass_passes() -> None:
+    q = question([{**RUBRIC, "pass": 1}])
+    assert grade(q, RubricAnswer(2, 0.9)) == "pass"
+    assert grade(q, RubricAnswer(0, 0.9)) == "fail"
+
+
+# --- bad answers fail closed (decision 8) -----------------------------------------------------
+
+HUGE = 10**400  # a JSON integer no float can hold
+
+BAD_ANSWERS = [
+    pytest.param(YES_NO, yes_no(math.nan), id="yes-no:nan"),
+    pytest.param(YES_NO, yes_no(math.inf), id="yes-no:inf"),
+    pytest.param(YES_NO, yes_no(-math.inf), id="yes-no:-inf"),
+    pytest.param(YES_NO, yes_no(-0.1), id="yes-no:negative"),
+    pytest.param(YES_NO, yes_no(1.01), id="yes-no:above-1"),
+    pytest.param(YES_NO, yes_no(math.nextafter(1.0, 2.0)), id="yes-no:just-above-1"),
+    pytest.param(YES_NO, yes_no(2), id="yes-no:integer-2"),
+    pytest.param(YES_NO, yes_no(True), id="yes-no:bool-true"),
+    pytest.param(YES_NO, yes_no(False), id="yes-no:bool-false"),
+    pytest.param(YES_NO, yes_no("0.95"), id="yes-no:string"),
+    pytest.param(YES_NO, yes_no(None), id="yes-no:p-none"),
+    pytest.param(YES_NO, yes_no(HUGE), id="yes-no:huge-integer"),
+    pytest.param(YES_NO, None, id="yes-no:missing-answer"),
+    pytest.param(YES_NO, 0.95, id="yes-no:bare-float"),
+    pytest.param(YES_NO, choice("states", 0.9), id="yes-no:choice-answer"),
+    pytest.param(YES_NO, rubric(1, 0.9), id="yes-no:rubric-answer"),
+    pytest.param(CHOICE, choice("maybe", 0.9), id="choice:name-not-in-one-of"),
+    pytest.param(CHOICE, choice("States", 0.9), id="choice:name-wrong-case"),
+    pytest.param(CHOICE, choice(" states", 0.9), id="choice:name-with-space"),
+    pytest.param(CHOICE, choice(None, 0.9), id="choice:name-none"),
+    pytest.param(CHOICE, choice(0, 0.9), id="choice:name-integer"),
+    pytest.param(CHOICE, choice("states", math.nan), id="choice:confidence-nan"),
+    pytest.param(CHOICE, choice("states", math.inf), id="choice:confidence-inf"),
+    pytest.param(CHOICE, choice("states", -0.1), id="choice:confidence-negative"),
+    pytest.param(CHOICE, choice("states", 1.01), id="choice:confidence-above-1"),
+    pytest.param(CHOICE, choice("states", True), id="choice:confidence-bool"),
+    pytest.param(CHOICE, choice("states", None), id="choice:confidence-none"),
+    pytest.param(CHOICE, choice("states", "0.9"), id="choice:confidence-string"),
+    pytest.param(CHOICE, choice("states", HUGE), id="choice:confidence-huge-integer"),
+    pytest.param(CHOICE, yes_no(0.9), id="choice:yes-no-answer"),
+    pytest.param(CHOICE, None, id="choice:missing-answer"),
+    pytest.param(RUBRIC, rubric(2.5, 0.9), id="rubric:level-2.5"),
+    pytest.param(RUBRIC, rubric(-1, 0.9), id="rubric:level-minus-1"),
+    pytest.param(RUBRIC, rubric(3, 0.9), id="rubric:level-equals-len-levels"),
+    pytest.param(RUBRIC, rubric(True, 0.9), id="rubric:level-bool"),
+    pytest.param(RUBRIC, rubric("2", 0.9), id="rubric:level-string"),
+    pytest.param(RUBRIC, rubric(None, 0.9), id="rubric:level-none"),
+    pytest.param(RUBRIC, rubric(math.nan, 0.9), id="rubric:level-nan"),
+    pytest.param(RUBRIC, rubric(math.inf, 0.9), id="rubric:level-inf"),
+    pytest.param(RUBRIC, rubric(HUGE, 0.9), id="rubric:level-huge-integer"),
+    pytest.param(RUBRIC, rubric(2, math.nan), id="rubric:confidence-nan"),
+    pytest.param(RUBRIC, rubric(2, 1.5), id="rubric:confidence-above-1"),
+    pytest.param(RUBRIC, rubric(2, False), id="rubric:confidence-bool"),
+    pytest.param(RUBRIC, choice("states", 0.9), id="rubric:choice-answer"),
+    pytest.param(RUBRIC, None, id="rubric:missing-answer"),
+]
+
+
+@pytest.mark.parametrize(("raw", "answer"), BAD_ANSWERS)
+def test_grade_refuses_an_answer_that_does_not_fit(raw: dict[str, Any], answer: Any) -> None:
+    q = question([raw])
+    with pytest.raises(AnswerError) as caught:
+        grade(q, answer)
+    assert isinstance(caught.value, ValueError)
+    assert isinstance(caught.value, CheckprofileError)
+    assert raw["ask"] in str(caught.value)  # says which question
+
+
+@pytest.mark.parametrize(("raw", "answer"), BAD_ANSWERS)
+def test_answer_problem_gives_a_reason_for_an_answer_that_does_not_fit(
+    raw: dict[str, Any], answer: Any
+) -> None:
+    reason = answer_problem(question([raw]), answer)
+    assert isinstance(reason, str)
+    assert reason
+
+
+@pytest.mark.parametrize(("raw", "answer"), BAD_ANSWERS)
+def test_combine_refuses_an_answer_that_does_not_fit(raw: dict[str, Any], answer: Any) -> None:
+    check = parse_check([raw, {"ask": "Another question?", "pass": 0.5}])
+    with pytest.raises(AnswerError):
+        combine(check, [answer, YesNoAnswer(1.0)], model=MODEL, at=AT)
+    with pytest.raises(AnswerError):
+        combine(
+            check, {raw["ask"]: answer, "Another question?": YesNoAnswer(1.0)}, model=MODEL, at=AT
+        )
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        pytest.param(yes_no(math.nan), ["nan"], id="probability-nan"),
+        pytest.param(yes_no(True), ["true"], id="probability-bool"),
+        pytest.param(choice("maybe", 0.9), ['"maybe"'], id="unknown-name"),
+    ],
+)
+def test_answer_error_names_the_bad_value(answer: Any, words: list[str]) -> None:
+    q = question([YES_NO]) if isinstance(answer, YesNoAnswer) else question([CHOICE])
+    with pytest.raises(AnswerError) as caught:
+        grade(q, answer)
+    for word in words:
+        assert word in str(caught.value)
+
+
+def test_answer_problem_is_none_for_answers_that_fit() -> None:
+    yes_no_q, choice_q, rubric_q = FULL
+    assert answer_problem(yes_no_q, YesNoAnswer(0.0)) is None
+    assert answer_problem(yes_no_q, YesNoAnswer(1)) is None
+    assert answer_problem(choice_q, ChoiceAnswer("hedges", 0.0)) is None
+    assert answer_problem(rubric_q, RubricAnswer(0, 1.0)) is None
+    assert answer_problem(rubric_q, rubric(2.0, 1.0)) is None
+
+
+# Values of every type, plus the near misses an evaluator is likely to produce.
+anything = (
+    json_like
+    | st.integers()
+    | st.integers(min_value=2**1024)
+    | st.integers(max_value=-(2**1024))
+    | st.floats()
+    | st.floats(min_value=-0.5, max_value=1.5)
+    | st.sampled_from([0, 1, 2, 3, -1, 2.0, 2.5, 0.5, 1.0000000000000002, -0.0])
+    | st.sampled_from(["states", "hedges", "unclear", "States", "", "maybe"])
+    | st.fractions()
+    | st.decimals()
+    | st.builds(object)
+)
+any_answer = (
+    st.builds(yes_no, anything)
+    | st.builds(choice, anything, anything)
+    | st.builds(rubric, anything, anything)
+    | anything
+)
+
+
+def _probability(value: object) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if isinstance(value, int):
+        return 0 <= value <= 1
+    return math.isfinite(value) and 0.0 <= value <= 1.0
+
+
+def _fits(q: QuestionType, answer: object) -> bool:
+    """Decision 8, stated independently of the library."""
+    if q.kind == "yes_no":
+        return isinstance(answer, YesNoAnswer) and _probability(answer.p)
+    if q.kind == "choice":
+        names = [name for name, _ in q.one_of]  # type: ignore[union-attr]
+        return (
+            isinstance(answer, ChoiceAnswer)
+            and isinstance(answer.name, str)
+            and answer.name in names
+            and _probability(answer.confidence)
+        )
+    if not isinstance(answer, RubricAnswer) or not _probability(answer.confidence):
+        return False
+    level: object = answer.level
+    count = len(q.levels)  # type: ignore[union-attr]
+    if isinstance(level, bool):
+        return False
+    if isinstance(level, int):
+        return 0 <= level < count
+    return isinstance(level, float) and level.is_integer() and 0 <= level < count
+
+
+@given(st.sampled_from(range(len(FULL))), any_answer)
+def test_an_answer_that_does_not_fit_is_never_graded(index: int, answer: Any) -> None:
+    q = FULL[index]
+    problem = answer_problem(q, answer)
+    if _fits(q, answer):
+        assert problem is None
+        assert grade(q, answer) in ("pass", "fail", "unsure")
+        return
+    assert isinstance(problem, str)
+    with pytest.raises(AnswerError):
+        grade(q, answer)
+    with pytest.raises(AnswerError):
+        combine(FULL.select([index]), [answer], model=MODEL, at=AT)
+
+
+# --- combine ----------------------------------------------------------------------------------
+
+GOOD = {
+    "pass": [YesNoAnswer(0.95), ChoiceAnswer("states", 0.91), RubricAnswer(2, 0.85)],
+    "fail": [YesNoAnswer(0.12), ChoiceAnswer("hedges", 0.9), RubricAnswer(1, 0.85)],
+    "unsure": [YesNoAnswer(0.62), ChoiceAnswer("unclear", 0.9), RubricAnswer(2, 0.5)],
+}
+
+
+@pytest.mark.parametrize(
+    ("results", "expected"),
+    [
+        pytest.param(("pass", "pass", "pass"), "pass", id="all-pass"),
+        pytest.param(("fail", "pass", "pass"), "fail", id="one-fail"),
+        pytest.param(("pass", "pass", "fail"), "fail", id="last-fails"),
+        pytest.param(("pass", "unsure", "pass"), "unsure", id="one-unsure"),
+        pytest.param(("fail", "unsure", "pass"), "unsure", id="unsure-outranks-fail"),
+        pytest.param(("unsure", "fail", "fail"), "unsure", id="unsure-first-then-fails"),
+        pytest.param(("fail", "fail", "fail"), "fail", id="all-fail"),
+        pytest.param(("unsure", "unsure", "unsure"), "unsure", id="all-unsure"),
+    ],
+)
+def test_combine_takes_the_worst_question(results: tuple[str, ...], expected: str) -> None:
+    answers = [GOOD[result][i] for i, result in enumerate(results)]
+    verdict = combine(FULL, answers, model=MODEL, at=AT)
+    assert verdict.verdict == expected
+    assert tuple(q.result for q in verdict.questions) == results
+
+
+def test_combine_takes_answers_by_position_or_by_ask() -> None:
+    answers = GOOD["fail"]
+    by_position = combine(FULL, answers, model=MODEL, at=AT)
+    keyed = dict(reversed(list(zip(FULL.asks, answers, strict=True))))
+    by_ask = combine(FULL, keyed, model=MODEL, at=AT)
+    assert by_ask == by_position
+    assert by_ask.to_json() == by_position.to_json()
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [
+        pytest.param([], id="no-answers"),
+        pytest.param(GOOD["pass"][:2], id="too-few"),
+        pytest.param([*GOOD["pass"], YesNoAnswer(1.0)], id="too-many"),
+        pytest.param({}, id="empty-mapping"),
+        pytest.param(
+            dict(zip(FULL.asks[:2], GOOD["pass"], strict=False)), id="mapping-missing-ask"
+        ),
+        pytest.param(
+            {**dict(zip(FULL.asks, GOOD["pass"], strict=True)), "Is it blue?": YesNoAnswer(1.0)},
+            id="mapping-extra-ask",
+        ),
+        pytest.param(
+            {
+                FULL.asks[0]: GOOD["pass"][0],
+                FULL.asks[1]: GOOD["pass"][1],
+                FULL.asks[2].upper(): GOOD["pass"][2],
+            },
+            id="mapping-ask-spelled-differently",
+        ),
+    ],
+)
+def test_combine_refuses_missing_or_extra_answers(answers: Any) -> None:
+    with pytest.raises(AnswerError):
+        combine(FULL, answers, model=MODEL, at=AT)
+
+
+def test_combine_names_the_missing_and_the_extra_ask() -> None:
+    with pytest.raises(AnswerError, match="How complete is the screening"):
+        combine(FULL, dict(zip(FULL.asks[:2], GOOD["pass"], strict=False)), model=MODEL, at=AT)
+    extra = {**dict(zip(FULL.asks, GOOD["pass"], strict=True)), "Is it blue?": YesNoAnswer(1.0)}
+    with pytest.raises(AnswerError, match="Is it blue"):
+        combine(FULL, extra, model=MODEL, at=AT)
+
+
+def test_combine_records_advisory_and_truncated() -> None:
+    plain = combine(FULL, GOOD["fail"], model=MODEL, at=AT)
+    flagged = combine(FULL, GOOD["fail"], model=MODEL, at=AT, advisory=True, truncated=True)
+    assert (plain.advisory, plain.truncated) == (False, False)
+    assert (flagged.advisory, flagged.truncated) == (True, True)
+    assert flagged.verdict == "fail"  # advisory records the verdict, it does not soften it
+    assert plain.to_json()["advisory"] is False
+    assert "truncated" not in plain.to_json()
+    assert flagged.to_json()["advisory"] is True
+    assert flagged.to_json()["truncated"] is True
+
+
+@pytest.mark.parametrize("model", ["", " ", "\t\n", None, 7])
+def test_a_verdict_names_a_model(model: Any) -> None:
+    with pytest.raises(ValueError):
+        combine(FULL, GOOD["pass"], model=model, at=AT)
+    with pytest.raises(ValueError):
+        error_verdict(FULL, model=model, at=AT)
+
+
+def test_the_verdict_records_the_model_given() -> None:
+    assert combine(FULL, GOOD["pass"], model="scripted", at=AT).model == "scripted"
+
+
+# --- at ---------------------------------------------------------------------------------------
+
+PLUS_TWO = timezone(timedelta(hours=2))
+
+
+@pytest.mark.parametrize(
+    ("at", "expected"),
+    [
+        pytest.param(AT, AT, id="utc-string-kept"),
+        pytest.param("2026-10-06T09:04:20.5Z", "2026-10-06T09:04:20.5Z", id="fraction-kept"),
+        pytest.param(datetime(2026, 10, 6, 9, 4, 20, tzinfo=timezone.utc), AT, id="utc-datetime"),
+        pytest.param(datetime(2026, 10, 6, 11, 4, 20, tzinfo=PLUS_TWO), AT, id="plus-two-to-utc"),
+        pytest.param(
+            datetime(2026, 10, 6, 0, 30, tzinfo=timezone(timedelta(hours=-10))),
+            "2026-10-06T10:30:00Z",
+            id="minus-ten-to-utc",
+        ),
+        pytest.param(
+            datetime(2026, 10, 6, 1, 0, tzinfo=PLUS_TWO),
+            "2026-10-05T23:00:00Z",
+            id="utc-crosses-midnight",
+        ),
+        pytest.param(
+            datetime(2026, 10, 6, 9, 4, 20, 123000, tzinfo=timezone.utc),
+            "2026-10-06T09:04:20.123Z",
+            id="milliseconds",
+        ),
+        pytest.param(
+            datetime(2026, 10, 6, 9, 4, 20, 123456, tzinfo=timezone.utc),
+            "2026-10-06T09:04:20.123456Z",
+            id="microseconds",
+        ),
+    ],
+)
+def test_at_is_rfc3339_utc_with_z(at: datetime | str, expected: str) -> None:
+    assert format_at(at) == expected
+    assert combine(FULL, GOOD["pass"], model=MODEL, at=at).at == expected
+    assert error_verdict(FULL, model=MODEL, at=at).to_json()["at"] == expected
+
+
+@pytest.mark.parametrize(
+    "at",
+    [
+        pytest.param(datetime(2026, 10, 6, 9, 4, 20), id="naive-datetime"),
+        pytest.param("2026-10-06T11:04:20+02:00", id="offset-string"),
+        pytest.param("2026-10-06T09:04:20+00:00", id="zero-offset-string"),
+        pytest.param("2026-10-06T09:04:20", id="no-zone-string"),
+        pytest.param("2026-10-06 09:04:20Z", id="space-separator"),
+        pytest.param("2026-10-06", id="date-only"),
+        pytest.param("yesterday", id="prose"),
+        pytest.param("", id="empty"),
+        pytest.param(AT + "\n", id="trailing-newline"),
+        pytest.param(1791277460, id="epoch-number"),
+        pytest.param(None, id="none"),
+    ],
+)
+def test_at_refuses_anything_but_utc(at: Any) -> None:
+    with pytest.raises(ValueError):
+        format_at(at)
+    with pytest.raises(ValueError):
+        combine(FULL, GOOD["pass"], model=MODEL, at=at)
+    with pytest.raises(ValueError):
+        error_verdict(FULL, model=MODEL, at=at)
+
+
+@pytest.mark.parametrize(
+    "at",
+    [
+        pytest.param("\u0662\u0660\u0662\u0666-10-06T09:04:20Z", id="arabic-indic-digits"),
+        pytest.param("２０２６-10-06T09:04:20Z", id="fullwidth-digits"),
+        pytest.param("2026-13-45T09:04:20Z", id="month-13-day-45"),
+        pytest.param("2026-10-06T25:61:20Z", id="hour-25-minute-61"),
+    ],
+)
+def test_at_refuses_strings_that_are_not_rfc3339_dates(at: str) -> None:
+    # The verdict schema's pattern is ASCII-only, and RFC 3339 has no month 13.
+    with pytest.raises(ValueError):
+        format_at(at)
+
+
+# --- the verdict record -----------------------------------------------------------------------
+
+EXAMPLE = parse_check([YES_NO, CHOICE])
+
+
+def test_to_json_is_the_worked_example_of_profile_section_3() -> None:
+    verdict = combine(
+        EXAMPLE,
+        [YesNoAnswer(0.62), ChoiceAnswer("states", 0.91)],
+        model="example-evaluator-1",
+        at="2026-10-06T09:04:20Z",
+    )
+    assert verdict.verdict == "unsure"
+    assert verdict.to_json() == {
+        "verdict": "unsure",
+        "advisory": False,
+        "model": "example-evaluator-1",
+        "questions": [
+            {
+                "ask": "The cleared verdict matches what the attached report says.",
+                "kind": "yes_no",
+                "answer": 0.62,
+                "result": "unsure",
+            },
+            {
+                "ask": "What does the summary do?",
+                "kind": "choice",
+                "answer": "states",
+                "confidence": 0.91,
+                "result": "pass",
+            },
+        ],
+        "at": "2026-10-06T09:04:20Z",
+    }
+
+
+def test_to_json_of_every_kind() -> None:
+    verdict = combine(
+        FULL,
+        [YesNoAnswer(0.12), ChoiceAnswer("hedges", 0.9), RubricAnswer(1, 0.85)],
+        model=MODEL,
+        at=AT,
+        truncated=True,
+    )
+    assert verdict.to_json() == {
+        "verdict": "fail",
+        "advisory": False,
+        "model": MODEL,
+        "questions": [
+            {"ask": YES_NO["ask"], "kind": "yes_no", "answer": 0.12, "result": "fail"},
+            {
+                "ask": CHOICE["ask"],
+                "kind": "choice",
+                "answer": "hedges",
+                "confidence": 0.9,
+                "result": "fail",
+            },
+            {
+                "ask": RUBRIC["ask"],
+                "kind": "rubric",
+                "answer": 1,
+                "confidence": 0.85,
+                "result": "fail",
+            },
+        ],
+        "truncated": True,
+        "at": AT,
+    }
+
+
+def test_to_json_keys_read_in_the_documented_order() -> None:
+    data = combine(FULL, GOOD["unsure"], model=MODEL, at=AT, truncated=True).to_json()
+    assert list(data) == ["verdict", "advisory", "model", "questions", "truncated", "at"]
+    assert [list(q) for q in data["questions"]] == [
+        ["ask", "kind", "answer", "result"],
+        ["ask", "kind", "answer", "confidence", "result"],
+        ["ask", "kind", "answer", "confidence", "result"],
+    ]
+
+
+def test_to_json_is_plain_json() -> None:
+    data = combine(FULL, GOOD["unsure"], model=MODEL, at=AT).to_json()
+    assert json.loads(json.dumps(data, allow_nan=False)) == data
+
+
+def test_a_rubric_answer_is_recorded_as_an_integer() -> None:
+    data = combine(FULL, [GOOD["pass"][0], GOOD["pass"][1], rubric(2.0, 0.9)], model=MODEL, at=AT)
+    recorded = data.to_json()["questions"][2]["answer"]
+    assert recorded == 2
+    assert type(recorded) is int
+
+
+def test_error_verdict_lists_every_question_unanswered() -> None:
+    verdict = error_verdict(FULL, model=MODEL, at=AT, advisory=True, truncated=True)
+    assert verdict.verdict == "error"
+    assert verdict.to_json() == {
+        "verdict": "error",
+        "advisory": True,
+        "model": MODEL,
+        "questions": [
+            {"ask": YES_NO["ask"], "kind": "yes_no", "answer": None, "result": "unsure"},
+            {"ask": CHOICE["ask"], "kind": "choice", "answer": None, "result": "unsure"},
+            {"ask": RUBRIC["ask"], "kind": "rubric", "answer": None, "result": "unsure"},
+        ],
+        "truncated": True,
+        "at": AT,
+    }
+    assert "truncated" not in error_verdict(FULL, model=MODEL, at=AT).to_json()
+
+
+# --- Verdict.from_json ------------------------------------------------------------------------
+
+
+def _example() -> dict[str, Any]:
+    return combine(FULL, GOOD["fail"], model=MODEL, at=AT).to_json()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda: combine(FULL, GOOD["pass"], model=MODEL, at=AT), id="pass"),
+        pytest.param(lambda: combine(FULL, GOOD["fail"], model=MODEL, at=AT), id="fail"),
+        pytest.param(
+            lambda: combine(FULL, GOOD["unsure"], model=MODEL, at=AT, advisory=True), id="unsure"
+        ),
+        pytest.param(
+            lambda: error_verdict(FULL, model=MODEL, at=AT, truncated=True), id="error-truncated"
+        ),
+    ],
+)
+def test_from_json_round_trips(make: Callable[[], Verdict]) -> None:
+    verdict = make()
+    text = json.dumps(verdict.to_json())
+    again = Verdict.from_json(json.loads(text))
+    assert again == verdict
+    assert again.verdict == verdict.verdict
+    assert again.to_json() == verdict.to_json()
+    assert json.dumps(again.to_json()) == text
+
+
+def _q(index: int, **changes: Any) -> Callable[[dict[str, Any]], object]:
+    def change(data: dict[str, Any]) -> None:
+        data["questions"][index].update(changes)
+
+    return change
+
+
+def _drop_q(index: int, key: str) -> Callable[[dict[str, Any]], object]:
+    return lambda data: data["questions"][index].pop(key)
+
+
+@pytest.mark.parametrize(
+    ("change", "where"),
+    [
+        pytest.param(lambda d: d.update(reason="why"), "reason", id="extra-key"),
+        pytest.param(lambda d: d.update(check=[]), "check", id="extra-key-check"),
+        pytest.param(_q(0, note="hm"), "/questions/0", id="extra-question-key"),
+        pytest.param(lambda d: d.pop("at"), "'at'", id="missing-at"),
+        pytest.param(lambda d: d.pop("verdict"), "'verdict'", id="missing-verdict"),
+        pytest.param(lambda d: d.pop("advisory"), "'advisory'", id="missing-advisory"),
+        pytest.param(lambda d: d.pop("model"), "'model'", id="missing-model"),
+        pytest.param(lambda d: d.pop("questions"), "'questions'", id="missing-questions"),
+        pytest.param(_drop_q(1, "result"), "/questions/1", id="missing-result"),
+        pytest.param(_drop_q(0, "answer"), "/questions/0", id="missing-answer"),
+        pytest.param(_drop_q(2, "ask"), "/questions/2", id="missing-ask"),
+        pytest.param(_drop_q(1, "kind"), "/questions/1", id="missing-kind"),
+        pytest.param(lambda d: d.update(verdict="maybe"), "/verdict", id="unknown-verdict"),
+        pytest.param(lambda d: d.update(advisory="false"), "/advisory", id="advisory-string"),
+        pytest.param(lambda d: d.update(model=7), "/model", id="model-number"),
+        pytest.param(lambda d: d.update(model=""), "/model", id="model-empty"),
+        pytest.param(lambda d: d.update(questions=[]), "/questions", id="no-questions"),
+        pytest.param(lambda d: d.update(questions={}), "/questions", id="questions-map"),
+        pytest.param(lambda d: d.update(truncated=False), "/truncated", id="truncated-false"),
+        pytest.param(lambda d: d.update(at="2026-10-06T11:04:20+02:00"), "/at", id="at-offset"),
+        pytest.param(lambda d: d.update(at="yesterday"), "/at", id="at-prose"),
+        pytest.param(_q(0, kind="boolean"), "/questions/0/kind", id="unknown-kind"),
+        pytest.param(_q(0, answer="no"), "/questions/0", id="yes-no-answer-string"),
+        pytest.param(_q(0, answer=1.5), "/questions/0", id="yes-no-answer-above-1"),
+        pytest.param(_q(0, answer=True), "/questions/0/answer", id="yes-no-answer-bool"),
+        pytest.param(_q(0, confidence=0.9), "/questions/0", id="confidence-on-yes-no"),
+        pytest.param(_q(1, answer=3), "/questions/1", id="choice-answer-number"),
+        pytest.param(_drop_q(1, "confidence"), "/questions/1", id="choice-without-confidence"),
+        pytest.param(_drop_q(2, "confidence"), "/questions/2", id="rubric-without-confidence"),
+        pytest.param(_q(2, answer=2.5), "/questions/2", id="rubric-answer-2.5"),
+        pytest.param(_q(2, answer=-1), "/questions/2", id="rubric-answer-negative"),
+        pytest.param(_q(2, answer="1"), "/questions/2", id="rubric-answer-string"),
+        pytest.param(_q(1, confidence=1.5), "/questions/1/confidence", id="confidence-above-1"),
+        pytest.param(_q(0, result="error"), "/questions/0/result", id="result-error"),
+        pytest.param(_q(0, answer=None), "/questions/0", id="null-answer-outside-error"),
+        pytest.param(lambda d: d.update(verdict="error"), "/questions", id="error-with-answers"),
+        pytest.param(lambda d: d.update(verdict="pass"), "worst", id="pass-over-failures"),
+        pytest.param(lambda d: d.update(verdict="unsure"), "worst", id="unsure-without-unsure"),
+        pytest.param(_q(1, result="unsure"), "worst", id="fail-over-an-unsure"),
+    ],
+)
+def test_from_json_refuses_what_is_not_a_check_verdict(
+    change: Callable[[dict[str, Any]], object], where: str
+) -> None:
+    data = _example()
+    Verdict.from_json(copy.deepcopy(data))  # the unchanged record is fine
+    change(data)
+    with pytest.raises(VerdictError) as caught:
+        Verdict.from_json(data)
+    assert isinstance(caught.value, ValueError)
+    assert where in str(caught.value)
+
+
+@pytest.mark.parametrize("data", [None, [], "pass", 1, True])
+def test_from_json_refuses_what_is_not_an_object(data: object) -> None:
+    with pytest.raises(VerdictError):
+        Verdict.from_json(data)
+
+
+def test_from_json_refuses_an_error_verdict_with_a_confidence() -> None:
+    data = error_verdict(FULL, model=MODEL, at=AT).to_json()
+    data["questions"][1]["confidence"] = 0.9
+    with pytest.raises(VerdictError, match="/questions/1"):
+        Verdict.from_json(data)
+
+
+def test_from_json_refuses_an_error_verdict_with_a_result() -> None:
+    data = error_verdict(FULL, model=MODEL, at=AT).to_json()
+    data["questions"][0]["result"] = "fail"
+    with pytest.raises(VerdictError, match="/questions/0"):
+        Verdict.from_json(data)
+
+
+def test_from_json_with_check_attaches_it() -> None:
+    data = _example()
+    assert Verdict.from_json(data).check is None
+    attached = Verdict.from_json(data, check=FULL)
+    assert attached.check is FULL
+    assert attached == Verdict.from_json(data)
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        pytest.param(parse_check([YES_NO, CHOICE]), id="fewer-questions"),
+        pytest.param(
+            parse_check([YES_NO, CHOICE, RUBRIC, {"ask": "Is it done?"}]), id="more-questions"
+        ),
+        pytest.param(parse_check([CHOICE, YES_NO, RUBRIC]), id="other-order"),
+        pytest.param(
+            parse_check([YES_NO, CHOICE, {"ask": RUBRIC["ask"], "pass": 0.9}]), id="other-kind"
+        ),
+        pytest.param(
+            parse_check([{**YES_NO, "ask": "Another ask."}, CHOICE, RUBRIC]), id="other-ask"
+        ),
+    ],
+)
+def test_from_json_with_check_refuses_a_verdict_for_another_check(check: Check) -> None:
+    with pytest.raises(VerdictError):
+        Verdict.from_json(_example(), check=check)
+
+
+# --- laws -------------------------------------------------------------------------------------
+
+THRESHOLDS = st.sampled_from([0.0, 0.5, 0.8, 0.9, 1.0]) | st.floats(0, 1)
+NAMES = ["a", "b", "c", "d"]
+
+
+@st.composite
+def question_with_answer(draw: st.DrawFn, ask: str) -> tuple[dict[str, Any], Answer]:
+    kind = draw(st.sampled_from(["yes_no", "choice", "rubric"]))
+    if kind == "yes_no":
+        pass_at = draw(THRESHOLDS)
+        raw: dict[str, Any] = {"ask": ask, "pass": pass_at}
+        fail = draw(st.none() | st.floats(0, pass_at))
+        if fail is not None:
+            raw["fail"] = fail
+        return raw, YesNoAnswer(draw(THRESHOLDS))
+    confidence = draw(THRESHOLDS)
+    if kind == "choice":
+        passing = draw(st.lists(st.sampled_from(NAMES), min_size=1, unique=True))
+        rest = [name for name in NAMES if name not in passing]
+        unsure = draw(st.lists(st.sampled_from(rest), unique=True)) if rest else []
+        raw = {
+            "ask": ask,
+            "one_of": {name: f"Answer {name}." for name in NAMES},
+            "pass": passing,
+            "unsure": unsure,
+            "confidence": confidence,
+        }
+        return raw, ChoiceAnswer(draw(st.sampled_from(NAMES)), draw(THRESHOLDS))
+    count = draw(st.integers(2, 10))
+    raw = {
+        "ask": ask,
+        "levels": [f"Level {i}." for i in range(count)],
+        "pass": draw(st.integers(0, count - 1)),
+        "confidence": confidence,
+    }
+    return raw, RubricAnswer(draw(st.integers(0, count - 1)), draw(THRESHOLDS))
+
+
+@st.composite
+def checks_with_answers(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[Answer]]:
+    pairs = [draw(question_with_answer(f"Question {i}?")) for i in range(draw(st.integers(1, 6)))]
+    return [raw for raw, _ in pairs], [answer for _, answer in pairs]
+
+
+@given(checks_with_answers())
+def test_the_verdict_is_the_worst_result(case: tuple[list[dict[str, Any]], list[Answer]]) -> None:
+    raws, answers = case
+    check = parse_check(raws)
+    verdict = combine(check, answers, model=MODEL, at=AT)
+    results = [grade(q, a) for q, a in zip(check, answers, strict=True)]
+    assert [q.result for q in verdict.questions] == results
+    expected = "unsure" if "unsure" in results else "fail" if "fail" in results else "pass"
+    assert verdict.verdict == expected
+
+
+@given(checks_with_answers(), st.data())
+def test_the_verdict_does_not_depend_on_question_order(
+    case: tuple[list[dict[str, Any]], list[Answer]], data: st.DataObject
+) -> None:
+    raws, answers = case
+    order = data.draw(st.permutations(range(len(raws))))
+    verdict = combine(parse_check(raws), answers, model=MODEL, at=AT)
+    permuted = combine(
+        parse_check([raws[i] for i in order]), [answers[i] for i in order], model=MODEL, at=AT
+    )
+    assert permuted.verdict == verdict.verdict
+    assert permuted.questions == tuple(verdict.questions[i] for i in order)
+
+
+@given(checks_with_answers(), st.data())
+def test_answers_by_ask_in_any_order_are_answers_by_position(
+    case: tuple[list[dict[str, Any]], list[Answer]], data: st.DataObject
+) -> None:
+    raws, answers = case
+    check = parse_check(raws)
+    pairs = data.draw(st.permutations(list(zip(check.asks, answers, strict=True))))
+    assert combine(check, dict(pairs), model=MODEL, at=AT) == combine(
+        check, answers, model=MODEL, at=AT
+    )
+
+
+@given(checks_with_answers())
+def test_every_verdict_round_trips_through_json(
+    case: tuple[list[dict[str, Any]], list[Answer]],
+) -> None:
+    raws, answers = case
+    check = parse_check(raws)
+    for verdict in (
+        combine(check, answers, model=MODEL, at=AT),
+        error_verdict(check, model=MODEL, at=AT),
+    ):
+        data = json.loads(json.dumps(verdict.to_json()))
+        assert Verdict.from_json(data, check=check) == verdict
+        for record in data["questions"]:
+            assert ("confidence" in record) == (
+                record["kind"] != "yes_no" and verdict.verdict != "error"
+            )
+
+
+@given(json_like)
+def test_from_json_never_raises_anything_but_verdict_error(data: object) -> None:
+    try:
+        Verdict.from_json(data)
+    except VerdictError:
+        pass
