@@ -21,7 +21,15 @@ from collections.abc import Callable
 from typing import Any
 
 import checkprofile
-from checkprofile import Limits, Material, Submission, build_bundle, combine, issue_lines, parse_check
+from checkprofile import (
+    Limits,
+    Material,
+    Submission,
+    build_bundle,
+    combine,
+    issue_lines,
+    parse_check,
+)
 
 CHECK = parse_check(
     [
@@ -38,7 +46,7 @@ CHECK = parse_check(
         },
     ]
 )
-ANSWERS = [
+ANSWERS: list[checkprofile.Answer] = [
     checkprofile.YesNoAnswer(0.42),
     checkprofile.ChoiceAnswer("hedges", 0.93),
     checkprofile.RubricAnswer(1, 0.88),
@@ -78,7 +86,7 @@ def dumps(value: object) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="checkprofile core benchmarks")
     parser.add_argument("--repeat", type=int, default=15)
     repeat = parser.parse_args().repeat
     submission = Submission({"cleared": True}, "No match on either list.")
@@ -98,19 +106,26 @@ def main() -> None:
 
     def pure_path() -> tuple[str, ...]:
         shown = build_bundle(CHECK, fits_material, state_bytes=Limits().check_state_bytes)
-        verdict = combine(CHECK, ANSWERS, model="m", at="2026-10-06T09:04:20Z",
-                          truncated=shown.truncated)
+        verdict = combine(
+            CHECK, ANSWERS, model="m", at="2026-10-06T09:04:20Z", truncated=shown.truncated
+        )
         return issue_lines(verdict)
 
     path = timed(pure_path, repeat)
 
-    print(f"run data: {big_bytes / 1e6:.1f} MB in {len(big['steps'])} steps;"
-          f" shown {bundle.run_data_bytes} bytes, {len(bundle.dropped_steps)} steps cut")
+    print(
+        f"run data: {big_bytes / 1e6:.1f} MB in {len(big['steps'])} steps;"
+        f" shown {bundle.run_data_bytes} bytes, {len(bundle.dropped_steps)} steps cut"
+    )
     print(f"{'benchmark':58} {'ratio':>8}  {'ms':>8}  {'baseline ms':>11}")
     rows = [
         ("build_bundle, 9 MB / 2,000 steps cut to 64 KB vs json.dumps", cut, base_big),
         (f"build_bundle, {fits_bytes // 1000} KB that fits vs json.dumps", whole, base_fits),
-        (f"pure path (bundle+combine+lines), {fits_bytes // 1000} KB vs json.dumps", path, base_fits),
+        (
+            f"pure path (bundle+combine+lines), {fits_bytes // 1000} KB vs json.dumps",
+            path,
+            base_fits,
+        ),
     ]
     for name, spent, base in rows:
         print(f"{name:58} {spent / base:8.3f}  {spent * 1e3:8.3f}  {base * 1e3:11.3f}")

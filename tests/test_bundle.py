@@ -1,0 +1,408 @@
+"""build_bundle: what the evaluator sees, and truncation to the budget (decisions 12 and 13)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support import material
+
+from checkprofile import (
+    Bundle,
+    Evidence,
+    LimitsError,
+    Material,
+    MaterialError,
+    Submission,
+    build_bundle,
+    canonical_json,
+    parse_check,
+)
+
+CHECK = parse_check("The cleared verdict matches what the attached report says.")
+
+
+def reference_json(value: Any) -> str:
+    """The oracle: the text decision 13 says the evaluator is shown."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def nbytes(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def step(at: str | None, size: int = 10, **extra: Any) -> dict[str, Any]:
+    record: dict[str, Any] = {"output": {"text": "x" * size}, **extra}
+    if at is not None:
+        record["at"] = at
+    return record
+
+
+def bundle_of(run_data: dict[str, Any], budget: int = 65536) -> Bundle:
+    return build_bundle(CHECK, material(run_data), state_bytes=budget)
+
+
+# What the evaluator sees ------------------------------------------------------------------
+
+
+def test_run_data_that_fits_is_shown_whole_as_canonical_json() -> None:
+    run = {
+        "inputs": {"vendor": "ACME GmbH", "country": "DE"},
+        "steps": {"screen": step("2026-10-06T09:00:00Z"), "draft": step("2026-10-06T08:00:00Z")},
+        "run": "r-1",
+    }
+    bundle = bundle_of(run)
+    assert bundle.run_data_json == reference_json(run)
+    assert bundle.run_data == run
+    assert not bundle.truncated
+    assert bundle.dropped_steps == ()
+    assert bundle.dropped_fields == ()
+    assert bundle.run_data_bytes == nbytes(reference_json(run))
+
+
+def test_bundle_carries_instructions_body_and_submission_as_given() -> None:
+    mat = Material(
+        instructions="Check the vendor.",
+        body="# Vendor\n\nBody  with   spaces\n",
+        run_data={"steps": {}},
+        submission=Submission({"cleared": True}, "No match.", [{"kind": "file", "ref": "a.pdf"}]),
+    )
+    bundle = build_bundle(CHECK, mat, state_bytes=1000)
+    assert bundle.check is CHECK
+    assert bundle.instructions == "Check the vendor."
+    assert bundle.body == "# Vendor\n\nBody  with   spaces\n"
+    assert bundle.submission_json == reference_json(
+        {
+            "output": {"cleared": True},
+            "summary": "No match.",
+            "evidence": [{"kind": "file", "ref": "a.pdf"}],
+        }
+    )
+
+
+def test_non_ascii_is_shown_as_text_and_counted_in_utf8_bytes() -> None:
+    run = {"inputs": {"name": "Müller 株式会社"}, "steps": {}}
+    bundle = bundle_of(run)
+    assert "Müller 株式会社" in bundle.run_data_json
+    assert bundle.run_data_bytes == nbytes(bundle.run_data_json) > len(bundle.run_data_json)
+
+
+def test_evidence_urls_are_removed_from_steps_and_their_history() -> None:
+    evidence = [{"kind": "file", "ref": "r.pdf", "url": "https://x/r.pdf?sig=1"}, "odd"]
+    record = step(
+        "2026-10-06T09:00:00Z",
+        evidence=evidence,
+        history=[
+            {"at": "2026-10-05T09:00:00Z", "evidence": [{"kind": "file", "ref": "o", "url": "u"}]},
+            "not a map",
+        ],
+    )
+    run = {"steps": {"screen": record}}
+    before = copy.deepcopy(run)
+    shown = bundle_of(run).run_data["steps"]["screen"]
+    assert shown["evidence"] == [{"kind": "file", "ref": "r.pdf"}, "odd"]
+    assert shown["history"][0]["evidence"] == [{"kind": "file", "ref": "o"}]
+    assert shown["history"][1] == "not a map"
+    assert run == before  # the host's run data is never modified
+
+
+def test_submission_evidence_keeps_references_only() -> None:
+    submission = Submission(
+        {"cleared": True}, evidence=[{"kind": "file", "ref": "a.pdf", "url": "https://short-lived"}]
+    )
+    assert submission.evidence == (Evidence("file", "a.pdf"),)
+    assert (
+        "short-lived"
+        not in build_bundle(
+            CHECK, material().__class__("i", "b", {}, submission), state_bytes=100
+        ).submission_json
+    )
+
+
+def test_run_data_property_is_a_fresh_copy() -> None:
+    bundle = bundle_of({"inputs": {"a": [1, 2]}, "steps": {}})
+    bundle.run_data["inputs"]["a"].append(3)
+    assert bundle.run_data == {"inputs": {"a": [1, 2]}, "steps": {}}
+
+
+def test_with_check_keeps_the_material_and_changes_only_the_check() -> None:
+    bundle = bundle_of({"steps": {"a": step("2026-10-06T09:00:00Z")}})
+    other = parse_check([{"ask": "Another question?"}])
+    again = bundle.with_check(other)
+    assert again.check == other
+    assert again.run_data_json == bundle.run_data_json
+    assert again.submission_json == bundle.submission_json
+
+
+# Truncation ---------------------------------------------------------------------------------
+
+
+def test_oldest_steps_are_dropped_first_and_reported_oldest_first() -> None:
+    steps = {
+        "c": step("2026-10-03T00:00:00Z", 200),
+        "a": step("2026-10-01T00:00:00Z", 200),
+        "d": step("2026-10-04T00:00:00Z", 200),
+        "b": step("2026-10-02T00:00:00Z", 200),
+    }
+    run = {"steps": steps}
+    two = nbytes(reference_json({"steps": {"c": steps["c"], "d": steps["d"]}}))
+    bundle = bundle_of(run, budget=two)
+    assert set(bundle.run_data["steps"]) == {"c", "d"}
+    assert bundle.dropped_steps == ("a", "b")
+    assert bundle.truncated
+    assert bundle.run_data_bytes == two
+
+
+def test_a_steps_age_is_its_latest_at_including_history() -> None:
+    steps = {
+        # Last touched long ago in its own record, but reworked recently: the newest.
+        "reworked": step("2026-01-01T00:00:00Z", 200, history=[{"at": "2026-12-01T00:00:00Z"}]),
+        "plain": step("2026-06-01T00:00:00Z", 200),
+    }
+    one = nbytes(reference_json({"steps": {"reworked": steps["reworked"]}}))
+    bundle = bundle_of({"steps": steps}, budget=one)
+    assert list(bundle.run_data["steps"]) == ["reworked"]
+    assert bundle.dropped_steps == ("plain",)
+
+
+def test_steps_without_any_at_are_the_oldest_and_ties_go_by_id() -> None:
+    steps = {
+        "z_no_at": step(None, 100),
+        "b_tie": step("2026-10-01T00:00:00Z", 100),
+        "a_tie": step("2026-10-01T00:00:00Z", 100),
+        "bad_at": step("yesterday", 100),
+    }
+    budget = nbytes(reference_json({"steps": {"b_tie": steps["b_tie"]}}))
+    bundle = bundle_of({"steps": steps}, budget=budget)
+    assert bundle.run_data["steps"].keys() == {"b_tie"}
+    # No readable `at` first (by id), then the tie by id: a_tie is "older" than b_tie.
+    assert bundle.dropped_steps == ("bad_at", "z_no_at", "a_tie")
+
+
+def test_timestamps_with_offsets_are_compared_as_instants() -> None:
+    steps = {
+        "looks_later": step("2026-10-06T10:30:00+02:00", 100),  # 08:30Z: the older one
+        "is_later": step("2026-10-06T09:00:00Z", 100),
+    }
+    budget = nbytes(reference_json({"steps": {"is_later": steps["is_later"]}}))
+    bundle = bundle_of({"steps": steps}, budget=budget)
+    assert bundle.run_data["steps"].keys() == {"is_later"}
+    assert bundle.dropped_steps == ("looks_later",)
+
+
+def test_inputs_are_cut_largest_first_once_every_step_is_gone() -> None:
+    run = {
+        "inputs": {"small": "s", "large": "l" * 300, "medium": "m" * 100},
+        "steps": {"a": step("2026-10-01T00:00:00Z", 50)},
+    }
+    budget = nbytes(reference_json({"inputs": {"small": "s", "medium": "m" * 100}, "steps": {}}))
+    bundle = bundle_of(run, budget=budget)
+    assert bundle.run_data == {"inputs": {"small": "s", "medium": "m" * 100}, "steps": {}}
+    assert bundle.dropped_steps == ("a",)
+    assert bundle.dropped_fields == ("/inputs/large",)
+
+
+def test_even_a_tiny_budget_is_met_by_dropping_top_level_keys() -> None:
+    run = {"inputs": {"a": "x" * 50}, "steps": {"s": step(None, 10)}, "notes": "n" * 20}
+    bundle = bundle_of(run, budget=2)
+    assert bundle.run_data_json == "{}"
+    assert bundle.dropped_steps == ("s",)
+    assert bundle.dropped_fields == ("/inputs/a", "/notes", "/inputs", "/steps")
+
+
+def test_dropped_fields_are_json_pointers() -> None:
+    run = {"inputs": {"a/b~c": "x" * 100}, "steps": {}}
+    bundle = bundle_of(run, budget=30)
+    assert bundle.dropped_fields == ("/inputs/a~1b~0c",)
+
+
+# Bad material -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("run_data", "where"),
+    [
+        pytest.param([1, 2], "run data must be a JSON object", id="run-data-list"),
+        pytest.param({"steps": [1]}, "run data steps must be a map", id="steps-list"),
+        pytest.param({"inputs": "x"}, "run data inputs must be a map", id="inputs-string"),
+        pytest.param({1: "x"}, "run data keys must be strings", id="int-key"),
+        pytest.param({"steps": {"s": {"v": math.nan}}}, "steps.s", id="nan-in-step"),
+        pytest.param({"steps": {"s": {"v": object()}}}, "steps.s", id="object-in-step"),
+        pytest.param(
+            {"inputs": {"when": datetime(2026, 1, 1)}}, "inputs.when", id="datetime-input"
+        ),
+        pytest.param({"extra": {1j}}, "run data extra", id="set-top-level"),
+    ],
+)
+def test_run_data_that_cannot_be_shown_is_refused_naming_where(run_data: Any, where: str) -> None:
+    with pytest.raises(MaterialError, match=where.replace(".", r"\.")):
+        bundle_of(run_data)
+
+
+def test_a_step_that_cannot_be_shown_is_named_even_when_steps_overflow() -> None:
+    steps = {f"s{i}": step(f"2026-10-{i + 1:02d}T00:00:00Z", 100) for i in range(5)}
+    steps["s4"]["bad"] = math.inf
+    with pytest.raises(MaterialError, match=r"steps\.s4"):
+        bundle_of({"steps": steps}, budget=300)
+
+
+@pytest.mark.parametrize("budget", [0, 1, -5, 2.5, True, "64k"])
+def test_a_budget_below_two_bytes_or_not_an_integer_is_refused(budget: Any) -> None:
+    with pytest.raises(LimitsError, match="state_bytes"):
+        build_bundle(CHECK, material(), state_bytes=budget)
+
+
+def test_only_a_parsed_check_reaches_build_bundle() -> None:
+    with pytest.raises(TypeError, match="parse_check"):
+        build_bundle("Is it done?", material(), state_bytes=100)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        pytest.param([], 'JSON object with "output"', id="not-a-map"),
+        pytest.param({"summary": "x"}, 'JSON object with "output"', id="no-output"),
+        pytest.param({"output": 1, "extra": 2}, 'unknown key "extra"', id="unknown-key"),
+        pytest.param({"output": 1, "summary": 5}, "summary must be a string", id="summary-number"),
+        pytest.param({"output": 1, "evidence": {}}, "evidence must be a list", id="evidence-map"),
+        pytest.param(
+            {"output": 1, "evidence": [{"kind": "file"}]}, "string kind and ref", id="no-ref"
+        ),
+    ],
+)
+def test_submission_from_json_refuses_bad_shapes(data: Any, message: str) -> None:
+    with pytest.raises(MaterialError, match=message):
+        Submission.from_json(data)
+
+
+def test_submission_from_json_round_trips() -> None:
+    data = {
+        "output": {"cleared": True},
+        "summary": "ok",
+        "evidence": [{"kind": "file", "ref": "a"}],
+    }
+    assert Submission.from_json(data).to_json() == data
+    assert Submission.from_json({"output": None}).to_json() == {"output": None, "evidence": []}
+
+
+# Laws, against an independent reference -----------------------------------------------------
+
+stamps = st.datetimes(
+    min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(timezone.utc)
+).map(lambda moment: moment.replace(microsecond=moment.microsecond // 1000 * 1000))
+offsets = st.sampled_from([0, 60, -90, 330, -600])
+
+
+@st.composite
+def timestamps(draw: st.DrawFn) -> str | None:
+    if draw(st.integers(0, 9)) == 0:
+        return None
+    moment = draw(stamps)
+    offset = timedelta(minutes=draw(offsets))
+    local = moment.astimezone(timezone(offset))
+    text = local.isoformat(timespec="milliseconds" if draw(st.booleans()) else "seconds")
+    return text.replace("+00:00", "Z") if draw(st.booleans()) else text
+
+
+@st.composite
+def run_data(draw: st.DrawFn) -> dict[str, Any]:
+    steps: dict[str, Any] = {}
+    for index in range(draw(st.integers(0, 12))):
+        record: dict[str, Any] = {
+            "output": {"text": draw(st.text(max_size=80))},
+            "evidence": [{"kind": "file", "ref": f"r{index}", "url": "https://u"}],
+        }
+        at = draw(timestamps())
+        if at is not None:
+            record["at"] = at
+        history = [{"at": h} for h in draw(st.lists(timestamps(), max_size=2)) if h is not None]
+        if history:
+            record["history"] = history
+        steps[f"step-{draw(st.integers(0, 99)):02d}-{index}"] = record
+    inputs = draw(st.dictionaries(st.text(max_size=6), st.text(max_size=60), max_size=4))
+    return {"inputs": inputs, "steps": steps}
+
+
+def reference_age(record: dict[str, Any]) -> datetime:
+    found = [record.get("at")] + [entry.get("at") for entry in record.get("history", [])]
+    parsed = [datetime.fromisoformat(s.replace("Z", "+00:00")) for s in found if s is not None]
+    return max(parsed) if parsed else datetime.min.replace(tzinfo=timezone.utc)
+
+
+def stripped(record: dict[str, Any]) -> dict[str, Any]:
+    copy_: dict[str, Any] = json.loads(json.dumps(record))
+    for entry in copy_.get("evidence", []):
+        entry.pop("url", None)
+    return copy_
+
+
+def reference_kept(run: dict[str, Any], budget: int) -> list[str] | None:
+    """The newest steps that fit, found the slow way: add one step at a time and re-measure
+    the whole view. None when even the view without steps is over the budget."""
+    order = sorted(run["steps"], key=lambda i: (reference_age(run["steps"][i]), i), reverse=True)
+    kept: dict[str, Any] = {}
+    if nbytes(reference_json({**run, "steps": {}})) > budget:
+        return None
+    for step_id in order:
+        trial = {**kept, step_id: stripped(run["steps"][step_id])}
+        if nbytes(reference_json({**run, "steps": trial})) > budget:
+            break
+        kept = trial
+    return list(kept)
+
+
+@given(run=run_data(), budget=st.integers(2, 3000))
+def test_the_view_fits_and_keeps_exactly_the_newest_steps_that_fit(
+    run: dict[str, Any], budget: int
+) -> None:
+    before = copy.deepcopy(run)
+    bundle = bundle_of(run, budget=budget)
+    text = bundle.run_data_json
+    # Never over budget, always the canonical text of what it holds.
+    assert nbytes(text) <= budget
+    assert text == reference_json(json.loads(text))
+    assert run == before
+    shown = bundle.run_data
+    kept = set(shown.get("steps", {}))
+    # Everything shown is what the host had, without evidence urls.
+    for step_id in kept:
+        assert shown["steps"][step_id] == stripped(run["steps"][step_id])
+    assert kept.isdisjoint(bundle.dropped_steps)
+    assert kept | set(bundle.dropped_steps) == set(run["steps"])
+
+    # Never drops a newer step while keeping an older one; dropped are listed oldest first.
+    def age(i: str) -> tuple[datetime, str]:
+        return (reference_age(run["steps"][i]), i)
+
+    if kept and bundle.dropped_steps:
+        assert max(age(i) for i in bundle.dropped_steps) < min(age(i) for i in kept)
+    assert list(bundle.dropped_steps) == sorted(bundle.dropped_steps, key=age)
+    # And it keeps as many as the slow reference does.
+    expected = reference_kept(run, budget)
+    if expected is not None:
+        assert kept == set(expected)
+        assert bundle.dropped_fields == ()
+    assert bundle.truncated == bool(bundle.dropped_steps or bundle.dropped_fields)
+
+
+@given(
+    value=st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | st.text(),
+        lambda inner: (
+            st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+        ),
+        max_leaves=20,
+    )
+)
+def test_canonical_json_is_the_sorted_compact_utf8_dump(value: Any) -> None:
+    assert canonical_json(value) == reference_json(value)

@@ -1,0 +1,376 @@
+"""run_check: asking, re-asking once, and what the host does next (decisions 9 and 10)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support import AT, material
+
+from checkprofile import (
+    Answer,
+    Bundle,
+    Check,
+    ChoiceAnswer,
+    Evaluator,
+    EvaluatorError,
+    Failure,
+    Limits,
+    Outcome,
+    Reply,
+    RubricAnswer,
+    YesNoAnswer,
+    answer_problem,
+    issue_lines,
+    parse_check,
+    run_check,
+    run_check_sync,
+)
+from checkprofile.testing import ScriptedEvaluator
+
+VERDICT_ASK = "The cleared verdict matches what the attached report says."
+SUMMARY_ASK = "What does the summary do?"
+SCREEN_ASK = "How complete is the screening?"
+
+# The profile's own full-form example (section 2).
+CHECK = parse_check(
+    [
+        {"ask": VERDICT_ASK, "pass": 0.9, "fail": 0.5},
+        {
+            "ask": SUMMARY_ASK,
+            "one_of": {
+                "states": "States the verdict and the lists checked.",
+                "hedges": "Avoids a verdict or qualifies it heavily.",
+                "unclear": "Cannot tell.",
+            },
+            "pass": ["states"],
+            "unsure": ["unclear"],
+        },
+        {
+            "ask": SCREEN_ASK,
+            "levels": [
+                "Neither list is clearly covered.",
+                "One list is covered.",
+                "Both lists are covered with the search terms stated.",
+            ],
+            "pass": 2,
+            "confidence": 0.8,
+        },
+    ]
+)
+LIMITS = Limits()
+
+GOOD: dict[str, Answer] = {
+    VERDICT_ASK: YesNoAnswer(0.97),
+    SUMMARY_ASK: ChoiceAnswer("states", 0.91),
+    SCREEN_ASK: RubricAnswer(2, 0.88),
+}
+
+
+def run(
+    script: dict[str, Any], *, advisory: bool = False, check: Check = CHECK, **kwargs: Any
+) -> tuple[Outcome, ScriptedEvaluator]:
+    evaluator = ScriptedEvaluator(script, model="example-evaluator-1")
+    outcome = run_check_sync(
+        check, material(), evaluator, limits=LIMITS, advisory=advisory, now=AT, **kwargs
+    )
+    return outcome, evaluator
+
+
+# Every outcome, blocking and advisory ---------------------------------------------------------
+
+SCRIPTS: dict[str, dict[str, Any]] = {
+    "pass": GOOD,
+    "fail": {**GOOD, VERDICT_ASK: YesNoAnswer(0.12), SUMMARY_ASK: ChoiceAnswer("hedges", 0.9)},
+    "unsure": {**GOOD, VERDICT_ASK: YesNoAnswer(0.62)},
+    "error": {**GOOD, SCREEN_ASK: [TimeoutError("slow"), TimeoutError("still slow")]},
+}
+EXPECTED_ACTION = {
+    "pass": "complete",
+    "fail": "not_accepted",
+    "unsure": "escalate",
+    "error": "retry",
+}
+
+
+@pytest.mark.parametrize("advisory", [False, True], ids=["blocking", "advisory"])
+@pytest.mark.parametrize("verdict", list(SCRIPTS))
+def test_every_verdict_leads_to_its_action(verdict: str, advisory: bool) -> None:
+    outcome, _ = run(SCRIPTS[verdict], advisory=advisory)
+    assert outcome.verdict.verdict == verdict
+    assert outcome.verdict.advisory is advisory
+    # With advisory every verdict, error included, completes; the verdict still says what it was.
+    assert outcome.action == ("complete" if advisory else EXPECTED_ACTION[verdict])
+    if outcome.action == "not_accepted":
+        assert outcome.issues == issue_lines(outcome.verdict)
+    else:
+        assert outcome.issues == ()
+
+
+def test_a_fail_lists_each_question_that_did_not_pass() -> None:
+    outcome, _ = run(SCRIPTS["fail"])
+    assert outcome.issues == (
+        f"check: {VERDICT_ASK} → no (0.12)",
+        f"check: {SUMMARY_ASK} → hedges (0.9)",
+    )
+    assert outcome.verdict.to_json() == {
+        "verdict": "fail",
+        "advisory": False,
+        "model": "example-evaluator-1",
+        "questions": [
+            {"ask": VERDICT_ASK, "kind": "yes_no", "answer": 0.12, "result": "fail"},
+            {
+                "ask": SUMMARY_ASK,
+                "kind": "choice",
+                "answer": "hedges",
+                "confidence": 0.9,
+                "result": "fail",
+            },
+            {
+                "ask": SCREEN_ASK,
+                "kind": "rubric",
+                "answer": 2,
+                "confidence": 0.88,
+                "result": "pass",
+            },
+        ],
+        "at": AT,
+    }
+
+
+def test_unsure_outranks_fail() -> None:
+    outcome, _ = run({**SCRIPTS["fail"], SCREEN_ASK: RubricAnswer(2, 0.5)})
+    assert outcome.verdict.verdict == "unsure"
+    assert outcome.action == "escalate"
+
+
+# Retry once, only what was not answered ---------------------------------------------------------
+
+
+def test_an_unanswered_question_is_asked_once_more_alone() -> None:
+    outcome, evaluator = run({**GOOD, SUMMARY_ASK: [TimeoutError("slow"), GOOD[SUMMARY_ASK]]})
+    assert outcome.verdict.verdict == "pass"
+    assert outcome.attempts == 2
+    assert [bundle.check.asks for bundle in evaluator.calls] == [CHECK.asks, (SUMMARY_ASK,)]
+    assert outcome.failures == ()
+    assert outcome.answers == (GOOD[VERDICT_ASK], GOOD[SUMMARY_ASK], GOOD[SCREEN_ASK])
+
+
+def test_the_retry_shows_the_same_material() -> None:
+    _, evaluator = run({**GOOD, SUMMARY_ASK: [TimeoutError("slow"), GOOD[SUMMARY_ASK]]})
+    first, second = evaluator.calls
+    assert second.run_data_json == first.run_data_json
+    assert second.submission_json == first.submission_json
+    assert (second.instructions, second.body) == (first.instructions, first.body)
+
+
+def test_still_unanswered_after_one_retry_is_an_error_and_there_is_no_third_ask() -> None:
+    outcome, evaluator = run(
+        {**GOOD, SCREEN_ASK: [EvaluatorError("429", reason="rate_limited")] * 5}
+    )
+    assert outcome.verdict.verdict == "error"
+    assert outcome.action == "retry"
+    assert outcome.attempts == 2
+    assert evaluator.asked(SCREEN_ASK) == 2
+    assert evaluator.asked(VERDICT_ASK) == 1
+    assert outcome.failures == ((SCREEN_ASK, Failure("rate_limited", "429")),)
+    # The error record: every question, answer null, no confidence, unsure.
+    assert [q["answer"] for q in outcome.verdict.to_json()["questions"]] == [None, None, None]
+    assert {q["result"] for q in outcome.verdict.to_json()["questions"]} == {"unsure"}
+    assert outcome.answers == ()
+    assert issue_lines(outcome.verdict)[0] == f"check: {VERDICT_ASK} → no answer"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        pytest.param(YesNoAnswer(1.5), id="p-above-1"),
+        pytest.param(YesNoAnswer(float("nan")), id="p-nan"),
+        pytest.param(ChoiceAnswer("yes", 0.9), id="wrong-kind"),
+        pytest.param(Failure("refusal", "declined"), id="refusal"),
+    ],
+)
+def test_a_malformed_answer_is_re_asked_never_graded(bad: Any) -> None:
+    outcome, evaluator = run({**GOOD, VERDICT_ASK: [bad, YesNoAnswer(0.95)]})
+    assert outcome.verdict.verdict == "pass"
+    assert evaluator.asked(VERDICT_ASK) == 2
+    outcome, _ = run({**GOOD, VERDICT_ASK: [bad, bad]})
+    assert outcome.verdict.verdict == "error"
+    reason = outcome.failures[0][1].reason
+    assert reason == ("refusal" if isinstance(bad, Failure) else "malformed")
+
+
+# Evaluators that misbehave as a whole -----------------------------------------------------------
+
+
+class Misbehaving:
+    """An evaluator whose every reply is ``reply`` (or raises it)."""
+
+    def __init__(self, reply: Any) -> None:
+        self.reply = reply
+        self.calls = 0
+
+    @property
+    def model(self) -> str:
+        return "configured-alias"
+
+    async def answer(self, bundle: Bundle) -> Reply:
+        self.calls += 1
+        if isinstance(self.reply, BaseException):
+            raise self.reply
+        return self.reply  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        pytest.param(RuntimeError("boom"), "unknown", id="raises"),
+        pytest.param(EvaluatorError("cut off", reason="timeout"), "timeout", id="evaluator-error"),
+        pytest.param(Reply("m-1", [YesNoAnswer(0.99)]), "malformed", id="too-few-answers"),
+        pytest.param({"answers": []}, "malformed", id="not-a-reply"),
+        pytest.param(Reply("  ", list(GOOD.values())), "malformed", id="blank-model"),
+    ],
+)
+def test_an_evaluator_that_misbehaves_gives_error_never_pass(reply: Any, reason: str) -> None:
+    evaluator = Misbehaving(reply)
+    outcome = run_check_sync(CHECK, material(), evaluator, limits=LIMITS, now=AT)
+    assert outcome.verdict.verdict == "error"
+    assert outcome.action == "retry"
+    assert evaluator.calls == 2
+    assert {failure.reason for _, failure in outcome.failures} == {reason}
+    # No answering model: the record names the configured one.
+    assert outcome.verdict.model == "configured-alias"
+
+
+def test_the_verdict_names_the_model_that_answered_not_the_alias() -> None:
+    evaluator = Misbehaving(Reply("model-2026-10-01", list(GOOD.values())))
+    outcome = run_check_sync(CHECK, material(), evaluator, limits=LIMITS, now=AT)
+    assert outcome.verdict.model == "model-2026-10-01"
+
+
+def test_cancellation_is_not_swallowed() -> None:
+    evaluator = Misbehaving(asyncio.CancelledError())
+    with pytest.raises(asyncio.CancelledError):
+        run_check_sync(CHECK, material(), evaluator, limits=LIMITS, now=AT)
+
+
+@given(
+    bad=st.one_of(
+        st.builds(YesNoAnswer, st.one_of(st.floats(), st.booleans(), st.text(), st.none())),
+        st.builds(ChoiceAnswer, st.text(max_size=8), st.floats()),
+        st.builds(RubricAnswer, st.one_of(st.integers(), st.floats()), st.floats()),
+        st.builds(Failure, st.sampled_from(["timeout", "malformed", "refusal", "unknown"])),
+    ),
+    target=st.sampled_from([VERDICT_ASK, SUMMARY_ASK, SCREEN_ASK]),
+)
+def test_a_malformed_answer_never_yields_pass_or_fail(bad: Any, target: str) -> None:
+    question = CHECK[CHECK.asks.index(target)]
+    if answer_problem(question, bad) is None and not isinstance(bad, Failure):
+        return  # the strategy drew a valid answer; nothing to show here
+    outcome, _ = run({**GOOD, target: bad})
+    assert outcome.verdict.verdict == "error"
+    assert outcome.action == "retry"
+
+
+# Time, truncation, hosts -------------------------------------------------------------------
+
+
+def test_now_sets_at_and_defaults_to_the_clock_in_utc() -> None:
+    fixed, _ = run(GOOD)
+    assert fixed.verdict.at == AT
+    evaluator = ScriptedEvaluator(GOOD)
+    before = datetime.now(timezone.utc).replace(microsecond=0)
+    outcome = run_check_sync(CHECK, material(), evaluator, limits=LIMITS)
+    after = datetime.now(timezone.utc)
+    at = datetime.fromisoformat(outcome.verdict.at.replace("Z", "+00:00"))
+    assert outcome.verdict.at.endswith("Z")
+    assert before <= at <= after
+    aware = datetime(2026, 10, 6, 11, 4, 20, tzinfo=timezone.utc)
+    assert (
+        run_check_sync(CHECK, material(), evaluator, limits=LIMITS, now=aware).verdict.at
+        == "2026-10-06T11:04:20Z"
+    )
+
+
+def test_a_truncated_view_is_recorded_on_the_verdict() -> None:
+    steps = {f"s{i}": {"output": "x" * 100, "at": f"2026-10-0{i + 1}T00:00:00Z"} for i in range(5)}
+    evaluator = ScriptedEvaluator(GOOD)
+    outcome = run_check_sync(
+        CHECK,
+        material({"steps": steps}),
+        evaluator,
+        limits=Limits(check_state_bytes=300),
+        now=AT,
+    )
+    assert outcome.verdict.truncated
+    assert outcome.verdict.to_json()["truncated"] is True
+    assert evaluator.calls[0].dropped_steps[0] == "s0"
+    assert evaluator.calls[0].run_data_bytes <= 300
+
+
+def test_run_check_sync_refuses_to_run_inside_an_event_loop() -> None:
+    async def host() -> None:
+        with pytest.raises(RuntimeError, match="await run_check"):
+            run_check_sync(CHECK, material(), ScriptedEvaluator(GOOD), limits=LIMITS)
+
+    asyncio.run(host())
+
+
+class Barrier:
+    """Answers only once ``size`` calls are in flight together: proof of concurrency without
+    timing anything. Gives up (and fails the test) if they never all arrive."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.waiting = 0
+        self.most = 0
+        self.all_in = asyncio.Event()
+
+    @property
+    def model(self) -> str:
+        return "barrier-1"
+
+    async def answer(self, bundle: Bundle) -> Reply:
+        self.waiting += 1
+        self.most = max(self.most, self.waiting)
+        if self.waiting == self.size:
+            self.all_in.set()
+        await asyncio.wait_for(self.all_in.wait(), timeout=10)
+        p = bundle.run_data["inputs"]["p"]
+        return Reply(self.model, [YesNoAnswer(p)])
+
+
+def test_many_checks_run_concurrently_and_keep_their_own_answers() -> None:
+    check = parse_check("Is the report attached?")
+    count = 50
+    barrier = Barrier(count)
+
+    async def host() -> list[Outcome]:
+        return await asyncio.gather(
+            *(
+                run_check(
+                    check,
+                    material({"inputs": {"p": i / count}}),
+                    barrier,
+                    limits=LIMITS,
+                    now=AT,
+                )
+                for i in range(count)
+            )
+        )
+
+    outcomes = asyncio.run(host())
+    assert barrier.most == count
+    assert [o.verdict.questions[0].answer for o in outcomes] == [i / count for i in range(count)]
+    assert [o.verdict.verdict for o in outcomes] == [
+        "pass" if i / count >= 0.9 else "fail" for i in range(count)
+    ]
+
+
+def test_the_builtin_evaluators_satisfy_the_protocol() -> None:
+    assert isinstance(ScriptedEvaluator(GOOD), Evaluator)
+    assert isinstance(Barrier(1), Evaluator)
