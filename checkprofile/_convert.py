@@ -15,7 +15,7 @@ import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
-__all__ = ["converter", "is_number", "is_probability", "register_renamed", "show"]
+__all__ = ["Opaque", "converter", "is_number", "is_probability", "register_renamed", "show"]
 
 converter = cattrs.Converter()
 
@@ -42,6 +42,19 @@ def register_renamed(cls: type, *, omit_if_default: bool = False, **overrides: A
     converter.register_structure_hook(cls, make_dict_structure_fn(cls, converter, **overrides))
 
 
+class Opaque:
+    """Stands in for a user's value that cannot be described safely: nested deeper than a check
+    key reaches, or not a JSON value at all (its own repr may raise or recurse forever)."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"<{self.kind}>"
+
+
 def show(value: object, limit: int = 60) -> str:
     """A short, readable rendering of a user's value for an error message."""
     if isinstance(value, str):
@@ -56,6 +69,8 @@ def show(value: object, limit: int = 60) -> str:
         text = "a map" if value else "an empty map"
     elif isinstance(value, list):
         text = "a list" if value else "an empty list"
+    elif isinstance(value, Opaque):
+        text = value.kind
     else:
         text = f"a {type(value).__name__}"
     text = re.sub(r"\s+", " ", text)
