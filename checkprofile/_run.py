@@ -20,7 +20,15 @@ from ._check import Check
 from ._convert import show
 from ._limits import Limits
 from ._lines import issue_lines
-from ._verdict import Answer, Failure, Verdict, answer_problem, combine, error_verdict
+from ._verdict import (
+    Answer,
+    Failure,
+    Verdict,
+    answer_problem,
+    combine,
+    error_verdict,
+    format_at,
+)
 from .errors import EvaluatorError
 
 __all__ = [
@@ -155,6 +163,15 @@ async def run_check(
     unanswered make the verdict ``error``. ``now`` is the verdict's ``at`` (default: the clock
     when the verdict is made). Safe to run many at once: it keeps no state between calls.
     """
+    # Everything the host gave is checked before the model is asked: a bad argument must not
+    # cost a model call, nor be found only once the answers are in.
+    if not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a Limits (see Limits.from_json), got {show(limits)}")
+    if not isinstance(material, Material):
+        raise TypeError(f"material must be a Material, got {show(material)}")
+    if not isinstance(advisory, bool):
+        raise TypeError(f"advisory must be true or false (a bool), got {show(advisory)}")
+    stamp = format_at(now) if now is not None else None
     bundle = build_bundle(check, material, state_bytes=limits.check_state_bytes)
     answers: list[Answer | None] = [None] * len(check)
     failures: dict[int, Failure] = {}
@@ -175,7 +192,7 @@ async def run_check(
                 failures.pop(index, None)
         pending = [index for index in pending if answers[index] is None]
 
-    at = now if now is not None else datetime.now(timezone.utc)
+    at = stamp if stamp is not None else datetime.now(timezone.utc)
     # The record names every model version that answered (normally exactly one).
     model_name = ", ".join(models) if models else _configured_model(evaluator)
     details = {

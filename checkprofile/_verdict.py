@@ -299,10 +299,10 @@ def combine(
     worst = max((record.result for record in records), key=_RANK.__getitem__)
     return Verdict(
         verdict=worst,
-        advisory=bool(advisory),
+        advisory=_flag("advisory", advisory),
         model=_model(model),
         questions=records,
-        truncated=bool(truncated),
+        truncated=_flag("truncated", truncated),
         at=format_at(at),
         check=check,
     )
@@ -320,6 +320,13 @@ def _in_order(check: Check, answers: Sequence[Answer] | Mapping[str, Answer]) ->
     if len(answers) != len(check):
         raise AnswerError(f"{len(answers)} answers for {len(check)} questions")
     return list(answers)
+
+
+def _flag(name: str, value: object) -> bool:
+    # `advisory="false"` from a config file would be truthy: only a real bool is accepted.
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be true or false (a bool), got {show(value)}")
+    return value
 
 
 def _model(model: object) -> str:
@@ -340,12 +347,12 @@ def error_verdict(
     ``answer`` null, no confidence, and ``result`` unsure."""
     return Verdict(
         verdict="error",
-        advisory=bool(advisory),
+        advisory=_flag("advisory", advisory),
         model=_model(model),
         questions=tuple(
             QuestionResult(ask=q.ask, kind=q.kind, answer=None, result="unsure") for q in check
         ),
-        truncated=bool(truncated),
+        truncated=_flag("truncated", truncated),
         at=format_at(at),
         check=check,
     )

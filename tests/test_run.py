@@ -374,3 +374,31 @@ def test_many_checks_run_concurrently_and_keep_their_own_answers() -> None:
 def test_the_builtin_evaluators_satisfy_the_protocol() -> None:
     assert isinstance(ScriptedEvaluator(GOOD), Evaluator)
     assert isinstance(Barrier(1), Evaluator)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error"),
+    [
+        pytest.param({"now": "06/10/2026 09:04"}, ValueError, id="bad-now"),
+        pytest.param({"now": datetime(2026, 10, 6)}, ValueError, id="naive-now"),
+        pytest.param({"advisory": "false"}, TypeError, id="advisory-string"),
+        pytest.param({"advisory": 1}, TypeError, id="advisory-int"),
+        pytest.param({"limits": {"checkPass": 0.9}}, TypeError, id="limits-dict"),
+        pytest.param({"material": {"instructions": "x"}}, TypeError, id="material-dict"),
+        pytest.param({"check": "Is it done?"}, TypeError, id="raw-check"),
+    ],
+)
+def test_bad_host_arguments_are_refused_before_the_model_is_asked(
+    arguments: dict[str, Any], error: type[Exception]
+) -> None:
+    evaluator = ScriptedEvaluator(GOOD)
+    call: dict[str, Any] = {
+        "check": CHECK,
+        "material": material(),
+        "limits": LIMITS,
+        "now": AT,
+        **arguments,
+    }
+    with pytest.raises(error):
+        run_check_sync(call.pop("check"), call.pop("material"), evaluator, **call)
+    assert evaluator.calls == []
