@@ -212,9 +212,43 @@ class _View:
 def _piece(key: str, value: Any, where: str) -> str:
     # One `"key":value` member of a JSON object, in the canonical form (one encoder call).
     try:
-        return canonical_json({key: value})[1:-1]
+        return _encode({key: value})[1:-1]
     except (TypeError, ValueError, RecursionError) as error:
         raise MaterialError(f"{where} cannot be shown as JSON: {error}") from None
+
+
+def _encode(members: Mapping[str, Any]) -> str:
+    """``members`` as canonical JSON with every evidence ``url`` removed, wherever it is.
+
+    The common places (a step's ``evidence`` and its history's) are already stripped by
+    :func:`_without_urls`; the text then says whether a ``"url"`` key is left anywhere, and
+    only then is the value walked (a scan of the text costs a fraction of encoding it).
+    """
+    text = canonical_json(members)
+    if '"url"' in text:
+        text = canonical_json(_deep_without_urls(members))
+    return text
+
+
+def _evidence_without_urls(evidence: object) -> object:
+    if _is_map(evidence):
+        return {k: _deep_without_urls(v) for k, v in evidence.items() if k != "url"}
+    if isinstance(evidence, list):
+        return [_evidence_without_urls(item) if _is_map(item) else item for item in evidence]
+    return evidence
+
+
+def _deep_without_urls(value: object) -> object:
+    """A copy of ``value`` in which every ``evidence`` entry (a map, or a list of maps) at any
+    depth has lost its ``url``. Other ``url`` keys are the host's data and stay."""
+    if _is_map(value):
+        return {
+            key: _evidence_without_urls(item) if key == "evidence" else _deep_without_urls(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_deep_without_urls(item) for item in value]
+    return value
 
 
 def _object(pieces: Mapping[str, str]) -> str:
@@ -267,20 +301,27 @@ def _cut(run_data: object, budget: int) -> _View:
         if "steps" in top_sizes:
             top_sizes["steps"] += sum(_size(p) for p in kept.values()) + max(len(kept) - 1, 0)
 
-    # Still over with every step gone: input fields, largest first, then top-level keys.
+    # Still over with every step gone: top-level keys the profile does not name, then input
+    # fields (inputs are the last thing the evaluator loses), each largest first (ties by
+    # name); then, for a budget smaller than the empty containers, the containers themselves.
     dropped_fields: list[str] = []
+
+    def drop_top_level(keys: list[str]) -> None:
+        for key in sorted(keys, key=lambda k: (-top_sizes[k], k)):
+            if _object_size(top_sizes) <= budget:
+                return
+            del top_sizes[key]
+            dropped_fields.append("/" + _escape(key))
+
     if _object_size(top_sizes) > budget:
+        drop_top_level([key for key in top_sizes if key not in ("inputs", "steps")])
         for name in sorted(input_sizes, key=lambda n: (-input_sizes[n], n)):
             if _object_size(top_sizes) <= budget:
                 break
             top_sizes["inputs"] -= input_sizes[name] + (1 if len(input_pieces) > 1 else 0)
             del input_pieces[name]
             dropped_fields.append("/inputs/" + _escape(name))
-        for key in sorted(top_sizes, key=lambda k: (-top_sizes[k], k)):
-            if _object_size(top_sizes) <= budget:
-                break
-            del top_sizes[key]
-            dropped_fields.append("/" + _escape(key))
+        drop_top_level(list(top_sizes))
 
     members = {key: piece for key, piece in other_pieces.items() if key in top_sizes}
     if "inputs" in top_sizes:
@@ -309,7 +350,7 @@ def _all_steps(steps: Mapping[str, Any], room: int) -> str | None:
     while start < len(ids):
         batch = ids[start : start + size]
         try:
-            text = canonical_json({step_id: _without_urls(steps[step_id]) for step_id in batch})
+            text = _encode({step_id: _without_urls(steps[step_id]) for step_id in batch})
         except (TypeError, ValueError, RecursionError):
             return None  # phase B names the step that cannot be shown
         used += _size(text) - 2 + (1 if inners else 0)
@@ -428,10 +469,16 @@ def _is_map(value: object) -> TypeGuard[Mapping[str, Any]]:
 
 
 def _strip_evidence(entry: Mapping[str, Any]) -> Mapping[str, Any]:
-    evidence = entry.get("evidence") if "evidence" in entry else None
-    if not isinstance(evidence, list) or not any(
-        _is_map(item) and "url" in item for item in evidence
-    ):
+    # Plain loops: this runs once per step and history entry, on the hot path.
+    if "evidence" not in entry:
+        return entry
+    evidence = entry["evidence"]
+    if not isinstance(evidence, list):
+        return entry
+    for item in evidence:
+        if _is_map(item) and "url" in item:
+            break
+    else:
         return entry
     copy = dict(entry)
     copy["evidence"] = [
@@ -449,10 +496,21 @@ def _without_urls(record: object) -> object:
     if not _is_map(record):
         return record
     result = _strip_evidence(record)
-    history = record.get("history") if "history" in record else None
-    if isinstance(history, list):
-        stripped = [_strip_evidence(entry) if _is_map(entry) else entry for entry in history]
-        if any(new is not old for new, old in zip(stripped, history, strict=True)):
-            result = dict(result)
-            result["history"] = stripped
+    if "history" not in record:
+        return result
+    history = record["history"]
+    if not isinstance(history, list):
+        return result
+    stripped = None
+    for index, entry in enumerate(history):
+        if _is_map(entry):
+            new = _strip_evidence(entry)
+            if new is not entry:
+                if stripped is None:
+                    stripped = list(history)
+                stripped[index] = new
+    if stripped is None:
+        return result
+    result = dict(result)
+    result["history"] = stripped
     return result

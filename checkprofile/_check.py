@@ -101,6 +101,15 @@ class Check(Sequence[Question]):
 
     questions: tuple[Question, ...] = attrs.field(converter=_questions)
 
+    @questions.validator
+    def _check_questions(self, _: attrs.Attribute[Any], questions: tuple[Question, ...]) -> None:
+        # Invariants parse_check guarantees; select() and direct construction must keep them.
+        if not questions:
+            raise ValueError("a Check has at least one question")
+        asks = [" ".join(question.ask.split()) for question in questions]
+        if len(set(asks)) != len(asks):
+            raise ValueError("the asks of a Check must differ")
+
     @overload
     def __getitem__(self, index: int) -> Question: ...
     @overload

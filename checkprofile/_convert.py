@@ -15,7 +15,16 @@ import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
-__all__ = ["Opaque", "converter", "is_number", "is_probability", "register_renamed", "show"]
+__all__ = [
+    "Opaque",
+    "converter",
+    "is_finite",
+    "is_integral",
+    "is_number",
+    "is_probability",
+    "register_renamed",
+    "show",
+]
 
 converter = cattrs.Converter()
 
@@ -63,6 +72,9 @@ def show(value: object, limit: int = 60) -> str:
         text = "null"
     elif isinstance(value, bool):
         text = "true" if value else "false"
+    elif isinstance(value, int) and abs(value) >= 10**60:
+        # repr() refuses ints of over 4,300 digits (and long ones help nobody in a message).
+        text = f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
     elif isinstance(value, (int, float)):
         text = repr(value)
     elif isinstance(value, dict):
@@ -82,6 +94,17 @@ def is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def is_finite(value: object) -> TypeGuard[int | float]:
+    """A finite JSON number. Any int is finite: ``math.isfinite(10**400)`` would raise, and
+    ``json.loads`` gives such ints."""
+    return is_number(value) and (isinstance(value, int) or math.isfinite(value))
+
+
+def is_integral(value: object) -> TypeGuard[int | float]:
+    """A JSON number with no fractional part (``2`` or ``2.0``), bools excluded."""
+    return is_finite(value) and (isinstance(value, int) or float(value).is_integer())
+
+
 def is_probability(value: object) -> TypeGuard[int | float]:
     """A finite number in [0, 1]."""
-    return is_number(value) and math.isfinite(value) and 0 <= value <= 1
+    return is_finite(value) and 0 <= value <= 1

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
 from cattrs.gen import override
 
-from ._convert import converter, is_number, register_renamed, show
+from ._convert import converter, is_probability, register_renamed, show
 from .errors import LimitsError
 
 __all__ = ["Limits"]
@@ -33,7 +32,7 @@ def _limit_errors(values: Mapping[str, Any], names: Mapping[str, str]) -> list[s
         value = values[attr]
         if value is None and attr == "check_fail":
             continue
-        if not is_number(value) or not math.isfinite(value) or not 0 <= value <= 1:
+        if not is_probability(value):
             errors.append(f"{names[attr]} must be a number in [0, 1], got {show(value)}")
     size = values["check_state_bytes"]
     if isinstance(size, bool) or not isinstance(size, int) or size < _MIN_STATE_BYTES:

@@ -24,7 +24,7 @@ import jsonschema
 from jsonschema.exceptions import ValidationError
 
 from ._check import Check, Kind, Question
-from ._convert import Opaque, converter, is_number, is_probability, show
+from ._convert import Opaque, converter, is_integral, is_number, is_probability, show
 from ._limits import Limits
 from .errors import CheckError, Problem
 
@@ -40,6 +40,12 @@ _KEYS: dict[Kind, tuple[str, ...]] = {
 }
 _KIND_NAMES: dict[Kind, str] = {"yes_no": "yes/no", "choice": "choice", "rubric": "rubric"}
 _ALL_KEYS = ("ask", "pass", "fail", "one_of", "unsure", "confidence", "levels")
+# The keys each kind takes whose schema is a probability (the only place NaN can slip by).
+_PROBABILITIES: dict[Kind, tuple[str, ...]] = {
+    "yes_no": ("pass", "fail"),
+    "choice": ("confidence",),
+    "rubric": ("confidence",),
+}
 
 # What a missing required key is for, so the message says what to add.
 _MISSING: dict[tuple[Kind, str], str] = {
@@ -171,6 +177,7 @@ def _kind_of(question: Mapping[Any, Any]) -> Kind:
     return "yes_no"
 
 
+_HUGE = 10**60
 # The deepest a valid question reaches: question -> one_of -> description, levels -> text.
 _DEPTH = 3
 
@@ -190,6 +197,8 @@ def _bounded(value: object, depth: int = 0) -> object:
         if depth >= _DEPTH:
             return Opaque("a list")
         return [_bounded(item, depth + 1) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _HUGE:
+        return Opaque(show(value))  # repr() refuses ints of over 4,300 digits
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     return Opaque(f"a {type(value).__name__}")
@@ -217,8 +226,16 @@ def _question_problems(question: object, at: Path, limits: Limits) -> Iterator[P
 
 
 def _structural(question: dict[Any, Any], kind: Kind, at: Path) -> Iterator[Problem]:
+    # One fault, one problem: jsonschema reports `required` once per missing key (each error
+    # carrying the whole list), so identical problems are kept once.
+    seen: set[Problem] = set()
     for error in _kind_validator(kind).iter_errors(question):
-        yield from _from_schema_error(error, question, kind, at)
+        if "propertyNames" in error.schema_path:
+            continue  # an answer name: reported by _choice, at the name's own path
+        for problem in _from_schema_error(error, question, kind, at):
+            if problem not in seen:
+                seen.add(problem)
+                yield problem
 
 
 def _from_schema_error(
@@ -243,8 +260,6 @@ def _from_schema_error(
                 )
     elif keyword == "uniqueItems":
         return  # reported by the semantic pass, at the exact item that repeats
-    elif keyword == "propertyNames":
-        return  # reported by _semantic for one_of (it knows the key's own path)
     elif keyword in ("minItems", "maxItems", "minProperties"):
         count = len(instance)
         noun = "entry" if count == 1 else "entries"
@@ -265,16 +280,24 @@ def _unknown_key(key: object, kind: Kind) -> str:
     folded = key.strip().lower().replace("-", "_").replace(" ", "_")
     if folded in _KEYS[kind]:
         return f'unknown key "{key}"; did you mean "{folded}"? {takes}'
+    # A key of this kind first; only then one of another kind, said to be so.
+    match = difflib.get_close_matches(folded, _KEYS[kind], n=1, cutoff=0.6)
+    if match:
+        return f'unknown key {show(key)}; did you mean "{match[0]}"? {takes}'
     match = difflib.get_close_matches(folded, _ALL_KEYS, n=1, cutoff=0.6)
-    hint = f'; did you mean "{match[0]}"?' if match else ";"
-    return f"unknown key {show(key)}{hint} {takes}"
+    if match:
+        kinds = " and ".join(_KIND_NAMES[k] for k in _KEYS if match[0] in _KEYS[k])
+        return f'unknown key {show(key)}; "{match[0]}" is a key of {kinds} questions, and {takes}'
+    return f"unknown key {show(key)}; {takes}"
 
 
 def _semantic(question: dict[Any, Any], kind: Kind, at: Path, limits: Limits) -> Iterator[Problem]:
     # Only values the structural pass accepted are judged here, so one fault gives one problem.
-    for key in ("pass", "fail", "confidence"):
+    # NaN passes `minimum` and `maximum` (every comparison with it is false), so the schema
+    # lets it through exactly where it asks for a probability.
+    for key in _PROBABILITIES[kind]:
         value = question.get(key)
-        if is_number(value) and math.isnan(value) and key in _KEYS[kind]:
+        if isinstance(value, float) and math.isnan(value):
             yield Problem((*at, key), f"expected a number in [0, 1], got {show(value)}")
     if kind == "yes_no":
         yield from _thresholds(question, at, limits)
@@ -332,15 +355,17 @@ def _choice(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
                     (*at, "one_of", name),
                     f"expected an answer name (a non-blank string), got {show(name)}",
                 )
-        if all(isinstance(name, str) and name.strip() for name in one_of):
+        if one_of and all(isinstance(name, str) and name.strip() for name in one_of):
             names = list(one_of)
     seen_in_pass: set[str] = set()
     for key in ("pass", "unsure"):
         listed = question.get(key)
-        if not _texts(listed):
+        if not isinstance(listed, list):
             continue
         seen: dict[str, int] = {}
         for index, name in enumerate(listed):
+            if not isinstance(name, str):
+                continue  # the structural pass reported it
             where = (*at, key, index)
             if name in seen:
                 yield Problem(where, f'"{name}" is listed twice in {key} (first at {seen[name]})')
@@ -363,10 +388,12 @@ def _choice(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
 
 def _rubric(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
     levels = question.get("levels")
-    if not _texts(levels):
+    if not isinstance(levels, list):
         return
     first: dict[str, int] = {}
     for index, text in enumerate(levels):
+        if not isinstance(text, str):
+            continue  # the structural pass reported it
         folded = " ".join(text.split())
         if folded and folded in first:
             yield Problem(
@@ -375,9 +402,9 @@ def _rubric(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
             )
         first.setdefault(folded, index)
     level = question.get("pass")
-    if 2 <= len(levels) <= 10 and is_number(level) and math.isfinite(level) and level >= 0:
+    if _texts(levels) and 2 <= len(levels) <= 10 and is_integral(level) and level >= 0:
         top = len(levels) - 1
-        if float(level).is_integer() and level > top:
+        if level > top:
             yield Problem(
                 (*at, "pass"),
                 f"expected a level from 0 to {top} (levels are numbered from 0, worst first),"

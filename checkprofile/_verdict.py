@@ -7,7 +7,6 @@ that does not fit its question is never graded: it raises :class:`AnswerError`.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
@@ -19,7 +18,7 @@ import jsonschema
 from cattrs.gen import override
 
 from ._check import Check, ChoiceQuestion, Kind, Question, YesNoQuestion
-from ._convert import converter, is_number, is_probability, register_renamed, show
+from ._convert import converter, is_integral, is_probability, register_renamed, show
 from ._validate import verdict_schema
 from .errors import AnswerError, FailureReason, VerdictError
 
@@ -56,7 +55,7 @@ class YesNoAnswer:
     """The yes-probability ``p`` for a yes/no question."""
 
     p: float
-    source: Source | None = attrs.field(default=None, kw_only=True)
+    source: Source | None = attrs.field(default=None, kw_only=True, eq=False)
 
 
 @attrs.frozen
@@ -65,7 +64,7 @@ class ChoiceAnswer:
 
     name: str
     confidence: float
-    source: Source | None = attrs.field(default=None, kw_only=True)
+    source: Source | None = attrs.field(default=None, kw_only=True, eq=False)
     distribution: tuple[tuple[str, float], ...] | None = attrs.field(
         default=None, kw_only=True, eq=False
     )
@@ -77,7 +76,7 @@ class RubricAnswer:
 
     level: int
     confidence: float
-    source: Source | None = attrs.field(default=None, kw_only=True)
+    source: Source | None = attrs.field(default=None, kw_only=True, eq=False)
     distribution: tuple[tuple[int, float], ...] | None = attrs.field(
         default=None, kw_only=True, eq=False
     )
@@ -115,7 +114,7 @@ def answer_problem(question: Question, answer: object) -> str | None:
     if not isinstance(answer, RubricAnswer):
         return f"a rubric question needs a RubricAnswer, got {_type_name(answer)}"
     level = answer.level
-    if not is_number(level) or not math.isfinite(level) or not float(level).is_integer():
+    if not is_integral(level):
         return f"a level must be an integer, got {show(level)}"
     if not 0 <= level < len(question.levels):
         return f"level {show(level)} is out of range 0 to {len(question.levels) - 1}"
@@ -202,13 +201,24 @@ class Verdict:
     def from_json(cls, data: object, *, check: Check | None = None) -> Verdict:
         """Read a verdict record. Raises :class:`~checkprofile.errors.VerdictError` when it
         does not have the check-verdict shape, when its verdict is not the worst of its
-        results, or when ``check`` is given and the record does not answer it."""
+        results, or when ``check`` is given and the record is not what grading its answers
+        under ``check`` gives (same questions in order, answers that fit, the same results)."""
         errors = sorted(_verdict_validator().iter_errors(data), key=lambda e: list(e.path))
         if errors:
             first = errors[0]
             where = "/" + "/".join(str(p) for p in first.absolute_path)
             raise VerdictError(f"not a check verdict: at {where}: {first.message}")
         verdict: Verdict = converter.structure(data, cls)
+        # A rubric level of 2.0 passes the schema (an integer in JSON); record it as 2.
+        verdict = attrs.evolve(
+            verdict,
+            questions=[
+                attrs.evolve(q, answer=int(q.answer))
+                if q.kind == "rubric" and isinstance(q.answer, float)
+                else q
+                for q in verdict.questions
+            ],
+        )
         if verdict.verdict != "error":
             worst = max((q.result for q in verdict.questions), key=_RANK.__getitem__)
             if worst != verdict.verdict:
@@ -223,10 +233,32 @@ class Verdict:
 
 
 def _must_answer(verdict: Verdict, check: Check) -> None:
+    """The record is what :func:`combine` would have made of its answers for ``check``."""
     recorded = [(q.ask, q.kind) for q in verdict.questions]
     expected = [(q.ask, q.kind) for q in check]
     if recorded != expected:
         raise VerdictError("the verdict's questions are not the check's questions, in order")
+    if verdict.verdict == "error":
+        return
+    for index, (question, record) in enumerate(zip(check, verdict.questions, strict=True)):
+        answer = _answer_of(record)
+        problem = answer_problem(question, answer)
+        if problem is not None:
+            raise VerdictError(f"at /questions/{index}/answer: {problem}")
+        result = grade(question, answer)
+        if result != record.result:
+            raise VerdictError(
+                f"at /questions/{index}/result: {show(record.result)}, but under this check the"
+                f" answer {show(record.answer)} grades {show(result)}"
+            )
+
+
+def _answer_of(record: QuestionResult) -> Answer:
+    if record.kind == "yes_no":
+        return YesNoAnswer(record.answer)  # type: ignore[arg-type]
+    if record.kind == "choice":
+        return ChoiceAnswer(record.answer, record.confidence)  # type: ignore[arg-type]
+    return RubricAnswer(record.answer, record.confidence)  # type: ignore[arg-type]
 
 
 @lru_cache(maxsize=1)
@@ -244,14 +276,15 @@ register_renamed(
 register_renamed(Verdict, omit_if_default=True, check=override(omit=True))
 
 
-_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\Z")
+# ASCII digits only ([0-9], not \d, which takes any script's digits), as the schema says.
+_AT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z\Z")
 
 
 def format_at(at: datetime | str) -> str:
     """``at`` as RFC 3339 in UTC with ``Z``. A string must already be in that form; a
     datetime must be timezone-aware."""
     if isinstance(at, str):
-        if not _AT.match(at):
+        if not _AT.match(at) or not _real_time(at):
             raise ValueError(f"at must be RFC 3339 in UTC ending in Z, got {show(at)}")
         return at
     if not isinstance(at, datetime) or at.tzinfo is None or at.utcoffset() is None:
@@ -261,6 +294,15 @@ def format_at(at: datetime | str) -> str:
     if utc.microsecond % 1000:
         spec = "microseconds"
     return utc.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
+
+
+def _real_time(at: str) -> bool:
+    # 2026-13-45T25:61:20Z has the shape but names no moment. A leap second (:60) is allowed.
+    try:
+        datetime.fromisoformat(at[:17] + "00")
+    except ValueError:
+        return False
+    return at[17:19] <= "60"
 
 
 def _record(question: Question, answer: Answer) -> QuestionResult:

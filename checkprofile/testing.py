@@ -32,7 +32,8 @@ _ANSWER_TYPES = (YesNoAnswer, ChoiceAnswer, RubricAnswer, Failure, BaseException
 class ScriptedEvaluator:
     """An evaluator that answers from a script keyed by each question's ``ask``.
 
-    A value is an answer (given every time the question is asked), a :class:`Failure` or an
+    A value is an answer (given every time the question is asked; its ``source`` is
+    ``"scripted"`` unless the script set one), a :class:`Failure` or an
     exception (that question is not answered: an :class:`~checkprofile.errors.EvaluatorError`
     keeps its ``reason``, any other exception counts as ``unknown``), or a list of these,
     consumed one per time the question is asked. A question with no script entry, or whose
@@ -96,7 +97,9 @@ class ScriptedEvaluator:
             return Failure(entry.reason, str(entry))
         if isinstance(entry, BaseException):
             return Failure("unknown", f"{type(entry).__name__}: {entry}")
-        return entry
+        if isinstance(entry, Failure) or entry.source is not None:
+            return entry
+        return attrs.evolve(entry, source="scripted")  # provenance, where the script gave none
 
 
 @attrs.define

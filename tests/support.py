@@ -57,7 +57,9 @@ json_scalars = (
 )
 json_like = st.recursive(
     json_scalars,
-    lambda children: st.lists(children, max_size=5)
-    | st.dictionaries(st.text(max_size=8) | st.integers() | st.booleans(), children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=5)
+        | st.dictionaries(st.text(max_size=8) | st.integers() | st.booleans(), children, max_size=5)
+    ),
     max_leaves=25,
 )

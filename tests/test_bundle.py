@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support import material
 
 from checkprofile import (
     Bundle,
@@ -24,6 +23,7 @@ from checkprofile import (
     canonical_json,
     parse_check,
 )
+from support import material
 
 CHECK = parse_check("The cleared verdict matches what the attached report says.")
 
@@ -213,7 +213,40 @@ def test_even_a_tiny_budget_is_met_by_dropping_top_level_keys() -> None:
     bundle = bundle_of(run, budget=2)
     assert bundle.run_data_json == "{}"
     assert bundle.dropped_steps == ("s",)
-    assert bundle.dropped_fields == ("/inputs/a", "/notes", "/inputs", "/steps")
+    assert bundle.dropped_fields == ("/notes", "/inputs/a", "/inputs", "/steps")
+
+
+def test_keys_the_profile_does_not_name_go_before_any_input() -> None:
+    run = {"inputs": {"vendor": "ACME"}, "steps": {}, "scratch": "s" * 500}
+    bundle = bundle_of(
+        run, budget=nbytes(reference_json({"inputs": {"vendor": "ACME"}, "steps": {}}))
+    )
+    assert bundle.run_data == {"inputs": {"vendor": "ACME"}, "steps": {}}
+    assert bundle.dropped_fields == ("/scratch",)
+
+
+def test_evidence_urls_are_removed_wherever_they_are_and_other_urls_stay() -> None:
+    secret = "https://files.invalid/r.pdf?sig=short-lived"
+    run = {
+        "inputs": {
+            "contract": {"evidence": [{"kind": "file", "ref": "c.pdf", "url": secret}]},
+            "website": {"url": "https://vendor.example"},
+        },
+        "steps": {
+            "s": {
+                "output": {"evidence": {"kind": "file", "ref": "o.pdf", "url": secret}},
+                "handoff": {"evidence": [{"kind": "file", "ref": "h.pdf", "url": secret}]},
+            }
+        },
+        "notes": [{"evidence": [{"ref": "n", "url": secret}]}],
+    }
+    before = copy.deepcopy(run)
+    shown = bundle_of(run)
+    assert secret not in shown.run_data_json
+    assert shown.run_data["inputs"]["website"] == {"url": "https://vendor.example"}
+    assert shown.run_data["steps"]["s"]["output"]["evidence"] == {"kind": "file", "ref": "o.pdf"}
+    assert shown.run_data["notes"] == [{"evidence": [{"ref": "n"}]}]
+    assert run == before
 
 
 def test_dropped_fields_are_json_pointers() -> None:

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support import AT, material
 
 from checkprofile import (
     Answer,
@@ -31,6 +30,7 @@ from checkprofile import (
     run_check_sync,
 )
 from checkprofile.testing import ScriptedEvaluator
+from support import AT, material
 
 VERDICT_ASK = "The cleared verdict matches what the attached report says."
 SUMMARY_ASK = "What does the summary do?"

@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 import pytest
-from support import AT, material
 
 from checkprofile import (
     Bundle,
@@ -21,6 +20,7 @@ from checkprofile import (
     run_check_sync,
 )
 from checkprofile.testing import RecordingEvaluator, ScriptedEvaluator
+from support import AT, material
 
 CHECK = parse_check(
     [
