@@ -12,6 +12,36 @@ from hypothesis import strategies as st
 import checkprofile
 from checkprofile import Material, Submission, Verdict
 
+#: The profile's own full-form example (section 2), shared by the test modules.
+SPEC_ASK = "The cleared verdict matches what the attached report says."
+SPEC_CHOICE_ASK = "What does the summary do?"
+SPEC_RUBRIC_ASK = "How complete is the screening?"
+SPEC_ONE_OF = {
+    "states": "States the verdict and the lists checked.",
+    "hedges": "Avoids a verdict or qualifies it heavily.",
+    "unclear": "Cannot tell.",
+}
+SPEC_LEVELS = [
+    "Neither list is clearly covered.",
+    "One list is covered.",
+    "Both lists are covered with the search terms stated.",
+]
+
+
+def spec_full_form(ask: str = SPEC_ASK) -> list[dict[str, Any]]:
+    """The example as a user writes it, fresh on every call (tests may change their copy)."""
+    return [
+        {"ask": ask, "pass": 0.9, "fail": 0.5},
+        {
+            "ask": SPEC_CHOICE_ASK,
+            "one_of": dict(SPEC_ONE_OF),
+            "pass": ["states"],
+            "unsure": ["unclear"],
+        },
+        {"ask": SPEC_RUBRIC_ASK, "levels": list(SPEC_LEVELS), "pass": 2, "confidence": 0.8},
+    ]
+
+
 #: A fixed verdict time: the pure stages never read the clock.
 AT = "2026-10-06T09:04:20Z"
 

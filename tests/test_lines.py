@@ -24,7 +24,7 @@ from checkprofile import (
     js_number,
     parse_check,
 )
-from support import AT
+from support import AT, spec_full_form
 
 ARROW = "\u2192"
 MODEL = "example-evaluator-1"
@@ -32,30 +32,7 @@ MODEL = "example-evaluator-1"
 SCREENED = "The cleared verdict matches the report"
 SUMMARY = "What does the summary do?"
 COMPLETE = "How complete is the screening?"
-CHECK = parse_check(
-    [
-        {"ask": SCREENED, "pass": 0.9, "fail": 0.5},
-        {
-            "ask": SUMMARY,
-            "one_of": {
-                "states": "States the verdict and the lists checked.",
-                "hedges": "Avoids a verdict or qualifies it heavily.",
-                "unclear": "Cannot tell.",
-            },
-            "pass": ["states"],
-            "unsure": ["unclear"],
-        },
-        {
-            "ask": COMPLETE,
-            "levels": [
-                "Neither list is clearly covered.",
-                "One list is covered.",
-                "Both lists are covered with the search terms stated.",
-            ],
-            "pass": 2,
-        },
-    ]
-)
+CHECK = parse_check(spec_full_form(SCREENED))
 PASSING: list[Answer] = [YesNoAnswer(0.95), ChoiceAnswer("states", 0.95), RubricAnswer(2, 0.95)]
 
 

@@ -30,38 +30,14 @@ from checkprofile import (
     run_check_sync,
 )
 from checkprofile.testing import ScriptedEvaluator
-from support import AT, material
+from support import AT, SPEC_ASK, SPEC_CHOICE_ASK, SPEC_RUBRIC_ASK, material, spec_full_form
 
-VERDICT_ASK = "The cleared verdict matches what the attached report says."
-SUMMARY_ASK = "What does the summary do?"
-SCREEN_ASK = "How complete is the screening?"
+VERDICT_ASK = SPEC_ASK
+SUMMARY_ASK = SPEC_CHOICE_ASK
+SCREEN_ASK = SPEC_RUBRIC_ASK
 
 # The profile's own full-form example (section 2).
-CHECK = parse_check(
-    [
-        {"ask": VERDICT_ASK, "pass": 0.9, "fail": 0.5},
-        {
-            "ask": SUMMARY_ASK,
-            "one_of": {
-                "states": "States the verdict and the lists checked.",
-                "hedges": "Avoids a verdict or qualifies it heavily.",
-                "unclear": "Cannot tell.",
-            },
-            "pass": ["states"],
-            "unsure": ["unclear"],
-        },
-        {
-            "ask": SCREEN_ASK,
-            "levels": [
-                "Neither list is clearly covered.",
-                "One list is covered.",
-                "Both lists are covered with the search terms stated.",
-            ],
-            "pass": 2,
-            "confidence": 0.8,
-        },
-    ]
-)
+CHECK = parse_check(spec_full_form())
 LIMITS = Limits()
 
 GOOD: dict[str, Answer] = {

@@ -32,31 +32,26 @@ from checkprofile import (
     parse_check,
     validate_check,
 )
-from support import json_like
+from support import (
+    SPEC_ASK,
+    SPEC_CHOICE_ASK,
+    SPEC_LEVELS,
+    SPEC_ONE_OF,
+    SPEC_RUBRIC_ASK,
+    json_like,
+    spec_full_form,
+)
 
 NAN = float("nan")
 INF = float("inf")
 
-ASK = "The cleared verdict matches what the attached report says."
-CHOICE_ASK = "What does the summary do?"
-RUBRIC_ASK = "How complete is the screening?"
-ONE_OF = {
-    "states": "States the verdict and the lists checked.",
-    "hedges": "Avoids a verdict or qualifies it heavily.",
-    "unclear": "Cannot tell.",
-}
-LEVELS = [
-    "Neither list is clearly covered.",
-    "One list is covered.",
-    "Both lists are covered with the search terms stated.",
-]
-
-#: The full form of the profile's own example (section 2).
-SPEC_FULL_FORM: list[dict[str, Any]] = [
-    {"ask": ASK, "pass": 0.9, "fail": 0.5},
-    {"ask": CHOICE_ASK, "one_of": ONE_OF, "pass": ["states"], "unsure": ["unclear"]},
-    {"ask": RUBRIC_ASK, "levels": LEVELS, "pass": 2, "confidence": 0.8},
-]
+ASK = SPEC_ASK
+CHOICE_ASK = SPEC_CHOICE_ASK
+RUBRIC_ASK = SPEC_RUBRIC_ASK
+ONE_OF = SPEC_ONE_OF
+LEVELS = SPEC_LEVELS
+#: The profile's own full-form example (section 2), as a user writes it.
+SPEC_FULL_FORM = spec_full_form()
 
 _DROP = object()
 

@@ -32,34 +32,10 @@ from checkprofile import (
     parse_check,
 )
 from checkprofile import Question as QuestionType
-from support import AT, json_like
+from support import AT, json_like, spec_full_form
 
 # The full form of profile section 2, as a server would publish it.
-YES_NO: dict[str, Any] = {
-    "ask": "The cleared verdict matches what the attached report says.",
-    "pass": 0.9,
-    "fail": 0.5,
-}
-CHOICE: dict[str, Any] = {
-    "ask": "What does the summary do?",
-    "one_of": {
-        "states": "States the verdict and the lists checked.",
-        "hedges": "Avoids a verdict or qualifies it heavily.",
-        "unclear": "Cannot tell.",
-    },
-    "pass": ["states"],
-    "unsure": ["unclear"],
-}
-RUBRIC: dict[str, Any] = {
-    "ask": "How complete is the screening?",
-    "levels": [
-        "Neither list is clearly covered.",
-        "One list is covered.",
-        "Both lists are covered with the search terms stated.",
-    ],
-    "pass": 2,
-    "confidence": 0.8,
-}
+YES_NO, CHOICE, RUBRIC = spec_full_form()
 FULL = parse_check([YES_NO, CHOICE, RUBRIC])
 MODEL = "example-evaluator-1"
 
