@@ -98,11 +98,17 @@ def main() -> None:
     cut = timed(lambda: build_bundle(CHECK, big_material, state_bytes=65536), repeat)
     bundle = build_bundle(CHECK, big_material, state_bytes=65536)
 
-    fits = make_run(12, 4600)
+    fits = make_run(14, 4650)  # about 64 KB, within the default budget
     fits_bytes = len(dumps(fits).encode())
     fits_material = Material("Check the vendor.", "# Vendor\n", fits, submission)
+    assert not build_bundle(CHECK, fits_material, state_bytes=65536).truncated
     base_fits = timed(lambda: dumps(fits), repeat)
     whole = timed(lambda: build_bundle(CHECK, fits_material, state_bytes=65536), repeat)
+    # The least any implementation spends to produce the text shown (sorted, compact, UTF-8).
+    canonical = timed(
+        lambda: json.dumps(fits, sort_keys=True, separators=(",", ":"), ensure_ascii=False),
+        repeat,
+    )
 
     def pure_path() -> tuple[str, ...]:
         shown = build_bundle(CHECK, fits_material, state_bytes=Limits().check_state_bytes)
@@ -121,6 +127,11 @@ def main() -> None:
     rows = [
         ("build_bundle, 9 MB / 2,000 steps cut to 64 KB vs json.dumps", cut, base_big),
         (f"build_bundle, {fits_bytes // 1000} KB that fits vs json.dumps", whole, base_fits),
+        (
+            f"(for scale) canonical json.dumps, {fits_bytes // 1000} KB vs json.dumps",
+            canonical,
+            base_fits,
+        ),
         (
             f"pure path (bundle+combine+lines), {fits_bytes // 1000} KB vs json.dumps",
             path,

@@ -7,7 +7,6 @@ lines travel through JSON to hosts in any language and must read the same everyw
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 
 from ._check import RubricQuestion
 from ._verdict import QuestionResult, Verdict
@@ -33,11 +32,15 @@ def js_number(value: float) -> str:
         return "0"  # -0 prints as 0 too
     if value < 0:
         return "-" + js_number(-value)
-    # repr() gives the shortest digits that round-trip (as ECMA-262 asks); Decimal splits them.
-    _, digit_tuple, exponent = Decimal(repr(float(value))).normalize().as_tuple()
-    digits = "".join(map(str, digit_tuple))
-    k = len(digits)
-    n = k + int(exponent)  # value = 0.digits × 10^n
+    # repr() gives the shortest digits that round-trip, as ECMA-262 asks: "0.12", "1e-07",
+    # "1.5e+21", "123.0". Split them into the significant digits and the point's position.
+    mantissa, _, exponent = repr(float(value)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    everything = whole + fraction
+    digits = everything.lstrip("0")
+    n = len(whole) + int(exponent or 0) - (len(everything) - len(digits))
+    digits = digits.rstrip("0")
+    k = len(digits)  # value = 0.digits × 10^n
     if k <= n <= 21:
         return digits + "0" * (n - k)
     if 0 < n <= 21:
