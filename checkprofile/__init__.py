@@ -53,6 +53,7 @@ from .errors import (
     MaterialError,
     Problem,
     VerdictError,
+    pointer_token,
 )
 
 __version__ = "0.1.0"
@@ -107,6 +108,7 @@ __all__ = [
     "js_number",
     "outcome_for",
     "parse_check",
+    "pointer_token",
     "run_check",
     "run_check_sync",
     "validate_check",

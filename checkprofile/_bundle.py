@@ -21,7 +21,7 @@ import attrs
 
 from ._check import Check
 from ._convert import converter, show
-from .errors import LimitsError, MaterialError
+from .errors import LimitsError, MaterialError, pointer_token
 
 __all__ = ["Bundle", "Evidence", "Material", "Submission", "build_bundle", "canonical_json"]
 
@@ -179,6 +179,12 @@ def build_bundle(check: Check, material: Material, *, state_bytes: int) -> Bundl
         )
     if not isinstance(check, Check):
         raise TypeError(f"build_bundle takes a Check (see parse_check), got {show(check)}")
+    if not isinstance(material, Material):
+        raise TypeError(f"material must be a Material, got {show(material)}")
+    if not isinstance(material.submission, Submission):
+        raise TypeError(
+            f"material.submission must be a Submission, got {show(material.submission)}"
+        )
     for name in ("instructions", "body"):
         if not isinstance(getattr(material, name), str):
             raise MaterialError(
@@ -186,7 +192,7 @@ def build_bundle(check: Check, material: Material, *, state_bytes: int) -> Bundl
             )
     try:
         submission_json = canonical_json(material.submission.to_json())
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError, RecursionError) as error:
         raise MaterialError(f"the submission cannot be shown as JSON: {error}") from None
     view = _cut(material.run_data, state_bytes)
     return Bundle(
@@ -311,7 +317,7 @@ def _cut(run_data: object, budget: int) -> _View:
             if _object_size(top_sizes) <= budget:
                 return
             del top_sizes[key]
-            dropped_fields.append("/" + _escape(key))
+            dropped_fields.append("/" + pointer_token(key))
 
     if _object_size(top_sizes) > budget:
         drop_top_level([key for key in top_sizes if key not in ("inputs", "steps")])
@@ -320,7 +326,7 @@ def _cut(run_data: object, budget: int) -> _View:
                 break
             top_sizes["inputs"] -= input_sizes[name] + (1 if len(input_pieces) > 1 else 0)
             del input_pieces[name]
-            dropped_fields.append("/inputs/" + _escape(name))
+            dropped_fields.append("/inputs/" + pointer_token(name))
         drop_top_level(list(top_sizes))
 
     members = {key: piece for key, piece in other_pieces.items() if key in top_sizes}
@@ -346,6 +352,8 @@ def _all_steps(steps: Mapping[str, Any], room: int) -> str | None:
     ids = sorted(steps)
     inners: list[str] = []
     used = 2  # the braces
+    if used > room:
+        return None if ids else "{}"
     start, size = 0, _FIRST_BATCH
     while start < len(ids):
         batch = ids[start : start + size]
@@ -377,10 +385,6 @@ def _newest_steps(steps: Mapping[str, Any], room: int) -> tuple[dict[str, str], 
         kept[step_id] = piece
         room -= cost
     return kept, tuple(step_id for step_id in order if step_id not in kept)
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 # RFC 3339 date-time with the field ranges in the pattern (month 13 or hour 24 do not match),

@@ -167,8 +167,6 @@ async def run_check(
     # cost a model call, nor be found only once the answers are in.
     if not isinstance(limits, Limits):
         raise TypeError(f"limits must be a Limits (see Limits.from_json), got {show(limits)}")
-    if not isinstance(material, Material):
-        raise TypeError(f"material must be a Material, got {show(material)}")
     if not isinstance(advisory, bool):
         raise TypeError(f"advisory must be true or false (a bool), got {show(advisory)}")
     stamp = format_at(now) if now is not None else None

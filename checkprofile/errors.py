@@ -28,6 +28,7 @@ __all__ = [
     "MaterialError",
     "Problem",
     "VerdictError",
+    "pointer_token",
 ]
 
 #: Why an evaluator did not answer a question. ``malformed`` covers every answer that does not
@@ -45,8 +46,9 @@ FailureReason = Literal[
 ]
 
 
-def _escape_token(token: str | int) -> str:
-    # RFC 6901 section 3: "~" must be escaped before "/", or "~1" would be read back as "/".
+def pointer_token(token: str | int) -> str:
+    """One reference token of an RFC 6901 JSON Pointer."""
+    # Section 3: "~" must be escaped before "/", or "~1" would be read back as "/".
     return str(token).replace("~", "~0").replace("/", "~1")
 
 
@@ -68,7 +70,7 @@ class Problem:
 
     @property
     def pointer(self) -> str:
-        return "".join("/" + _escape_token(token) for token in self.path)
+        return "".join("/" + pointer_token(token) for token in self.path)
 
     def rerooted(self, *prefix: str | int) -> Problem:
         """The same problem seen from an enclosing document (``prefix`` leads to the check key)."""
