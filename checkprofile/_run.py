@@ -107,12 +107,25 @@ class Outcome:
     answers: tuple[Answer, ...] = ()
 
 
-def outcome_for(verdict: Verdict, **details: object) -> Outcome:
+def outcome_for(
+    verdict: Verdict,
+    *,
+    attempts: int = 1,
+    failures: tuple[tuple[str, Failure], ...] = (),
+    answers: tuple[Answer, ...] = (),
+) -> Outcome:
     """The outcome a verdict calls for (decision 10). With ``advisory`` every verdict,
     ``error`` included, completes the step; the verdict still says what it was."""
     action: Action = "complete" if verdict.advisory else _ACTIONS[verdict.verdict]
     issues = issue_lines(verdict) if action == "not_accepted" else ()
-    return Outcome(action=action, verdict=verdict, issues=issues, **details)  # type: ignore[arg-type]
+    return Outcome(
+        action=action,
+        verdict=verdict,
+        issues=issues,
+        attempts=attempts,
+        failures=failures,
+        answers=answers,
+    )
 
 
 async def ask_evaluator(
@@ -180,7 +193,8 @@ async def run_check(
         attempts += 1
         asked = bundle if len(pending) == len(check) else bundle.with_check(check.select(pending))
         model, entries = await ask_evaluator(evaluator, asked)
-        if model is not None and model not in models:
+        answered = any(not isinstance(entry, Failure) for entry in entries)
+        if model is not None and answered and model not in models:
             models.append(model)
         for index, entry in zip(pending, entries, strict=True):
             if isinstance(entry, Failure):
@@ -191,22 +205,20 @@ async def run_check(
         pending = [index for index in pending if answers[index] is None]
 
     at = stamp if stamp is not None else datetime.now(timezone.utc)
-    # The record names every model version that answered (normally exactly one).
+    # The record names every model version that gave an answer used (normally exactly one);
+    # with none, the model the evaluator was configured with.
     model_name = ", ".join(models) if models else _configured_model(evaluator)
-    details = {
-        "attempts": attempts,
-        "failures": tuple((check[i].ask, failures[i]) for i in sorted(failures)),
-    }
+    unanswered = tuple((check[i].ask, failures[i]) for i in sorted(failures))
     if pending:
         verdict = error_verdict(
             check, model=model_name, at=at, advisory=advisory, truncated=bundle.truncated
         )
-        return outcome_for(verdict, **details)
+        return outcome_for(verdict, attempts=attempts, failures=unanswered)
     complete: Sequence[Answer] = [answer for answer in answers if answer is not None]
     verdict = combine(
         check, complete, model=model_name, at=at, advisory=advisory, truncated=bundle.truncated
     )
-    return outcome_for(verdict, answers=tuple(complete), **details)
+    return outcome_for(verdict, attempts=attempts, failures=unanswered, answers=tuple(complete))
 
 
 def _configured_model(evaluator: object) -> str:

@@ -378,3 +378,27 @@ def test_bad_host_arguments_are_refused_before_the_model_is_asked(
     with pytest.raises(error):
         run_check_sync(call.pop("check"), call.pop("material"), evaluator, **call)
     assert evaluator.calls == []
+
+
+class TwoModels:
+    """First reply from one model version, the re-ask from another."""
+
+    def __init__(self, first: list[Any], second: list[Any]) -> None:
+        self.replies = [Reply("model-a", first), Reply("model-b", second)]
+
+    @property
+    def model(self) -> str:
+        return "alias"
+
+    async def answer(self, bundle: Bundle) -> Reply:
+        return self.replies.pop(0)
+
+
+def test_the_verdict_names_only_models_whose_answers_it_used() -> None:
+    check = parse_check([{"ask": "One?"}, {"ask": "Two?"}])
+    both = TwoModels([YesNoAnswer(0.95), Failure("timeout")], [YesNoAnswer(0.97)])
+    outcome = run_check_sync(check, material(), both, limits=LIMITS, now=AT)
+    assert outcome.verdict.model == "model-a, model-b"
+    only_second = TwoModels([Failure("timeout"), Failure("timeout")], [YesNoAnswer(0.9)] * 2)
+    outcome = run_check_sync(check, material(), only_second, limits=LIMITS, now=AT)
+    assert outcome.verdict.model == "model-b"
