@@ -20,7 +20,7 @@ from cattrs.gen import override
 from ._check import Check, ChoiceQuestion, Kind, Question, YesNoQuestion
 from ._convert import converter, is_integral, is_probability, register_renamed, show
 from ._validate import verdict_schema
-from .errors import AnswerError, FailureReason, VerdictError
+from .errors import AnswerError, FailureReason, VerdictError, pointer_token
 
 __all__ = [
     "Answer",
@@ -203,11 +203,20 @@ class Verdict:
         does not have the check-verdict shape, when its verdict is not the worst of its
         results, or when ``check`` is given and the record is not what grading its answers
         under ``check`` gives (same questions in order, answers that fit, the same results)."""
-        errors = sorted(_verdict_validator().iter_errors(data), key=lambda e: list(e.path))
+        try:
+            errors = list(_verdict_validator().iter_errors(data))
+        except (RecursionError, ValueError):
+            # jsonschema renders what it rejects with repr(): a structure nested thousands
+            # deep, or an int of over 4,300 digits, cannot be rendered.
+            raise VerdictError(
+                "not a check verdict: it holds a value nested too deeply or a number too long"
+            ) from None
         if errors:
-            first = errors[0]
-            where = "/" + "/".join(str(p) for p in first.absolute_path)
-            raise VerdictError(f"not a check verdict: at {where}: {first.message}")
+            first = min(errors, key=lambda e: [str(p) for p in e.absolute_path])
+            where = "".join("/" + pointer_token(p) for p in first.absolute_path)
+            raise VerdictError(f"not a check verdict: at {where or '/'}: {first.message}")
+        if not _real_time(data["at"]):  # type: ignore[index]
+            raise VerdictError(f"not a check verdict: at /at: {show(data['at'])} is no real time")  # type: ignore[index]
         verdict: Verdict = converter.structure(data, cls)
         # A rubric level of 2.0 passes the schema (an integer in JSON); record it as 2.
         verdict = attrs.evolve(

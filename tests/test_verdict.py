@@ -892,3 +892,34 @@ def test_from_json_raises_only_verdict_error_whatever_it_is_given(data: object) 
     except VerdictError:
         return
     assert verdict.to_json() == data  # what it accepts, it keeps exactly
+
+
+def _nested(depth: int) -> list[Any]:
+    root: list[Any] = []
+    node = root
+    for _ in range(depth):
+        child: list[Any] = []
+        node.append(child)
+        node = child
+    return root
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        pytest.param({"questions": _nested(5000)}, "nested too deeply", id="deep-nesting"),
+        pytest.param({"model": 10**5000}, "number too long", id="huge-int"),
+        pytest.param({"at": "2026-02-31T09:04:20Z"}, "no real time", id="31-february"),
+    ],
+)
+def test_from_json_refuses_what_cannot_be_read_with_its_own_error(
+    change: dict[str, Any], message: str
+) -> None:
+    record = combine(
+        FULL,
+        [YesNoAnswer(0.95), ChoiceAnswer("states", 0.9), RubricAnswer(2, 0.9)],
+        model=MODEL,
+        at=AT,
+    ).to_json()
+    with pytest.raises(VerdictError, match=message):
+        Verdict.from_json({**record, **change})
