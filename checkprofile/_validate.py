@@ -177,7 +177,8 @@ def _kind_of(question: Mapping[Any, Any]) -> Kind:
     return "yes_no"
 
 
-_HUGE = 10**60
+# Python will not repr() an int of over 4,300 digits (jsonschema does, to render an error).
+_HUGE = 10**4000
 # The deepest a valid question reaches: question -> one_of -> description, levels -> text.
 _DEPTH = 3
 

@@ -117,7 +117,7 @@ def answer_problem(question: Question, answer: object) -> str | None:
     if not is_integral(level):
         return f"a level must be an integer, got {show(level)}"
     if not 0 <= level < len(question.levels):
-        return f"level {show(level)} is out of range 0 to {len(question.levels) - 1}"
+        return f"a level must be from 0 to {len(question.levels) - 1}, got {show(level)}"
     return _confidence_problem(answer.confidence)
 
 
