@@ -923,3 +923,18 @@ def test_from_json_refuses_what_cannot_be_read_with_its_own_error(
     ).to_json()
     with pytest.raises(VerdictError, match=message):
         Verdict.from_json({**record, **change})
+
+
+def test_from_json_with_check_refuses_a_result_the_answer_does_not_give() -> None:
+    record = combine(
+        FULL,
+        [YesNoAnswer(0.95), ChoiceAnswer("states", 0.9), RubricAnswer(2, 0.9)],
+        model=MODEL,
+        at=AT,
+    ).to_json()
+    # Consistent with itself (a fail is the worst result), but 0.95 passes a 0.9 threshold.
+    record["questions"][0]["result"] = "fail"
+    record["verdict"] = "fail"
+    assert Verdict.from_json(record).verdict == "fail"
+    with pytest.raises(VerdictError, match=r"/questions/0/result.*grades \"pass\""):
+        Verdict.from_json(record, check=FULL)
