@@ -9,6 +9,7 @@ JSON round trip unchanged. A test cannot forget to check.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -19,9 +20,14 @@ import checkprofile._run
 import checkprofile._verdict
 from support import assert_verdict_valid
 
-hypothesis.settings.register_profile("ci", max_examples=200, deadline=None)
-hypothesis.settings.register_profile("dev", max_examples=100, deadline=None)
-hypothesis.settings.load_profile("ci")
+# CI runs the same examples every time (a landing must not hang on a lucky draw); elsewhere
+# each run explores new ones. `thorough` is for hunting: HYPOTHESIS_PROFILE=thorough pytest.
+hypothesis.settings.register_profile("ci", max_examples=200, deadline=None, derandomize=True)
+hypothesis.settings.register_profile("dev", max_examples=200, deadline=None)
+hypothesis.settings.register_profile("thorough", max_examples=3000, deadline=None)
+hypothesis.settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev")
+)
 
 VERDICTS_CHECKED = [0]
 
