@@ -894,6 +894,12 @@ def test_from_json_raises_only_verdict_error_whatever_it_is_given(data: object) 
     assert verdict.to_json() == data  # what it accepts, it keeps exactly
 
 
+def passing_record() -> dict[str, Any]:
+    """The record of the profile's example check when every question passes."""
+    answers = [YesNoAnswer(0.95), ChoiceAnswer("states", 0.9), RubricAnswer(2, 0.9)]
+    return combine(FULL, answers, model=MODEL, at=AT).to_json()
+
+
 def _nested(depth: int) -> list[Any]:
     root: list[Any] = []
     node = root
@@ -915,23 +921,13 @@ def _nested(depth: int) -> list[Any]:
 def test_from_json_refuses_what_cannot_be_read_with_its_own_error(
     change: dict[str, Any], message: str
 ) -> None:
-    record = combine(
-        FULL,
-        [YesNoAnswer(0.95), ChoiceAnswer("states", 0.9), RubricAnswer(2, 0.9)],
-        model=MODEL,
-        at=AT,
-    ).to_json()
+    record = passing_record()
     with pytest.raises(VerdictError, match=message):
         Verdict.from_json({**record, **change})
 
 
 def test_from_json_with_check_refuses_a_result_the_answer_does_not_give() -> None:
-    record = combine(
-        FULL,
-        [YesNoAnswer(0.95), ChoiceAnswer("states", 0.9), RubricAnswer(2, 0.9)],
-        model=MODEL,
-        at=AT,
-    ).to_json()
+    record = passing_record()
     # Consistent with itself (a fail is the worst result), but 0.95 passes a 0.9 threshold.
     record["questions"][0]["result"] = "fail"
     record["verdict"] = "fail"
