@@ -896,7 +896,7 @@ def test_from_json_raises_only_verdict_error_whatever_it_is_given(data: object) 
 
 def passing_record() -> dict[str, Any]:
     """The record of the profile's example check when every question passes."""
-    answers = [YesNoAnswer(0.95), ChoiceAnswer("states", 0.9), RubricAnswer(2, 0.9)]
+    answers: list[Answer] = [YesNoAnswer(0.95), ChoiceAnswer("states", 0.9), RubricAnswer(2, 0.9)]
     return combine(FULL, answers, model=MODEL, at=AT).to_json()
 
 
