@@ -25,7 +25,8 @@ from ._run import (
     run_check,
     run_check_sync,
 )
-from ._validate import check_schema, parse_check, validate_check, verdict_schema
+from ._schemas import check_schema, verdict_schema
+from ._validate import parse_check, validate_check
 from ._verdict import (
     Answer,
     ChoiceAnswer,

@@ -12,7 +12,7 @@ from typing import Any, Literal, overload
 import attrs
 from cattrs.gen import override
 
-from ._convert import converter, register_renamed
+from ._convert import converter, one_line, register_renamed
 
 __all__ = [
     "Check",
@@ -106,7 +106,7 @@ class Check(Sequence[Question]):
         # Invariants parse_check guarantees; select() and direct construction must keep them.
         if not questions:
             raise ValueError("a Check has at least one question")
-        asks = [" ".join(question.ask.split()) for question in questions]
+        asks = [one_line(question.ask) for question in questions]
         if len(set(asks)) != len(asks):
             raise ValueError("the asks of a Check must differ")
 

@@ -22,6 +22,7 @@ __all__ = [
     "is_integral",
     "is_number",
     "is_probability",
+    "one_line",
     "register_renamed",
     "show",
 ]
@@ -62,6 +63,12 @@ class Opaque:
 
     def __repr__(self) -> str:
         return f"<{self.kind}>"
+
+
+def one_line(text: str) -> str:
+    """``text`` with every run of whitespace made one space, and none at the ends. Asks and
+    level texts are compared and printed this way (issue lines are one line each)."""
+    return " ".join(text.split())
 
 
 def show(value: object, limit: int = 60) -> str:

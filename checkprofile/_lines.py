@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from ._check import RubricQuestion
+from ._convert import one_line
 from ._verdict import QuestionResult, Verdict
 
 __all__ = ["answer_text", "issue_lines", "js_number"]
@@ -51,10 +52,6 @@ def js_number(value: float) -> str:
     return f"{mantissa}e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def answer_text(record: QuestionResult, question: object = None) -> str:
     """How one recorded answer reads in an issue line: ``no (0.12)``, ``hedges (0.9)``,
     ``level 1: One list is covered. (0.85)``, or ``no answer``."""
@@ -66,10 +63,10 @@ def answer_text(record: QuestionResult, question: object = None) -> str:
         return f"{'yes' if record.result == 'pass' else 'no'} ({js_number(p)})"
     confidence = js_number(record.confidence) if record.confidence is not None else "?"
     if record.kind == "choice":
-        return f"{_one_line(str(record.answer))} ({confidence})"
+        return f"{one_line(str(record.answer))} ({confidence})"
     level = int(record.answer)
     if isinstance(question, RubricQuestion) and 0 <= level < len(question.levels):
-        return f"level {level}: {_one_line(question.levels[level])} ({confidence})"
+        return f"level {level}: {one_line(question.levels[level])} ({confidence})"
     return f"level {level} ({confidence})"
 
 
@@ -85,5 +82,5 @@ def issue_lines(verdict: Verdict) -> tuple[str, ...]:
         if record.result == "pass":
             continue
         question = questions[index] if index < len(questions) else None
-        lines.append(f"check: {_one_line(record.ask)} {ARROW} {answer_text(record, question)}")
+        lines.append(f"check: {one_line(record.ask)} {ARROW} {answer_text(record, question)}")
     return tuple(lines)

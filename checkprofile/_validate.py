@@ -13,22 +13,21 @@ Each fault gives exactly one problem, at the path of the key or value to fix.
 from __future__ import annotations
 
 import difflib
-import json
 import math
 from collections.abc import Iterator, Mapping
-from functools import cache, lru_cache
-from importlib import resources
+from functools import cache
 from typing import Any, TypeGuard
 
 import jsonschema
 from jsonschema.exceptions import ValidationError
 
 from ._check import Check, Kind, Question
-from ._convert import Opaque, converter, is_integral, is_number, is_probability, show
+from ._convert import Opaque, converter, is_integral, is_probability, one_line, show
 from ._limits import Limits
+from ._schemas import schema_file
 from .errors import CheckError, Problem
 
-__all__ = ["check_schema", "parse_check", "validate_check", "verdict_schema"]
+__all__ = ["parse_check", "validate_check"]
 
 Path = tuple[str | int, ...]
 
@@ -48,10 +47,8 @@ _PROBABILITIES: dict[Kind, tuple[str, ...]] = {
 }
 
 # What a missing required key is for, so the message says what to add.
-_MISSING: dict[tuple[Kind, str], str] = {
-    ("yes_no", "ask"): "every question needs ask: the question, in plain language",
-    ("choice", "ask"): "every question needs ask: the question, in plain language",
-    ("rubric", "ask"): "every question needs ask: the question, in plain language",
+_MISSING: dict[tuple[Kind | None, str], str] = {
+    (None, "ask"): "every question needs ask: the question, in plain language",
     ("choice", "pass"): "a choice question needs pass: the list of answer names that pass",
     ("rubric", "pass"): (
         "a rubric question needs pass: the 0-based level at or above which the answer passes"
@@ -81,28 +78,9 @@ _MISPLACED: dict[tuple[Kind, str], str] = {
 }
 
 
-@lru_cache(maxsize=1)
-def _schemas() -> dict[str, dict[str, Any]]:
-    files = resources.files("checkprofile") / "schemas"
-    return {
-        name: json.loads((files / f"{name}.schema.json").read_text(encoding="utf-8"))
-        for name in ("check", "verdict")
-    }
-
-
-def check_schema() -> dict[str, Any]:
-    """The JSON Schema of the check key (the structural pass), as a fresh dict."""
-    return json.loads(json.dumps(_schemas()["check"]))  # type: ignore[no-any-return]
-
-
-def verdict_schema() -> dict[str, Any]:
-    """The JSON Schema of a check verdict record, as a fresh dict."""
-    return json.loads(json.dumps(_schemas()["verdict"]))  # type: ignore[no-any-return]
-
-
 @cache
 def _kind_validator(kind: Kind) -> jsonschema.Draft202012Validator:
-    schema = _schemas()["check"]
+    schema = schema_file("check")
     return jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": f"#/$defs/{kind}"})
 
 
@@ -150,21 +128,18 @@ def _normalize(item: Mapping[str, Any], limits: Limits) -> Question:
     # Fill the defaults in JSON space (decision 2), then let the converter build the question:
     # the full form JSON is the one shape both directions agree on.
     full = dict(item)
-    if "one_of" in full:
-        full.setdefault("unsure", [])
+    if "one_of" in full or "levels" in full:
         full.setdefault("confidence", limits.check_confidence)
-    elif "levels" in full:
-        full["pass"] = int(full["pass"])  # 2.0 is level 2 (decision 5)
-        full.setdefault("confidence", limits.check_confidence)
-    else:
-        full.setdefault("pass", limits.check_pass)
-        if full.get("fail") is None and limits.check_fail is not None:
-            full["fail"] = limits.check_fail
-    for key in ("pass", "fail", "confidence"):
-        if is_number(full.get(key)) and "levels" not in full:
-            full[key] = float(full[key])
-    if "levels" in full:
         full["confidence"] = float(full["confidence"])
+        if "one_of" in full:
+            full.setdefault("unsure", [])
+        else:
+            full["pass"] = int(full["pass"])  # 2.0 is level 2 (decision 5)
+    else:
+        full["pass"] = float(full.get("pass", limits.check_pass))
+        fail = full.get("fail", limits.check_fail)
+        if fail is not None:
+            full["fail"] = float(fail)
     question: Question = converter.structure(full, Question)  # type: ignore[arg-type]
     return question
 
@@ -221,8 +196,7 @@ def _question_problems(question: object, at: Path, limits: Limits) -> Iterator[P
         )
         return
     kind = _kind_of(question)
-    structural = list(_structural(question, kind, at))
-    yield from structural
+    yield from _structural(question, kind, at)
     yield from _semantic(question, kind, at, limits)
 
 
@@ -251,7 +225,8 @@ def _from_schema_error(
     if keyword == "required":
         for key in required:
             if key not in instance:
-                yield Problem(path, f'missing "{key}": {_MISSING[(kind, key)]}')
+                why = _MISSING.get((kind, key)) or _MISSING[(None, key)]
+                yield Problem(path, f'missing "{key}": {why}')
     elif keyword == "additionalProperties":
         allowed = set(schema.get("properties", {}))
         for key in instance:
@@ -346,14 +321,9 @@ def _choice(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
     names: list[str] | None = None
     if isinstance(one_of, dict):
         for name in one_of:
-            if not isinstance(name, str):
+            if not isinstance(name, str) or not name.strip():
                 yield Problem(
                     (*at, "one_of", str(name)),
-                    f"expected an answer name (a non-blank string), got {show(name)}",
-                )
-            elif not name.strip():
-                yield Problem(
-                    (*at, "one_of", name),
                     f"expected an answer name (a non-blank string), got {show(name)}",
                 )
         if one_of and all(isinstance(name, str) and name.strip() for name in one_of):
@@ -395,7 +365,7 @@ def _rubric(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
     for index, text in enumerate(levels):
         if not isinstance(text, str):
             continue  # the structural pass reported it
-        folded = " ".join(text.split())
+        folded = one_line(text)
         if folded and folded in first:
             yield Problem(
                 (*at, "levels", index),
@@ -422,7 +392,7 @@ def _duplicate_asks(raw: list[Any]) -> Iterator[Problem]:
         ask = question.get("ask")
         if not isinstance(ask, str) or not ask.strip():
             continue
-        folded = " ".join(ask.split())
+        folded = one_line(ask)
         if folded in first:
             yield Problem(
                 (index, "ask"),

@@ -19,7 +19,7 @@ from cattrs.gen import override
 
 from ._check import Check, ChoiceQuestion, Kind, Question, YesNoQuestion
 from ._convert import converter, is_integral, is_probability, register_renamed, show
-from ._validate import verdict_schema
+from ._schemas import schema_file
 from .errors import AnswerError, FailureReason, VerdictError, pointer_token
 
 __all__ = [
@@ -272,7 +272,7 @@ def _answer_of(record: QuestionResult) -> Answer:
 
 @lru_cache(maxsize=1)
 def _verdict_validator() -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(verdict_schema())
+    return jsonschema.Draft202012Validator(schema_file("verdict"))
 
 
 # The record's shape is the field order; omit_if_default leaves out `confidence` when None and

@@ -1,0 +1,33 @@
+"""The JSON Schemas shipped with the package: the check key and the verdict record."""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+__all__ = ["check_schema", "schema_file", "verdict_schema"]
+
+SchemaName = Literal["check", "verdict"]
+
+
+@cache
+def schema_file(name: SchemaName) -> dict[str, Any]:
+    """The schema as read from the package, once. Shared: never hand it to users."""
+    text = (resources.files("checkprofile") / "schemas" / f"{name}.schema.json").read_text(
+        encoding="utf-8"
+    )
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def check_schema() -> dict[str, Any]:
+    """The JSON Schema of the check key (the structural pass), as a fresh dict."""
+    return copy.deepcopy(schema_file("check"))
+
+
+def verdict_schema() -> dict[str, Any]:
+    """The JSON Schema of a check verdict record, as a fresh dict."""
+    return copy.deepcopy(schema_file("verdict"))
