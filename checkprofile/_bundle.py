@@ -2,11 +2,13 @@
 
 The run data view is the exact JSON text the evaluator is shown -- compact, keys sorted, UTF-8
 -- and the budget is measured on that text (design decision 13). To cost what it shows, the
-text is assembled from separately serialized pieces (one per step, per input field, per other
-top-level key): steps are serialized newest first and serialization stops at the first step
-that does not fit, so a 9 MB run cut to 64 KB serializes about 64 KB. Joining the pieces in
-key order gives exactly the bytes ``json.dumps(view, sort_keys=True, separators=(",", ":"),
-ensure_ascii=False)`` would.
+text is assembled from separately serialized pieces (per input field, per other top-level key,
+and steps in batches or one by one). Steps are first encoded in doubling batches of
+consecutive ids, stopping as soon as the running size is over the budget; only if they do not
+all fit are they ordered by age and encoded newest first, stopping at the first that does not
+fit. So a 9 MB run cut to 64 KB encodes about twice the budget, and run data that fits is
+encoded once. Joining the pieces in key order gives exactly the bytes
+``json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` would.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from datetime import datetime, timedelta
 from typing import Any, TypeGuard
 
 import attrs
+from cattrs.gen import override
 
 from ._check import Check
-from ._convert import converter, show
+from ._convert import converter, register_renamed, show
 from .errors import LimitsError, MaterialError, pointer_token
 
 __all__ = ["Bundle", "Evidence", "Material", "Submission", "build_bundle", "canonical_json"]
@@ -108,15 +111,16 @@ class Submission:
         return cls(data["output"], summary, evidence)
 
 
-def _unstructure_submission(submission: Submission) -> dict[str, Any]:
-    data: dict[str, Any] = {"output": submission.output}
-    if submission.summary is not None:
-        data["summary"] = submission.summary
-    data["evidence"] = [converter.unstructure(item) for item in submission.evidence]
-    return data
-
-
-converter.register_unstructure_hook(Submission, _unstructure_submission)
+# `summary` is left out while unset; `evidence` is always there, as a list of {kind, ref}.
+register_renamed(Evidence)
+register_renamed(
+    Submission,
+    omit_if_default=True,
+    evidence=override(
+        omit_if_default=False,
+        unstruct_hook=lambda items: [converter.unstructure(item) for item in items],
+    ),
+)
 
 
 @attrs.frozen

@@ -89,13 +89,7 @@ class Limits:
         return data
 
 
-register_renamed(
-    Limits,
-    omit_if_default=False,
-    **{attr: override(rename=key) for attr, key in _JSON_NAMES.items()},
-)
-_unstructure_limits = converter.get_unstructure_hook(Limits)
-converter.register_unstructure_hook(
-    Limits,
-    lambda limits: {k: v for k, v in _unstructure_limits(limits).items() if v is not None},
-)
+# `checkFail` is left out while it is None (no default fail threshold); the rest always show.
+_OVERRIDES: dict[str, Any] = {attr: override(rename=key) for attr, key in _JSON_NAMES.items()}
+_OVERRIDES["check_fail"] = override(rename="checkFail", omit_if_default=True)
+register_renamed(Limits, **_OVERRIDES)
