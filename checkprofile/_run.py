@@ -17,7 +17,7 @@ import attrs
 
 from ._bundle import Bundle, Material, build_bundle
 from ._check import Check
-from ._convert import show
+from ._convert import is_finite, show
 from ._limits import Limits
 from ._lines import issue_lines
 from ._verdict import (
@@ -46,6 +46,9 @@ Action = Literal["complete", "not_accepted", "escalate", "retry"]
 
 # How many times the evaluator is asked in all: the profile's "the server retries once".
 ATTEMPTS = 2
+
+#: The longest a re-ask waits for a server's ``Retry-After``, in seconds, unless the host says.
+MAX_RETRY_WAIT = 5.0
 
 # Decision 10: what each verdict makes the host do, when the check is not advisory.
 _ACTIONS: dict[str, Action] = {
@@ -96,7 +99,9 @@ class Outcome:
     ``not_accepted``, empty otherwise (``issue_lines(verdict)`` gives them for any verdict).
     ``attempts``: evaluator calls made (1 or 2). ``failures``: for each question still not
     answered after the last attempt, its ask and why. ``answers``: the answers the verdict was
-    made from, with their provenance (empty for an error verdict).
+    made from, with their provenance (empty for an error verdict). ``bundle``: exactly what
+    the evaluator was shown on the first attempt (``None`` for an outcome not made by
+    :func:`run_check`); receipts and audit records are made from it.
     """
 
     action: Action
@@ -105,6 +110,7 @@ class Outcome:
     attempts: int = 1
     failures: tuple[tuple[str, Failure], ...] = ()
     answers: tuple[Answer, ...] = ()
+    bundle: Bundle | None = attrs.field(default=None, eq=False, repr=False)
 
 
 def outcome_for(
@@ -113,6 +119,7 @@ def outcome_for(
     attempts: int = 1,
     failures: tuple[tuple[str, Failure], ...] = (),
     answers: tuple[Answer, ...] = (),
+    bundle: Bundle | None = None,
 ) -> Outcome:
     """The outcome a verdict calls for (decision 10). With ``advisory`` every verdict,
     ``error`` included, completes the step; the verdict still says what it was."""
@@ -125,6 +132,7 @@ def outcome_for(
         attempts=attempts,
         failures=failures,
         answers=answers,
+        bundle=bundle,
     )
 
 
@@ -169,12 +177,15 @@ async def run_check(
     limits: Limits,
     advisory: bool = False,
     now: datetime | str | None = None,
+    max_retry_wait: float = MAX_RETRY_WAIT,
 ) -> Outcome:
     """Run ``check`` on ``material`` with ``evaluator`` and say what the host does next.
 
     Questions that were not validly answered are asked once more (only those); any still
-    unanswered make the verdict ``error``. ``now`` is the verdict's ``at`` (default: the clock
-    when the verdict is made). Safe to run many at once: it keeps no state between calls.
+    unanswered make the verdict ``error``. Before that one re-ask it waits as long as the
+    longest ``Retry-After`` a failure carried, but never more than ``max_retry_wait`` seconds.
+    ``now`` is the verdict's ``at`` (default: the clock when the verdict is made). Safe to run
+    many at once: it keeps no state between calls.
     """
     # Everything the host gave is checked before the model is asked: a bad argument must not
     # cost a model call, nor be found only once the answers are in.
@@ -182,6 +193,10 @@ async def run_check(
         raise TypeError(f"limits must be a Limits (see Limits.from_json), got {show(limits)}")
     if not isinstance(advisory, bool):
         raise TypeError(f"advisory must be true or false (a bool), got {show(advisory)}")
+    if not is_finite(max_retry_wait) or max_retry_wait < 0:
+        raise ValueError(
+            f"max_retry_wait must be a finite number of seconds >= 0, got {show(max_retry_wait)}"
+        )
     stamp = format_at(now) if now is not None else None
     bundle = build_bundle(check, material, state_bytes=limits.check_state_bytes)
     answers: list[Answer | None] = [None] * len(check)
@@ -190,6 +205,8 @@ async def run_check(
     pending = list(range(len(check)))
     attempts = 0
     while pending and attempts < ATTEMPTS:
+        if attempts:
+            await asyncio.sleep(_retry_wait(failures.values(), max_retry_wait))
         attempts += 1
         asked = bundle if len(pending) == len(check) else bundle.with_check(check.select(pending))
         model, entries = await ask_evaluator(evaluator, asked)
@@ -213,12 +230,20 @@ async def run_check(
         verdict = error_verdict(
             check, model=model_name, at=at, advisory=advisory, truncated=bundle.truncated
         )
-        return outcome_for(verdict, attempts=attempts, failures=unanswered)
+        return outcome_for(verdict, attempts=attempts, failures=unanswered, bundle=bundle)
     complete: Sequence[Answer] = [answer for answer in answers if answer is not None]
     verdict = combine(
         check, complete, model=model_name, at=at, advisory=advisory, truncated=bundle.truncated
     )
-    return outcome_for(verdict, attempts=attempts, failures=unanswered, answers=tuple(complete))
+    return outcome_for(
+        verdict, attempts=attempts, failures=unanswered, answers=tuple(complete), bundle=bundle
+    )
+
+
+def _retry_wait(failures: Iterable[Failure], cap: float) -> float:
+    """How long to wait before the re-ask: the longest server hint, within ``cap``."""
+    hints = [f.retry_after for f in failures if is_finite(f.retry_after)]
+    return min(max([0.0, *hints]), cap)
 
 
 def _configured_model(evaluator: object) -> str:
@@ -234,6 +259,7 @@ def run_check_sync(
     limits: Limits,
     advisory: bool = False,
     now: datetime | str | None = None,
+    max_retry_wait: float = MAX_RETRY_WAIT,
 ) -> Outcome:
     """:func:`run_check` for synchronous hosts. Not for use inside a running event loop
     (there, ``await run_check(...)``)."""
@@ -246,5 +272,13 @@ def run_check_sync(
             "run_check_sync was called inside a running event loop; await run_check(...) there"
         )
     return asyncio.run(
-        run_check(check, material, evaluator, limits=limits, advisory=advisory, now=now)
+        run_check(
+            check,
+            material,
+            evaluator,
+            limits=limits,
+            advisory=advisory,
+            now=now,
+            max_retry_wait=max_retry_wait,
+        )
     )

@@ -402,3 +402,63 @@ def test_the_verdict_names_only_models_whose_answers_it_used() -> None:
     only_second = TwoModels([Failure("timeout"), Failure("timeout")], [YesNoAnswer(0.9)] * 2)
     outcome = run_check_sync(check, material(), only_second, limits=LIMITS, now=AT)
     assert outcome.verdict.model == "model-b"
+
+
+# Retry-After pacing and the bundle on the outcome -------------------------------------------
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """Every wait run_check asks for, recorded instead of slept."""
+    asked: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        asked.append(seconds)
+
+    monkeypatch.setattr("checkprofile._run.asyncio.sleep", sleep)
+    return asked
+
+
+@pytest.mark.parametrize(
+    ("hints", "cap", "expected"),
+    [
+        pytest.param([30.0], 2.0, 2.0, id="a-long-hint-is-capped"),
+        pytest.param([0.25], 2.0, 0.25, id="a-short-hint-is-honoured"),
+        pytest.param([0.25, 1.5], 2.0, 1.5, id="the-longest-hint-of-the-re-asked-questions"),
+        pytest.param([None], 2.0, 0.0, id="no-hint-no-wait"),
+        pytest.param([-3.0], 2.0, 0.0, id="a-negative-hint-is-no-wait"),
+        pytest.param([30.0], 0.0, 0.0, id="a-zero-cap-never-waits"),
+    ],
+)
+def test_the_re_ask_waits_for_retry_after_within_the_cap(
+    waits: list[float], hints: list[float | None], cap: float, expected: float
+) -> None:
+    asks = [VERDICT_ASK, SUMMARY_ASK][: len(hints)]
+    script: dict[str, Any] = dict(GOOD)
+    for ask, hint in zip(asks, hints, strict=True):
+        script[ask] = [Failure("rate_limited", "429", retry_after=hint), GOOD[ask]]
+    outcome, _ = run(script, max_retry_wait=cap)
+    assert outcome.verdict.verdict == "pass"
+    assert waits == [expected]
+
+
+def test_no_wait_when_everything_is_answered_at_once(waits: list[float]) -> None:
+    outcome, _ = run(GOOD)
+    assert outcome.attempts == 1
+    assert waits == []
+
+
+@pytest.mark.parametrize("cap", [-1.0, float("nan"), float("inf"), "5", None])
+def test_a_bad_retry_wait_cap_is_refused_before_the_model_is_asked(cap: Any) -> None:
+    evaluator = ScriptedEvaluator(GOOD)
+    with pytest.raises(ValueError, match="max_retry_wait"):
+        run_check_sync(CHECK, material(), evaluator, limits=LIMITS, now=AT, max_retry_wait=cap)
+    assert evaluator.calls == []
+
+
+def test_the_outcome_keeps_exactly_what_the_evaluator_was_shown() -> None:
+    outcome, evaluator = run({**GOOD, SUMMARY_ASK: [TimeoutError("slow"), GOOD[SUMMARY_ASK]]})
+    assert outcome.bundle is evaluator.calls[0]
+    error, evaluator = run({**GOOD, SCREEN_ASK: [TimeoutError("slow")] * 2})
+    assert error.verdict.verdict == "error"
+    assert error.bundle is evaluator.calls[0]
