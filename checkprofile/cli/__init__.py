@@ -1,0 +1,59 @@
+"""The ``checkprofile`` command line (also ``python -m checkprofile``).
+
+Exit codes: 0 pass or no problems, 1 fail or problems found, 2 usage or unreadable input,
+3 unsure, 4 error. Every command takes ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import _process
+from ._common import EXIT_USAGE, UsageError
+
+__all__ = ["main"]
+
+# Each command module adds its parsers with ``register(commands)``; a parser's ``handler`` runs
+# it and returns the exit code.
+COMMAND_MODULES = (_process,)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        # argparse prints the whole usage; one line and the documented code are enough.
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of every command."""
+    top = _Parser(
+        prog="checkprofile",
+        description="Lint, normalize and run agentprocess check-1 checks.",
+        epilog="Exit codes: 0 pass or no problems, 1 fail or problems found, "
+        "2 usage or unreadable input, 3 unsure, 4 error.",
+    )
+    commands = top.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+    for module in COMMAND_MODULES:
+        module.register(commands)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command and return its exit code."""
+    args = parser().parse_args(argv)
+    try:
+        code: int = args.handler(args)
+    except UsageError as error:
+        print(f"checkprofile: {error}", file=sys.stderr)
+        return error.code
+    except KeyboardInterrupt:
+        print("checkprofile: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (``| head``); nothing more to say to it.
+        sys.stderr.close()
+        return 0
+    return code
