@@ -1,0 +1,252 @@
+"""What went wrong, in the profile's terms: SDK and HTTP errors mapped to a :class:`Failure`.
+
+Every adapter sends its request through an official SDK (``typesafe-sdk``, ``openai``) or a
+plain HTTP client, and each of those raises its own exception family. This module turns any of
+them into one :class:`~checkprofile.Failure` with a :data:`~checkprofile.errors.FailureReason`,
+so the core's re-ask and the verdict never depend on which SDK was used.
+
+The SDKs are optional extras, so nothing here imports them: an exception of an SDK can only
+exist once that SDK has been imported, so its classes are looked up in ``sys.modules``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+import time
+from collections.abc import Mapping
+from email.utils import parsedate_to_datetime
+from types import ModuleType
+
+from checkprofile import Failure
+from checkprofile.errors import EvaluatorError, FailureReason
+
+__all__ = ["failure_from_exception", "failure_from_status", "retry_after_seconds"]
+
+# How much of a server's error message goes into a failure's detail: enough to recognise it,
+# never a whole body (a body may echo the submission back).
+_DETAIL_CHARS = 200
+
+# Words by which providers say the input was too long. OpenAI: code "context_length_exceeded";
+# others say it in the message ("maximum context length", "too many tokens", ...).
+_TOO_LONG = re.compile(
+    r"context[_ ]length|context[_ ]window|maximum context|too many (input )?tokens|"
+    r"tokens?[_ ]exceeded|token limit|input is too long|prompt is too long|too long for",
+    re.IGNORECASE,
+)
+# Words by which providers say the model declined on policy grounds (a 400 for the request).
+_REFUSED = re.compile(r"content[_ ]filter|content[_ ]policy|refus|safety system", re.IGNORECASE)
+
+# h11's words for a response whose body stopped before its declared end: the server answered,
+# but what arrived is not the whole answer (a cut-off body is malformed, not unavailable).
+_CUT_OFF = re.compile(r"without sending complete message body|incomplete chunked read")
+
+
+def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """The wait a server asked for, in seconds, from ``retry-after-ms`` (milliseconds, as
+    OpenAI and TypeSafe send it) or ``Retry-After`` (seconds or an HTTP-date, RFC 9110 section
+    10.2.3). ``None`` when neither is there or readable; a date in the past gives ``0.0``.
+    Header names are matched without regard to case."""
+    lowered = {str(name).lower(): str(value) for name, value in headers.items()}
+    millis = _number(lowered.get("retry-after-ms"))
+    if millis is not None:
+        return millis / 1000
+    raw = lowered.get("retry-after")
+    if raw is None:
+        return None
+    seconds = _number(raw)
+    if seconds is not None:
+        return seconds
+    try:
+        moment = parsedate_to_datetime(raw.strip())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if moment.tzinfo is None:  # RFC 9110 dates are GMT; a naive one is read as such
+        return None
+    clock = time.time() if now is None else now
+    return max(0.0, moment.timestamp() - clock)
+
+
+def _number(raw: str | None) -> float | None:
+    if raw is None:
+        return None
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value >= 0 else None
+
+
+def failure_from_status(
+    status: int, body: object, headers: Mapping[str, str], *, where: str = ""
+) -> Failure:
+    """The failure an unsuccessful HTTP response stands for.
+
+    401 and 403 are ``auth``; 429 ``rate_limited``; 408 ``timeout``; 413, or a 400/422 whose
+    body speaks of the context length, ``tokens_exceeded``; a 400 naming a content filter
+    ``refusal``; 502, 503, 504 and 529 ``unavailable``; any other 5xx ``server_error``; the
+    rest ``unknown``. ``retry_after`` is set from the headers when the server gave one.
+    ``where`` (e.g. ``"POST /v1/systemone"``) starts the detail.
+    """
+    message = _message(body)
+    code = _code(body)
+    reason: FailureReason
+    if status in (401, 403):
+        reason = "auth"
+    elif status == 429:
+        reason = "rate_limited"
+    elif status == 408:
+        reason = "timeout"
+    elif status == 413 or (
+        status in (400, 422) and _TOO_LONG.search(f"{code} {message}") is not None
+    ):
+        reason = "tokens_exceeded"
+    elif status in (400, 422) and _REFUSED.search(f"{code} {message}") is not None:
+        reason = "refusal"
+    elif status in (502, 503, 504, 529):
+        reason = "unavailable"
+    elif status >= 500:
+        reason = "server_error"
+    else:
+        reason = "unknown"
+    detail = f"HTTP {status}" + (f" ({code})" if code else "") + (f": {message}" if message else "")
+    if where:
+        detail = f"{where}: {detail}"
+    return Failure(reason, detail, retry_after=retry_after_seconds(headers))
+
+
+def _message(body: object) -> str:
+    """The server's own words about the error, shortened; ``""`` when it gave none."""
+    text: object = body
+    if isinstance(body, Mapping):
+        error = body.get("error")
+        if isinstance(error, Mapping):
+            text = error.get("message")
+        elif isinstance(error, str):
+            text = error
+        else:
+            text = body.get("message", body.get("detail"))
+    if text is None:
+        return ""
+    if not isinstance(text, str):
+        text = json.dumps(text, default=str)[:_DETAIL_CHARS]
+    text = " ".join(text.split())
+    return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 1] + "…"
+
+
+def _code(body: object) -> str:
+    if not isinstance(body, Mapping):
+        return ""
+    error = body.get("error")
+    source = error if isinstance(error, Mapping) else body
+    code = source.get("code") or source.get("type")
+    return str(code)[:80] if isinstance(code, (str, int)) else ""
+
+
+def failure_from_exception(error: BaseException) -> Failure:
+    """The failure an exception raised while asking a model stands for.
+
+    Understands the ``typesafe-sdk`` and ``openai`` exception families, ``httpx2``/``httpx``
+    transport errors, :class:`~checkprofile.errors.EvaluatorError` (its own reason), timeouts
+    (``timeout``), undecodable JSON (``malformed``), a response body cut off before its end
+    (``malformed``) and connection failures (``unavailable``). Anything else is ``unknown``,
+    never a pass or a fail. The detail names the exception type and its message.
+    """
+    if isinstance(error, EvaluatorError):
+        return Failure(error.reason, str(error))
+    for check in (_typesafe_failure, _openai_failure, _transport_failure):
+        failure = check(error)
+        if failure is not None:
+            return failure
+    if isinstance(error, json.JSONDecodeError):
+        return Failure("malformed", f"the response is not JSON: {error}")
+    if isinstance(error, TimeoutError):
+        return Failure("timeout", _describe(error))
+    if isinstance(error, ConnectionError):
+        return Failure("unavailable", _describe(error))
+    return Failure("unknown", _describe(error))
+
+
+def _describe(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    if len(text) > _DETAIL_CHARS * 2:
+        text = text[: _DETAIL_CHARS * 2 - 1] + "…"
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _loaded(name: str) -> ModuleType | None:
+    return sys.modules.get(name)
+
+
+def _connection_failure(error: BaseException) -> Failure:
+    """A request that got no usable response: a cut-off body if the cause chain says so."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if _CUT_OFF.search(str(cause)):
+            return Failure("malformed", f"the response body was cut off: {_describe(cause)}")
+        cause = cause.__cause__ or cause.__context__
+    return Failure("unavailable", _describe(error))
+
+
+def _typesafe_failure(error: BaseException) -> Failure | None:
+    sdk = _loaded("typesafe_sdk")
+    if sdk is None or not isinstance(error, sdk.TypeSafeError):
+        return None
+    if isinstance(error, sdk.TypeSafeAPITimeoutError):
+        return Failure("timeout", _describe(error))
+    if isinstance(error, sdk.TypeSafeAPIResponseValidationError):
+        # The SDK names the first field it could not read; the body itself is left out.
+        field = getattr(error, "field_path", "")
+        where = f" at {field!r}" if field else ""
+        return Failure("malformed", f"the response is not a System One response{where}")
+    if isinstance(error, sdk.TypeSafeAPIError):
+        return failure_from_status(
+            error.status, error.body, error.headers, where=error.endpoint or ""
+        )
+    if isinstance(error, sdk.TypeSafeAPIConnectionError):
+        return _connection_failure(error)
+    return Failure("unknown", _describe(error))
+
+
+def _openai_failure(error: BaseException) -> Failure | None:
+    sdk = _loaded("openai")
+    if sdk is None or not isinstance(error, sdk.OpenAIError):
+        return None
+    if isinstance(error, sdk.APITimeoutError):
+        return Failure("timeout", _describe(error))
+    if isinstance(error, sdk.APIResponseValidationError):
+        return Failure("malformed", f"the response does not have the expected shape: {error}")
+    if isinstance(error, sdk.APIStatusError):
+        try:
+            request = error.response.request
+            where = f"{request.method} {request.url.copy_with(query=None)}"
+        except RuntimeError:  # a response built without its request
+            where = ""
+        return failure_from_status(
+            error.status_code, error.body, error.response.headers, where=where
+        )
+    if isinstance(error, sdk.APIConnectionError):
+        return _connection_failure(error)
+    return Failure("unknown", _describe(error))
+
+
+def _transport_failure(error: BaseException) -> Failure | None:
+    for name in ("httpx2", "httpx"):
+        http = _loaded(name)
+        if http is None or not isinstance(error, http.HTTPError):
+            continue
+        if isinstance(error, http.TimeoutException):
+            return Failure("timeout", _describe(error))
+        if isinstance(error, http.HTTPStatusError):
+            response = error.response
+            try:
+                body: object = response.json()
+            except ValueError:
+                body = response.text
+            return failure_from_status(response.status_code, body, response.headers)
+        return _connection_failure(error)
+    return None
