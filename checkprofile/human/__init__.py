@@ -1,0 +1,76 @@
+"""The human side of a check: the profile's records, receipts, decisions and the audit trail.
+
+When a check is unsure a person decides. This module turns an :class:`~checkprofile.Outcome`
+into every record the profile asks for (:func:`records_for`), gives the person a receipt to
+decide from (:func:`receipt_for`), takes their decision as a typed record
+(:class:`Returned`, :class:`Completed`, :class:`Failed`; :func:`apply_decision`), and keeps an
+audit trail of verdicts and decisions (:class:`JsonLinesRecorder`, :func:`read_records`).
+Everything but the recorder is pure: times come from the verdict or the decision.
+See ``docs/human-side.md``.
+"""
+
+from __future__ import annotations
+
+from ._audit import (
+    AUDIT_FORMAT,
+    AuditError,
+    AuditRecord,
+    DecisionRecord,
+    JsonLinesRecorder,
+    Recorder,
+    VerdictRecord,
+    check_key,
+    decision_record,
+    read_records,
+    record_from_json,
+    resolution_record,
+    submission_key,
+    submission_sha256,
+    verdict_record,
+)
+from ._decisions import (
+    Completed,
+    Decision,
+    DecisionKind,
+    DecisionRequiredError,
+    Failed,
+    Resolution,
+    Returned,
+    apply_decision,
+    decision_from_json,
+)
+from ._receipts import bundle_bytes, bundle_sha256
+from ._records import Escalation, Handoff, Records, records_for
+
+__all__ = [
+    "AUDIT_FORMAT",
+    "AuditError",
+    "AuditRecord",
+    "Completed",
+    "Decision",
+    "DecisionKind",
+    "DecisionRecord",
+    "DecisionRequiredError",
+    "Escalation",
+    "Failed",
+    "Handoff",
+    "JsonLinesRecorder",
+    "Recorder",
+    "Records",
+    "Resolution",
+    "Returned",
+    "VerdictRecord",
+    "apply_decision",
+    "bundle_bytes",
+    "bundle_sha256",
+    "check_key",
+    "decision_from_json",
+    "decision_record",
+    "read_records",
+    "record_from_json",
+    "records_for",
+    "resolution_record",
+    "submission_key",
+    "submission_sha256",
+    "verdict_record",
+]

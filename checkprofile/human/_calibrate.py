@@ -1,0 +1,510 @@
+"""Calibration: how well advisory verdicts matched the people who decided the same submissions,
+and which thresholds would have matched them best (profile section 4, "Earn trust first").
+
+Everything here is a pure function over typed values: the audit trail is read elsewhere, and
+every answer is re-graded with the core's own :func:`checkprofile.grade` under the thresholds
+being tried, so calibration can never disagree with what the check would really do.
+
+The definitions (docs/earning-trust.md says the same for users):
+
+- A **case** is one submission with an advisory verdict that answered (not ``error``) and the
+  decision of a person who saw it. ``completed`` with the candidate as submitted is
+  **accepted**; ``returned``, ``failed``, and ``completed`` with the person's own output are
+  **refused** (the submission itself was not good enough to keep).
+- **Decided** cases are those the model would pass or fail; the others are **unsure** and would
+  have gone to a person. **Agreement** is the share of decided cases where pass met accepted
+  or fail met refused. **Cohen's kappa** is agreement corrected for chance over the same
+  decided cases (undefined when both sides always said the same thing).
+- A figure resting on fewer than ``min_cases`` cases (default :data:`MIN_CASES`) is marked
+  ``too_few``: report it, but do not act on it.
+- The **suggested thresholds** of a question are searched on a grid of 0.01 steps: ``pass``
+  and optional ``fail`` (``fail <= pass``) for yes/no, ``confidence`` for choice and rubric
+  (answer lists and pass levels stay as they are). Among the thresholds whose agreement is at
+  least the target, the suggestion sends the fewest cases to a person; ties go to the higher
+  agreement, then to the thresholds nearest the current ones, then to the stricter. When no
+  thresholds reach the target, the suggestion is the one with the highest agreement (then the
+  fewest unsure, nearest, stricter), marked ``meets_target: false``.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
+from fractions import Fraction
+from typing import Any, Final, Literal
+
+import attrs
+from cattrs.gen import override
+
+from .._check import Check, Question, YesNoQuestion
+from .._convert import converter, register_renamed, show
+from .._verdict import _RANK, Answer, ChoiceAnswer, Result, YesNoAnswer, grade
+
+__all__ = [
+    "GRID",
+    "MIN_CASES",
+    "Calibration",
+    "Case",
+    "CheckCalibration",
+    "CheckCases",
+    "Confusion",
+    "CurvePoint",
+    "Figure",
+    "Figures",
+    "Person",
+    "QuestionCalibration",
+    "Thresholds",
+    "calibrate_cases",
+]
+
+#: The person's side of a case: the submission was kept as it was, or it was not.
+Person = Literal["accepted", "refused"]
+
+#: Below this many cases a figure is marked ``too_few`` (a rule of thumb: with 30 cases one
+#: disagreement moves agreement by more than three points).
+MIN_CASES: Final = 30
+
+#: The thresholds tried: 0.00, 0.01, ..., 1.00. Written as the profile's users write them.
+GRID: Final[tuple[float, ...]] = tuple(round(k / 100, 2) for k in range(101))
+
+_RESULTS: Final[tuple[Result, ...]] = ("pass", "fail", "unsure")
+_PEOPLE: Final[tuple[Person, ...]] = ("accepted", "refused")
+
+
+@attrs.frozen(kw_only=True)
+class Case:
+    """One submission: the evaluator's ``answers`` (one per question, in the check's order)
+    and the ``person``'s decision on it. ``key`` joins the two in the audit trail."""
+
+    key: str
+    answers: tuple[Answer, ...]
+    person: Person
+
+
+@attrs.frozen(kw_only=True)
+class CheckCases:
+    """The cases of one check: ``name`` says which (a process's step), ``check`` holds the
+    thresholds in force now, and every case answers its questions."""
+
+    name: str
+    check: Check
+    cases: tuple[Case, ...] = attrs.field()
+
+    @cases.validator
+    def _answers_fit(self, _: attrs.Attribute[Any], cases: tuple[Case, ...]) -> None:
+        for case in cases:
+            if len(case.answers) != len(self.check):
+                raise ValueError(
+                    f"case {show(case.key)} has {len(case.answers)} answers for the"
+                    f" {len(self.check)} questions of {show(self.name)}"
+                )
+
+
+@attrs.frozen(kw_only=True)
+class Confusion:
+    """How many cases had each model result (rows) and each person's decision (columns)."""
+
+    pass_accepted: int = 0
+    pass_refused: int = 0
+    fail_accepted: int = 0
+    fail_refused: int = 0
+    unsure_accepted: int = 0
+    unsure_refused: int = 0
+
+    def count(self, result: Result, person: Person) -> int:
+        value: int = getattr(self, f"{result}_{person}")
+        return value
+
+    @property
+    def cases(self) -> int:
+        return sum(self.count(r, p) for r in _RESULTS for p in _PEOPLE)
+
+    @property
+    def decided(self) -> int:
+        """Cases the model would have passed or failed on its own."""
+        return self.cases - self.unsure
+
+    @property
+    def unsure(self) -> int:
+        """Cases that would have reached a person."""
+        return self.unsure_accepted + self.unsure_refused
+
+    @property
+    def agreed(self) -> int:
+        return self.pass_accepted + self.fail_refused
+
+    def to_json(self) -> dict[str, dict[str, int]]:
+        """``{"pass": {"accepted": n, "refused": n}, "fail": {...}, "unsure": {...}}``."""
+        return {r: {p: self.count(r, p) for p in _PEOPLE} for r in _RESULTS}
+
+
+@attrs.frozen(kw_only=True)
+class Figure:
+    """One figure, the number of ``cases`` behind it, and whether they are ``too_few`` to
+    trust it. ``value`` is ``None`` when the figure is undefined (no cases, or a kappa where
+    both sides never varied)."""
+
+    value: float | None
+    cases: int
+    too_few: bool
+
+
+@attrs.frozen(kw_only=True)
+class Figures:
+    """Model against people over some cases: the ``confusion`` matrix, ``agreement`` and
+    ``kappa`` over the decided cases, and how many cases went ``to_person`` (unsure) and
+    what share of all cases that is."""
+
+    confusion: Confusion
+    agreement: Figure
+    kappa: Figure
+    to_person: int
+    to_person_share: Figure
+
+    @property
+    def cases(self) -> int:
+        return self.confusion.cases
+
+    @property
+    def decided(self) -> int:
+        return self.confusion.decided
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = converter.unstructure(self)
+        return data
+
+
+@attrs.frozen(kw_only=True)
+class Thresholds:
+    """The thresholds of one question, named as in the check key: ``pass`` and ``fail`` for
+    yes/no, ``confidence`` for choice and rubric."""
+
+    pass_at: float | None = None
+    fail_below: float | None = None
+    confidence: float | None = None
+
+    @classmethod
+    def of(cls, question: Question) -> Thresholds:
+        if isinstance(question, YesNoQuestion):
+            return cls(pass_at=question.pass_at, fail_below=question.fail_below)
+        return cls(confidence=question.confidence)
+
+    def apply(self, question: Question) -> Question:
+        """``question`` with these thresholds."""
+        if isinstance(question, YesNoQuestion) and self.pass_at is not None:
+            return attrs.evolve(question, pass_at=self.pass_at, fail_below=self.fail_below)
+        if not isinstance(question, YesNoQuestion) and self.confidence is not None:
+            return attrs.evolve(question, confidence=self.confidence)
+        raise ValueError(f"{self} are not thresholds of a {question.kind} question")
+
+    def to_json(self) -> dict[str, float]:
+        data: dict[str, float] = converter.unstructure(self)
+        return data
+
+
+@attrs.frozen(kw_only=True)
+class CurvePoint:
+    """The figures of a question at one ``threshold`` of its sweep."""
+
+    threshold: float
+    agreement: float | None
+    decided: int
+    to_person: int
+
+
+@attrs.frozen(kw_only=True)
+class QuestionCalibration:
+    """One question: its figures ``at_current`` thresholds, the ``suggested`` thresholds and
+    the figures ``at_suggested`` (``None`` when no thresholds leave a decided case), and the
+    ``curve`` of agreement against ``curve_of`` (``pass``, with ``fail`` at its suggested
+    value, for yes/no; ``confidence`` otherwise)."""
+
+    ask: str
+    kind: str
+    current: Thresholds
+    at_current: Figures
+    suggested: Thresholds | None
+    at_suggested: Figures | None
+    meets_target: bool
+    too_few: bool
+    curve_of: Literal["pass", "confidence"]
+    curve: tuple[CurvePoint, ...]
+
+
+@attrs.frozen(kw_only=True)
+class CheckCalibration:
+    """One check: the whole verdict's figures ``at_current`` thresholds and ``at_suggested``
+    ones (every question at its suggestion), and each question's calibration."""
+
+    name: str
+    at_current: Figures
+    at_suggested: Figures
+    questions: tuple[QuestionCalibration, ...]
+
+
+@attrs.frozen(kw_only=True)
+class Calibration:
+    """A calibration report: the ``target`` agreement, the ``min_cases`` below which a figure
+    is ``too_few``, each check's calibration, and ``skipped``: how many records were left out
+    and why (a reason, such as ``not_advisory``, to a count)."""
+
+    target: float
+    min_cases: int
+    checks: tuple[CheckCalibration, ...]
+    skipped: tuple[tuple[str, int], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as plain JSON (``--json``)."""
+        data: dict[str, Any] = converter.unstructure(self)
+        return data
+
+
+def _thresholds_json(value: Thresholds) -> dict[str, float]:
+    data = {"pass": value.pass_at, "fail": value.fail_below, "confidence": value.confidence}
+    if value.pass_at is not None:
+        # A yes/no question without fail: say so, as null, rather than leave it out.
+        return {key: data[key] for key in ("pass", "fail")}  # type: ignore[misc]
+    return {"confidence": value.confidence}  # type: ignore[dict-item]
+
+
+converter.register_unstructure_hook(Thresholds, _thresholds_json)
+converter.register_unstructure_hook(Confusion, Confusion.to_json)
+register_renamed(
+    Calibration,
+    skipped=override(unstruct_hook=dict),
+)
+
+
+def _figures(counts: Counter[tuple[Result, Person]], min_cases: int) -> Figures:
+    confusion = Confusion(**{f"{r}_{p}": counts[(r, p)] for r in _RESULTS for p in _PEOPLE})
+    decided, cases = confusion.decided, confusion.cases
+    agreement: float | None = None
+    kappa: float | None = None
+    if decided:
+        # Exact fractions, so a hand computation in the docs and tests gives the same digits.
+        po = Fraction(confusion.agreed, decided)
+        passed = confusion.pass_accepted + confusion.pass_refused
+        accepted = confusion.pass_accepted + confusion.fail_accepted
+        pe = Fraction(
+            passed * accepted + (decided - passed) * (decided - accepted), decided * decided
+        )
+        agreement = float(po)
+        kappa = float((po - pe) / (1 - pe)) if pe != 1 else None
+    return Figures(
+        confusion=confusion,
+        agreement=Figure(value=agreement, cases=decided, too_few=decided < min_cases),
+        kappa=Figure(value=kappa, cases=decided, too_few=decided < min_cases),
+        to_person=confusion.unsure,
+        to_person_share=Figure(
+            value=confusion.unsure / cases if cases else None,
+            cases=cases,
+            too_few=cases < min_cases,
+        ),
+    )
+
+
+def _worst(results: Iterable[Result]) -> Result:
+    # The core's own worst-of order: unsure outranks fail, fail outranks pass.
+    return max(results, key=_RANK.__getitem__)
+
+
+def _bucket(answer: Answer) -> tuple[Hashable, int]:
+    """Answers in one bucket grade alike under every threshold of :data:`GRID`: the same name or
+    level, and the same number of grid values at or below the probability or confidence
+    (grading compares with ``>=``)."""
+    if isinstance(answer, YesNoAnswer):
+        return None, bisect.bisect_right(GRID, answer.p)
+    if isinstance(answer, ChoiceAnswer):
+        return answer.name, bisect.bisect_right(GRID, answer.confidence)
+    return answer.level, bisect.bisect_right(GRID, answer.confidence)
+
+
+class _Sweep:
+    """Grades one question's cases under many thresholds, each grading done once per bucket
+    of alike answers and once per class of thresholds that split the buckets the same way."""
+
+    def __init__(self, question: Question, answers: Sequence[Answer], people: Sequence[Person]):
+        self.question = question
+        buckets: dict[tuple[Hashable, int], tuple[Answer, Counter[Person]]] = {}
+        for answer, person in zip(answers, people, strict=True):
+            _, tally = buckets.setdefault(_bucket(answer), (answer, Counter()))
+            tally[person] += 1
+        self.buckets = list(buckets.values())
+        # Grid index k splits the answers between those below GRID[k] and those at or above
+        # it; two indexes with no occupied bucket between them split them alike.
+        occupied = sorted({key[1] for key in buckets})
+        self._class = [len(occupied) - bisect.bisect_right(occupied, k) for k in range(101)]
+        self._cache: dict[tuple[int, ...], Figures] = {}
+
+    def figures(self, thresholds: Thresholds, indexes: tuple[int, ...], min_cases: int) -> Figures:
+        """The figures under ``thresholds``, set by the grid ``indexes``."""
+        signature = (min_cases, *(self._class[k] for k in indexes))
+        cached = self._cache.get(signature)
+        if cached is None:
+            question = thresholds.apply(self.question)
+            counts: Counter[tuple[Result, Person]] = Counter()
+            for answer, tally in self.buckets:
+                result = grade(question, answer)
+                for person, n in tally.items():
+                    counts[(result, person)] += n
+            cached = self._cache[signature] = _figures(counts, min_cases)
+        return cached
+
+
+def _candidates(question: Question) -> list[tuple[Thresholds, tuple[int, ...]]]:
+    """Every thresholds tried for ``question``, with the grid indexes that set them."""
+    if isinstance(question, YesNoQuestion):
+        found: list[tuple[Thresholds, tuple[int, ...]]] = []
+        for p in range(101):
+            # fail=None grades as a fail equal to pass: below pass fails.
+            found.append((Thresholds(pass_at=GRID[p]), (p, p)))
+            found.extend(
+                (Thresholds(pass_at=GRID[p], fail_below=GRID[f]), (f, p)) for f in range(p + 1)
+            )
+        return found
+    return [(Thresholds(confidence=GRID[c]), (c,)) for c in range(101)]
+
+
+def _values(thresholds: Thresholds) -> tuple[float, ...]:
+    if thresholds.pass_at is not None:
+        fail = thresholds.pass_at if thresholds.fail_below is None else thresholds.fail_below
+        return (thresholds.pass_at, fail)
+    assert thresholds.confidence is not None
+    return (thresholds.confidence,)
+
+
+def _distance(a: Thresholds, b: Thresholds) -> float:
+    return sum(abs(x - y) for x, y in zip(_values(a), _values(b), strict=True))
+
+
+def _calibrate_question(
+    question: Question,
+    answers: Sequence[Answer],
+    people: Sequence[Person],
+    *,
+    target: float,
+    min_cases: int,
+) -> QuestionCalibration:
+    current = Thresholds.of(question)
+    at_current = _figures(
+        Counter((grade(question, a), p) for a, p in zip(answers, people, strict=True)),
+        min_cases,
+    )
+    sweep = _Sweep(question, answers, people)
+    scored: list[tuple[tuple[Any, ...], Thresholds, Figures]] = []
+    for thresholds, indexes in _candidates(question):
+        figures = sweep.figures(thresholds, indexes, min_cases)
+        agreement = figures.agreement.value
+        if agreement is None:
+            continue  # everything unsure: nothing to agree with
+        meets = agreement >= target
+        # Smaller is better, in this order (the module docstring says why).
+        closeness = (_distance(thresholds, current), tuple(-v for v in _values(thresholds)))
+        rank: tuple[Any, ...]
+        if meets:
+            rank = (0, figures.to_person, -agreement, closeness, thresholds.fail_below is not None)
+        else:
+            rank = (1, -agreement, figures.to_person, closeness, thresholds.fail_below is not None)
+        scored.append((rank, thresholds, figures))
+    best = min(scored, key=lambda item: item[0], default=None)
+    suggested = None if best is None else best[1]
+    curve = _curve(question, sweep, suggested, min_cases)
+    return QuestionCalibration(
+        ask=question.ask,
+        kind=question.kind,
+        current=current,
+        at_current=at_current,
+        suggested=suggested,
+        at_suggested=None if best is None else best[2],
+        meets_target=best is not None and best[0][0] == 0,
+        too_few=len(answers) < min_cases,
+        curve_of="pass" if isinstance(question, YesNoQuestion) else "confidence",
+        curve=tuple(curve),
+    )
+
+
+def _curve(
+    question: Question, sweep: _Sweep, suggested: Thresholds | None, min_cases: int
+) -> list[CurvePoint]:
+    points: list[tuple[Thresholds, tuple[int, ...]]] = []
+    if isinstance(question, YesNoQuestion):
+        fail = None if suggested is None else suggested.fail_below
+        for p in range(101):
+            if fail is None:
+                points.append((Thresholds(pass_at=GRID[p]), (p, p)))
+            elif GRID[p] >= fail:
+                f = GRID.index(fail)
+                points.append((Thresholds(pass_at=GRID[p], fail_below=fail), (f, p)))
+    else:
+        points = _candidates(question)
+    curve = []
+    for thresholds, indexes in points:
+        figures = sweep.figures(thresholds, indexes, min_cases)
+        curve.append(
+            CurvePoint(
+                threshold=_values(thresholds)[0],
+                agreement=figures.agreement.value,
+                decided=figures.decided,
+                to_person=figures.to_person,
+            )
+        )
+    return curve
+
+
+def _calibrate_check(group: CheckCases, *, target: float, min_cases: int) -> CheckCalibration:
+    people = [case.person for case in group.cases]
+    questions = [
+        _calibrate_question(
+            question,
+            [case.answers[i] for case in group.cases],
+            people,
+            target=target,
+            min_cases=min_cases,
+        )
+        for i, question in enumerate(group.check)
+    ]
+    suggested = [
+        q if c.suggested is None else c.suggested.apply(q)
+        for q, c in zip(group.check, questions, strict=True)
+    ]
+
+    def figures(check: Sequence[Question]) -> Figures:
+        counts: Counter[tuple[Result, Person]] = Counter()
+        for case in group.cases:
+            verdict = _worst(grade(q, a) for q, a in zip(check, case.answers, strict=True))
+            counts[(verdict, case.person)] += 1
+        return _figures(counts, min_cases)
+
+    return CheckCalibration(
+        name=group.name,
+        at_current=figures(group.check),
+        at_suggested=figures(suggested),
+        questions=tuple(questions),
+    )
+
+
+def calibrate_cases(
+    groups: Iterable[CheckCases],
+    *,
+    target: float = 0.95,
+    min_cases: int = MIN_CASES,
+    skipped: Iterable[tuple[str, int]] = (),
+) -> Calibration:
+    """Calibrate each check of ``groups`` at ``target`` agreement (see the module docs for
+    every definition). ``skipped`` is carried into the report as it is."""
+    if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 < target <= 1:
+        raise ValueError(f"target must be a number above 0 and at most 1, got {show(target)}")
+    if isinstance(min_cases, bool) or not isinstance(min_cases, int) or min_cases < 1:
+        raise ValueError(f"min_cases must be a whole number of at least 1, got {show(min_cases)}")
+    checks = [
+        _calibrate_check(group, target=float(target), min_cases=min_cases)
+        for group in groups
+        if group.cases
+    ]
+    return Calibration(
+        target=float(target),
+        min_cases=min_cases,
+        checks=tuple(checks),
+        skipped=tuple(skipped),
+    )

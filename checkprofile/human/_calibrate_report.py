@@ -1,0 +1,379 @@
+"""A calibration report for people: a plain-text table for a terminal, and one self-contained
+HTML page with an SVG chart per question (inline CSS and SVG only: no script, font, image or
+link from anywhere, so the page can be mailed or archived as it is).
+
+Every piece of user text (check names, asks, reasons) is escaped before it enters the page.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from .._convert import one_line
+from .._lines import js_number
+from ._calibrate import (
+    Calibration,
+    CheckCalibration,
+    CurvePoint,
+    Figures,
+    QuestionCalibration,
+    Thresholds,
+)
+
+__all__ = ["render_html", "render_text"]
+
+_KIND: Final = {"yes_no": "yes/no", "choice": "choice", "rubric": "rubric"}
+_SKIPPED: Final = {
+    "not_advisory": "verdicts not advisory (a blocking verdict changed what people saw)",
+    "error": "error verdicts (the evaluator did not answer)",
+    "no_decision": "verdicts no person decided",
+    "no_verdict": "decisions with no advisory verdict",
+    "superseded": "earlier records of a submission recorded again",
+}
+
+
+def _number(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _percent(share: float | None) -> str:
+    return "n/a" if share is None else f"{share * 100:.1f}%"
+
+
+def _thresholds(value: Thresholds | None) -> str:
+    if value is None:
+        return "none"
+    if value.pass_at is not None:
+        fail = "" if value.fail_below is None else f" fail {js_number(value.fail_below)}"
+        return f"pass {js_number(value.pass_at)}{fail}"
+    assert value.confidence is not None
+    return f"confidence {js_number(value.confidence)}"
+
+
+def _cells(figures: Figures | None) -> list[str]:
+    if figures is None:
+        return ["n/a"] * 6
+    star = "*" if figures.agreement.too_few else ""
+    share = figures.to_person_share
+    person_star = "*" if share.too_few else ""
+    c = figures.confusion
+    return [
+        f"{_number(figures.agreement.value)}{star} n={figures.decided}",
+        f"{_number(figures.kappa.value, 2)}{star}",
+        f"{figures.to_person}/{figures.cases} {_percent(share.value)}{person_star}",
+        f"{c.pass_accepted}/{c.pass_refused}",
+        f"{c.fail_accepted}/{c.fail_refused}",
+        f"{c.unsure_accepted}/{c.unsure_refused}",
+    ]
+
+
+_HEAD: Final = (
+    "",
+    "",
+    "thresholds",
+    "agreement",
+    "kappa",
+    "to a person",
+    "pass a/r",
+    "fail a/r",
+    "unsure a/r",
+    "target",
+)
+
+
+def _rows(check: CheckCalibration, target: float) -> list[list[str]]:
+    rows = [
+        ["check", "current", "as now", *_cells(check.at_current), ""],
+        [
+            "",
+            "suggested",
+            "each question's",
+            *_cells(check.at_suggested),
+            _met(check.at_suggested.agreement.value, target),
+        ],
+    ]
+    for number, question in enumerate(check.questions, 1):
+        label = f"Q{number} {_KIND.get(question.kind, question.kind)}"
+        rows.append([label, "current", _thresholds(question.current), *_cells(question.at_current)])
+        rows[-1].append("")
+        rows.append(
+            [
+                "",
+                "suggested",
+                _thresholds(question.suggested),
+                *_cells(question.at_suggested),
+                "met" if question.meets_target else "not met",
+            ]
+        )
+    return rows
+
+
+def _met(agreement: float | None, target: float) -> str:
+    return "met" if agreement is not None and agreement >= target else "not met"
+
+
+def _table(rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [
+            cell.ljust(width) if i < 3 else cell.rjust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  " + "  ".join(cells).rstrip())
+    return lines
+
+
+def _summary(calibration: Calibration) -> list[str]:
+    cases = sum(check.at_current.cases for check in calibration.checks)
+    lines = [
+        f"Calibration: {cases} cases in {len(calibration.checks)}"
+        f" check{'s' if len(calibration.checks) != 1 else ''},"
+        f" target agreement {js_number(calibration.target)}."
+    ]
+    for reason, count in calibration.skipped:
+        if count:
+            lines.append(f"Left out: {count} {_SKIPPED.get(reason, reason)}.")
+    return lines
+
+
+_LEGEND: Final = (
+    "agreement: share of the cases the model decided (pass or fail) where pass met accepted"
+    " or fail met refused; n = those cases.",
+    "to a person: unsure cases, of all cases. a/r: accepted/refused by the person"
+    " (completed with the candidate is accepted; returned, failed, or completed with the"
+    " person's own output is refused).",
+    "suggested: the thresholds that keep agreement at or above the target while sending the"
+    " fewest cases to a person (or, when none reach it, the highest agreement).",
+)
+
+
+def render_text(calibration: Calibration) -> str:
+    """The report as a plain-text table, one block per check, ending in a newline."""
+    lines = _summary(calibration)
+    for check in calibration.checks:
+        lines += ["", f"{one_line(check.name)} ({check.at_current.cases} cases)"]
+        lines += _table([list(_HEAD), *_rows(check, calibration.target)])
+        for number, question in enumerate(check.questions, 1):
+            lines.append(f"  Q{number}: {one_line(question.ask)}")
+    if not calibration.checks:
+        lines += ["", "No case joins an advisory verdict to a person's decision yet."]
+    lines += ["", *_LEGEND]
+    if _any_too_few(calibration):
+        lines.append(
+            f"* fewer than {calibration.min_cases} cases behind this figure: too few to trust."
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _any_too_few(calibration: Calibration) -> bool:
+    for check in calibration.checks:
+        figures: list[Figures | None] = [check.at_current, check.at_suggested]
+        for question in check.questions:
+            figures += [question.at_current, question.at_suggested]
+        for f in figures:
+            if f is not None and (f.agreement.too_few or f.to_person_share.too_few):
+                return True
+    return False
+
+
+# --- HTML -------------------------------------------------------------------------------------
+
+_CSS: Final = """
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
+  max-width: 70rem; padding: 0 1rem; color: #1d2330; background: #fff; }
+h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2.5rem; }
+h3 { font-size: 1rem; font-weight: 600; margin: 1.5rem 0 .25rem; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; font-variant-numeric: tabular-nums; }
+th, td { padding: .25rem .6rem; border-bottom: 1px solid #d8dce4; text-align: right; }
+th { background: #f1f3f7; font-weight: 600; }
+td.l, th.l { text-align: left; }
+.few { color: #9a5b00; } .met { color: #1c7a3a; } .not { color: #b3261e; }
+.note { color: #4a5263; font-size: .9rem; }
+svg { display: block; margin: .25rem 0 1.5rem; max-width: 100%; height: auto; }
+"""
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _figure_cells(figures: Figures | None) -> str:
+    if figures is None:
+        return '<td colspan="6">no thresholds leave a case decided</td>'
+    few = ' class="few" title="too few cases to trust"'
+    agreement, share, c = figures.agreement, figures.to_person_share, figures.confusion
+    mark = "*" if agreement.too_few else ""
+    person_mark = "*" if share.too_few else ""
+    return (
+        f"<td{few if agreement.too_few else ''}>{_number(agreement.value)}{mark}"
+        f" <small>n={figures.decided}</small></td>"
+        f"<td{few if agreement.too_few else ''}>{_number(figures.kappa.value, 2)}{mark}</td>"
+        f"<td{few if share.too_few else ''}>{figures.to_person} of {figures.cases}"
+        f" ({_percent(share.value)}){person_mark}</td>"
+        f"<td>{c.pass_accepted} / {c.pass_refused}</td>"
+        f"<td>{c.fail_accepted} / {c.fail_refused}</td>"
+        f"<td>{c.unsure_accepted} / {c.unsure_refused}</td>"
+    )
+
+
+def _met_cell(met: bool | None) -> str:
+    if met is None:
+        return "<td></td>"
+    return '<td class="met">met</td>' if met else '<td class="not">not met</td>'
+
+
+def _html_table(check: CheckCalibration, target: float) -> str:
+    head = (
+        '<tr><th class="l"></th><th class="l"></th><th class="l">thresholds</th>'
+        "<th>agreement</th><th>kappa</th><th>to a person</th><th>pass acc. / ref.</th>"
+        "<th>fail acc. / ref.</th><th>unsure acc. / ref.</th><th>target</th></tr>"
+    )
+    rows = [
+        '<tr><td class="l">check</td><td class="l">current</td><td class="l">as now</td>'
+        f"{_figure_cells(check.at_current)}{_met_cell(None)}</tr>",
+        '<tr><td class="l"></td><td class="l">suggested</td>'
+        '<td class="l">each question\'s</td>'
+        f"{_figure_cells(check.at_suggested)}"
+        f"{_met_cell(_met(check.at_suggested.agreement.value, target) == 'met')}</tr>",
+    ]
+    for number, q in enumerate(check.questions, 1):
+        kind = _e(_KIND.get(q.kind, q.kind))
+        rows.append(
+            f'<tr><td class="l">Q{number} {kind}</td><td class="l">current</td>'
+            f'<td class="l">{_e(_thresholds(q.current))}</td>'
+            f"{_figure_cells(q.at_current)}{_met_cell(None)}</tr>"
+        )
+        rows.append(
+            '<tr><td class="l"></td><td class="l">suggested</td>'
+            f'<td class="l">{_e(_thresholds(q.suggested))}</td>'
+            f"{_figure_cells(q.at_suggested)}{_met_cell(q.meets_target)}</tr>"
+        )
+    return f"<table>{head}{''.join(rows)}</table>"
+
+
+# The chart's frame, in SVG user units.
+_W, _H, _LEFT, _RIGHT, _TOP, _BOTTOM = 640, 300, 56, 150, 16, 44
+
+
+def _x(t: float) -> float:
+    return _LEFT + t * (_W - _LEFT - _RIGHT)
+
+
+def _y(v: float) -> float:
+    return _TOP + (1 - v) * (_H - _TOP - _BOTTOM)
+
+
+def _polylines(points: Iterable[tuple[float, float | None]]) -> list[str]:
+    """Runs of defined points as polyline point lists (a gap where a value is undefined)."""
+    runs: list[list[str]] = [[]]
+    for t, v in points:
+        if v is None:
+            if runs[-1]:
+                runs.append([])
+            continue
+        runs[-1].append(f"{_x(t):.1f},{_y(v):.1f}")
+    return [" ".join(run) for run in runs if run]
+
+
+def _chart(question: QuestionCalibration, target: float, number: int, anchor: str) -> str:
+    curve: Sequence[CurvePoint] = question.curve
+    what = "pass threshold" if question.curve_of == "pass" else "confidence threshold"
+    if question.curve_of == "pass" and question.suggested and question.suggested.fail_below:
+        what += f" (fail at {js_number(question.suggested.fail_below)})"
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {_H}" width="{_W}"'
+        f' height="{_H}" role="img" aria-labelledby="{anchor}">'
+        f'<title id="{anchor}">Q{number}: agreement and share sent to a person'
+        f" against the {_e(what)}</title>",
+        f'<rect x="{_LEFT}" y="{_TOP}" width="{_W - _LEFT - _RIGHT}"'
+        f' height="{_H - _TOP - _BOTTOM}" fill="#fbfcfe" stroke="#c4cad6"/>',
+    ]
+    for tick in (0, 0.25, 0.5, 0.75, 1):
+        parts.append(
+            f'<line x1="{_x(0):.1f}" x2="{_x(1):.1f}" y1="{_y(tick):.1f}" y2="{_y(tick):.1f}"'
+            ' stroke="#e3e7ee"/>'
+            f'<text x="{_LEFT - 6}" y="{_y(tick) + 4:.1f}" text-anchor="end" font-size="11"'
+            f' fill="#4a5263">{tick:g}</text>'
+            f'<text x="{_x(tick):.1f}" y="{_H - _BOTTOM + 16}" text-anchor="middle"'
+            f' font-size="11" fill="#4a5263">{tick:g}</text>'
+        )
+    parts.append(
+        f'<text x="{_x(0.5):.1f}" y="{_H - 6}" text-anchor="middle" font-size="12"'
+        f' fill="#1d2330">{_e(what)}</text>'
+    )
+    parts.append(
+        f'<line x1="{_x(0):.1f}" x2="{_x(1):.1f}" y1="{_y(target):.1f}" y2="{_y(target):.1f}"'
+        ' stroke="#1c7a3a" stroke-dasharray="6 4"/>'
+    )
+    markers = [(question.current, "#6b7385", "current")]
+    if question.suggested is not None:
+        markers.append((question.suggested, "#1f5fbf", "suggested"))
+    for thresholds, colour, _ in markers:
+        t = thresholds.pass_at if thresholds.pass_at is not None else thresholds.confidence
+        if t is not None:
+            parts.append(
+                f'<line x1="{_x(t):.1f}" x2="{_x(t):.1f}" y1="{_TOP}" y2="{_H - _BOTTOM}"'
+                f' stroke="{colour}" stroke-width="1.5" stroke-dasharray="2 3"/>'
+            )
+    for points in _polylines((p.threshold, p.agreement) for p in curve):
+        parts.append(f'<polyline points="{points}" fill="none" stroke="#1f5fbf" stroke-width="2"/>')
+    for points in _polylines(
+        (p.threshold, p.to_person / (p.decided + p.to_person) if p.decided + p.to_person else None)
+        for p in curve
+    ):
+        parts.append(
+            f'<polyline points="{points}" fill="none" stroke="#c26a00" stroke-width="2"'
+            ' stroke-dasharray="5 3"/>'
+        )
+    legend = [
+        ("#1f5fbf", "", "agreement"),
+        ("#c26a00", "5 3", "to a person"),
+        ("#1c7a3a", "6 4", f"target {js_number(target)}"),
+        ("#6b7385", "2 3", "current"),
+        ("#1f5fbf", "2 3", "suggested"),
+    ]
+    for row, (colour, dash, label) in enumerate(legend):
+        y = _TOP + 12 + row * 20
+        x = _W - _RIGHT + 14
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+        parts.append(
+            f'<line x1="{x}" x2="{x + 22}" y1="{y}" y2="{y}" stroke="{colour}"'
+            f' stroke-width="2"{dash_attr}/>'
+            f'<text x="{x + 28}" y="{y + 4}" font-size="12" fill="#1d2330">{_e(label)}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def render_html(calibration: Calibration, *, title: str = "Calibration report") -> str:
+    """The report as one self-contained HTML page (inline CSS and SVG; nothing fetched)."""
+    body = [f"<h1>{_e(title)}</h1>"]
+    body += [f"<p>{_e(line)}</p>" for line in _summary(calibration)]
+    if not calibration.checks:
+        body.append("<p>No case joins an advisory verdict to a person's decision yet.</p>")
+    for index, check in enumerate(calibration.checks, 1):
+        body.append(f"<h2>{_e(one_line(check.name))} ({check.at_current.cases} cases)</h2>")
+        body.append(_html_table(check, calibration.target))
+        for number, question in enumerate(check.questions, 1):
+            few = ' <span class="few">(too few cases to trust)</span>' if question.too_few else ""
+            body.append(f"<h3>Q{number} ({_e(_KIND.get(question.kind, question.kind))}):")
+            body.append(f" {_e(one_line(question.ask))}{few}</h3>")
+            body.append(_chart(question, calibration.target, number, f"c{index}q{number}"))
+    body += [f'<p class="note">{_e(line)}</p>' for line in _LEGEND]
+    body.append(
+        f'<p class="note">* or <span class="few">amber</span>: fewer than'
+        f" {calibration.min_cases} cases behind this figure: too few to trust.</p>"
+    )
+    # The policy makes "nothing fetched" checkable: a browser refuses, and reports, any load.
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta http-equiv="Content-Security-Policy"'
+        " content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head>\n"
+        f"<body>\n{chr(10).join(body)}\n</body></html>\n"
+    )

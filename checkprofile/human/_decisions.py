@@ -1,0 +1,368 @@
+"""A person's decision on an escalated step, and what it does (profile section 3).
+
+"The person decides ``returned`` with a note, ``completed`` with the candidate or their own
+output, or ``failed``." Each is a typed, frozen record saying who decided and when. A decision
+is taken only as one of these: a bare string, a map of one's own shape, or a decision missing
+what it needs raises :class:`DecisionRequiredError`, and nothing changes. The error names the
+*shape* it received (types and keys), never the contents: a decision is caller data, and an
+error message ends up in logs.
+
+Choices the profile leaves open, each pinned by ``tests/test_human_decisions.py``:
+
+* ``returned`` and ``failed`` need a non-blank ``note``; ``completed`` takes none.
+* ``completed`` without ``output`` completes with the candidate; with ``output`` (any JSON
+  value but ``null``) it completes with the person's own output, ``summary`` and ``evidence``.
+  ``summary`` or ``evidence`` without ``output`` is refused: it would mix two submissions.
+* After ``returned`` the attempt continues: the verdict travels in ``handoff.check`` with the
+  person's note and the issue lines, and leaves ``steps.<id>.check`` (it no longer waits on a
+  person; the host restores the step's previous entry, if it had one). After ``completed`` or
+  ``failed`` the step has ended and the verdict stays as ``steps.<id>.check``.
+* A decision's time is not compared with the escalation's: clocks on different machines differ,
+  and refusing a real decision for that would lose it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, Literal
+
+import attrs
+
+from .._bundle import Evidence, Submission
+from .._lines import issue_lines
+from .._verdict import Verdict, format_at
+from ..errors import CheckprofileError, MaterialError
+from ._records import Escalation, Handoff
+
+__all__ = [
+    "Completed",
+    "Decision",
+    "DecisionKind",
+    "DecisionRequiredError",
+    "Failed",
+    "Resolution",
+    "Returned",
+    "apply_decision",
+    "decision_from_json",
+]
+
+DecisionKind = Literal["returned", "completed", "failed"]
+
+_KINDS: tuple[DecisionKind, ...] = ("returned", "completed", "failed")
+_ALLOWED = "a decision is returned (note, by, at), completed (by, at, and optionally output,"
+_ALLOWED += " summary, evidence) or failed (note, by, at)"
+
+# At most this many keys are named in a message: a map of a million keys is still one line.
+_MAX_KEYS = 12
+_MAX_KEY_CHARS = 32
+
+
+class DecisionRequiredError(CheckprofileError, TypeError, ValueError):
+    """Something that is not a decision of the allowed kinds, or a decision missing what it
+    needs, was given where a person's decision is required. Nothing was changed.
+
+    ``received`` describes the shape that arrived (types and keys, never values). It is both a
+    :class:`TypeError` (the wrong kind of thing) and a :class:`ValueError` (a decision missing a
+    value), so either ``except`` catches it.
+    """
+
+    received: str
+
+    def __init__(self, problem: str, received: object) -> None:
+        self.received = shape(received)
+        super().__init__(f"{problem}; received {self.received} ({_ALLOWED})")
+
+
+def _type(value: object) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _key(key: object) -> str:
+    if not isinstance(key, str):
+        return f"<a {_type(key)} key>"
+    text = key if key.isprintable() else key.encode("unicode_escape").decode("ascii")
+    return text if len(text) <= _MAX_KEY_CHARS else text[: _MAX_KEY_CHARS - 1] + "…"
+
+
+def shape(value: object) -> str:
+    """The shape of ``value`` for an error message: its type, and for a map its keys with the
+    type of each value. Never a value: ``a map with keys by (str), kind (str), note (int)``."""
+    if isinstance(value, Mapping):
+        try:
+            items = list(value.items())
+        except Exception:  # a Mapping of one's own may fail to list itself
+            return f"a {type(value).__name__} that cannot be read"
+        if not items:
+            return "an empty map"
+        named = sorted((_key(key), _type(item)) for key, item in items)
+        parts = [f"{key} ({kind})" for key, kind in named[:_MAX_KEYS]]
+        if len(named) > _MAX_KEYS:
+            parts.append(f"and {len(named) - _MAX_KEYS} more")
+        return f"a map with keys {', '.join(parts)}"
+    if isinstance(value, (Returned, Completed, Failed)):
+        return f"a {type(value).__name__} decision"
+    if isinstance(value, (list, tuple)):
+        return f"a {type(value).__name__} of {len(value)} items"
+    return "null" if value is None else f"a {type(value).__name__}"
+
+
+def _at(value: object, received: object) -> str:
+    if not isinstance(value, (str, datetime)):
+        raise DecisionRequiredError("a decision's at must be an RFC 3339 time string", received)
+    try:
+        return format_at(value)
+    except ValueError:
+        raise DecisionRequiredError(
+            "a decision's at must be RFC 3339 in UTC ending in Z (or an aware datetime)",
+            received,
+        ) from None
+
+
+def _text(what: str, value: object, received: object) -> str:
+    if not isinstance(value, str):
+        raise DecisionRequiredError(f"a decision's {what} must be a string", received)
+    if not value.strip():
+        raise DecisionRequiredError(f"a decision's {what} must not be blank", received)
+    return value
+
+
+def _fields(kind: DecisionKind) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The (required, optional) keys of a decision's JSON, ``kind`` aside."""
+    if kind == "completed":
+        return ("by", "at"), ("output", "summary", "evidence")
+    return ("note", "by", "at"), ()
+
+
+@attrs.frozen(kw_only=True)
+class Returned:
+    """The person sends the step back to the same attempt, with a ``note`` for the agent."""
+
+    note: str
+    by: str
+    at: str
+    kind: Literal["returned"] = attrs.field(default="returned", init=False)
+
+    def __attrs_post_init__(self) -> None:
+        _checked(self)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"kind": "returned", "note", "by", "at"}``."""
+        return {"kind": self.kind, "note": self.note, "by": self.by, "at": self.at}
+
+
+@attrs.frozen(kw_only=True)
+class Completed:
+    """The person completes the step: with the candidate (``output`` is ``None``), or with
+    their own ``output``, ``summary`` and ``evidence``."""
+
+    by: str
+    at: str
+    output: Any = None
+    summary: str | None = None
+    evidence: tuple[Evidence, ...] = ()
+    kind: Literal["completed"] = attrs.field(default="completed", init=False)
+
+    def __attrs_post_init__(self) -> None:
+        _checked(self)
+
+    @property
+    def with_candidate(self) -> bool:
+        """Whether the step completes with the candidate, as the model's evaluator saw it."""
+        return self.output is None
+
+    def own_output(self) -> Submission | None:
+        """The person's own submission, or ``None`` when they completed with the candidate."""
+        if self.output is None:
+            return None
+        return Submission(self.output, self.summary, self.evidence)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"kind": "completed", "by", "at"}``, with ``output``, ``summary`` and
+        ``evidence`` (references ``{"kind", "ref"}``) when the person gave their own."""
+        data: dict[str, Any] = {"kind": self.kind, "by": self.by, "at": self.at}
+        own = self.own_output()
+        if own is not None:
+            data.update(own.to_json())
+        return data
+
+
+@attrs.frozen(kw_only=True)
+class Failed:
+    """The person fails the step, with a ``note`` saying why."""
+
+    note: str
+    by: str
+    at: str
+    kind: Literal["failed"] = attrs.field(default="failed", init=False)
+
+    def __attrs_post_init__(self) -> None:
+        _checked(self)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"kind": "failed", "note", "by", "at"}``."""
+        return {"kind": self.kind, "note": self.note, "by": self.by, "at": self.at}
+
+
+Decision = Returned | Completed | Failed
+
+
+def _checked(decision: Decision) -> None:
+    """Refuse a decision built with values it cannot hold (the constructors call this).
+
+    The checks are the same as :func:`decision_from_json`'s, so a typed decision and one read
+    from JSON are held to one standard. ``at`` must already be a string: use
+    :func:`checkprofile.format_at` for a datetime, or :func:`decision_from_json`.
+    """
+    received = decision
+    _text("by", decision.by, received)
+    if not isinstance(decision.at, str) or format_at_or_none(decision.at) is None:
+        raise DecisionRequiredError(
+            "a decision's at must be an RFC 3339 time string in UTC ending in Z", received
+        )
+    if isinstance(decision, Completed):
+        if decision.output is None and (decision.summary is not None or decision.evidence):
+            raise DecisionRequiredError(
+                "a completed decision with summary or evidence needs its own output", received
+            )
+        if decision.summary is not None and not isinstance(decision.summary, str):
+            raise DecisionRequiredError("a decision's summary must be a string", received)
+        if not isinstance(decision.evidence, tuple) or not all(
+            isinstance(item, Evidence) for item in decision.evidence
+        ):
+            raise DecisionRequiredError(
+                "a decision's evidence must be a tuple of Evidence", received
+            )
+    else:
+        _text("note", decision.note, received)
+
+
+def format_at_or_none(at: str) -> str | None:
+    try:
+        return format_at(at)
+    except ValueError:
+        return None
+
+
+def decision_from_json(data: object) -> Decision:
+    """Read a decision: ``{"kind": "returned"|"completed"|"failed", ...}``.
+
+    ``returned`` and ``failed`` need ``note``, ``by`` and ``at``; ``completed`` needs ``by``
+    and ``at``, and takes ``output`` (not null), ``summary`` and ``evidence`` (a list of
+    ``{"kind", "ref"}``) for the person's own output. ``at`` is RFC 3339 in UTC ending in
+    ``Z``. No other keys. Anything else raises :class:`DecisionRequiredError`.
+    """
+    if isinstance(data, (Returned, Completed, Failed)):
+        return data
+    if not isinstance(data, Mapping):
+        raise DecisionRequiredError("not a decision", data)
+    try:
+        keys = set(data)
+    except Exception:
+        raise DecisionRequiredError("not a decision", data) from None
+    if "kind" not in keys:
+        raise DecisionRequiredError("a decision needs a kind", data)
+    kind = data["kind"]
+    if not isinstance(kind, str) or kind not in _KINDS:
+        raise DecisionRequiredError("a decision's kind must be returned, completed or failed", data)
+    required, optional = _fields(kind)
+    missing = [key for key in required if key not in keys]
+    if missing:
+        raise DecisionRequiredError(f"a {kind} decision needs {', '.join(missing)}", data)
+    if keys - {"kind", *required, *optional}:
+        raise DecisionRequiredError(
+            f"a {kind} decision has only the keys kind, {', '.join(required + optional)}", data
+        )
+    by = _text("by", data["by"], data)
+    at = _at(data["at"], data)
+    if kind == "completed":
+        if "output" in keys and data["output"] is None:
+            raise DecisionRequiredError(
+                "a completed decision's output must not be null (leave it out to complete"
+                " with the candidate)",
+                data,
+            )
+        if ("summary" in keys or "evidence" in keys) and "output" not in keys:
+            raise DecisionRequiredError(
+                "a completed decision with summary or evidence needs its own output", data
+            )
+        summary = data.get("summary")
+        if summary is not None and not isinstance(summary, str):
+            raise DecisionRequiredError("a decision's summary must be a string", data)
+        evidence = data.get("evidence", [])
+        if not isinstance(evidence, list):
+            raise DecisionRequiredError("a decision's evidence must be a list", data)
+        try:
+            items = Submission(None, None, evidence).evidence
+        except MaterialError:
+            raise DecisionRequiredError(
+                "a decision's evidence items need a string kind and ref", data
+            ) from None
+        return Completed(by=by, at=at, output=data.get("output"), summary=summary, evidence=items)
+    note = _text("note", data["note"], data)
+    if kind == "returned":
+        return Returned(note=note, by=by, at=at)
+    return Failed(note=note, by=by, at=at)
+
+
+@attrs.frozen(kw_only=True)
+class Resolution:
+    """The records a decision on an escalation gives, for step ``step_id``.
+
+    ``returned``: ``handoff`` (``check`` the verdict, ``issues`` its lines, ``note`` the
+    person's), and ``check`` is ``None``: the verdict no longer waits as ``steps.<id>.check``.
+    ``completed``: ``output``, the submission the step completes with (the candidate, or the
+    person's own), and ``check``, the verdict that stays as ``steps.<id>.check``; the step is
+    not checked again. ``failed``: the step fails with the decision's note; ``check`` stays.
+    """
+
+    escalation: Escalation
+    decision: Decision
+    handoff: Handoff | None = None
+    output: Submission | None = None
+    check: Verdict | None = None
+
+    @property
+    def step_id(self) -> str:
+        return self.escalation.step_id
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"decision": ...}`` with ``"handoff"``, ``"output"`` (a submission) and
+        ``"steps": {<id>: {"check": ...}}`` where set."""
+        data: dict[str, Any] = {"decision": self.decision.to_json()}
+        if self.handoff is not None:
+            data["handoff"] = self.handoff.to_json()
+        if self.output is not None:
+            data["output"] = self.output.to_json()
+        if self.check is not None:
+            data["steps"] = {self.step_id: {"check": self.check.to_json()}}
+        return data
+
+
+def apply_decision(escalation: Escalation, decision: Decision) -> Resolution:
+    """What ``decision`` on ``escalation`` records. Pure: both are left as they are.
+
+    Raises :class:`DecisionRequiredError` for anything that is not a :class:`Returned`,
+    :class:`Completed` or :class:`Failed` holding what it needs (read JSON with
+    :func:`decision_from_json` first), and :class:`TypeError` when ``escalation`` is not an
+    :class:`~checkprofile.human.Escalation`.
+    """
+    if not isinstance(decision, (Returned, Completed, Failed)):
+        raise DecisionRequiredError(
+            "apply_decision takes a Returned, Completed or Failed (see decision_from_json)",
+            decision,
+        )
+    # A decision is frozen, but a determined caller can still set an attribute with
+    # object.__setattr__: check it again here, where it is acted on.
+    _checked(decision)
+    if not isinstance(escalation, Escalation):
+        raise TypeError(f"apply_decision takes an Escalation, got a {type(escalation).__name__}")
+    verdict = escalation.check
+    if isinstance(decision, Returned):
+        handoff = Handoff(check=verdict, issues=issue_lines(verdict), note=decision.note)
+        return Resolution(escalation=escalation, decision=decision, handoff=handoff)
+    if isinstance(decision, Completed):
+        own = decision.own_output()
+        output = escalation.candidate if own is None else own
+        return Resolution(escalation=escalation, decision=decision, output=output, check=verdict)
+    return Resolution(escalation=escalation, decision=decision, check=verdict)
