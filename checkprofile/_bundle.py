@@ -61,7 +61,7 @@ class Evidence:
 def _to_evidence(items: Iterable[Evidence | Mapping[str, Any]]) -> tuple[Evidence, ...]:
     # The evaluator sees references only: any other key (a short-lived url) is left behind.
     result = []
-    for item in items:
+    for index, item in enumerate(items):
         if isinstance(item, Evidence):
             result.append(item)
         elif (
@@ -72,7 +72,8 @@ def _to_evidence(items: Iterable[Evidence | Mapping[str, Any]]) -> tuple[Evidenc
             result.append(Evidence(item["kind"], item["ref"]))
         else:
             raise MaterialError(
-                f"an evidence item must have a string kind and ref, got {show(item)}"
+                f"an evidence item must have a string kind and ref, got {show(item)}",
+                path=(index,),
             )
     return tuple(result)
 
@@ -97,18 +98,27 @@ class Submission:
             raise MaterialError(
                 f'a submission must be a JSON object with "output", got {show(data)}'
             )
-        unknown = sorted(set(data) - {"output", "summary", "evidence"})
+        unknown = sorted(set(data) - {"output", "summary", "evidence"}, key=str)
         if unknown:
             raise MaterialError(
-                f"a submission has output, summary and evidence; unknown key {show(unknown[0])}"
+                f"a submission has output, summary and evidence; unknown key {show(unknown[0])}",
+                path=(unknown[0],),
             )
         summary = data.get("summary")
         if summary is not None and not isinstance(summary, str):
-            raise MaterialError(f"a submission's summary must be a string, got {show(summary)}")
+            raise MaterialError(
+                f"a submission's summary must be a string, got {show(summary)}", path=("summary",)
+            )
         evidence = data.get("evidence", [])
         if not isinstance(evidence, list):
-            raise MaterialError(f"a submission's evidence must be a list, got {show(evidence)}")
-        return cls(data["output"], summary, evidence)
+            raise MaterialError(
+                f"a submission's evidence must be a list, got {show(evidence)}",
+                path=("evidence",),
+            )
+        try:
+            return cls(data["output"], summary, evidence)
+        except MaterialError as error:
+            raise MaterialError(str(error), path=("evidence", *error.path)) from None
 
 
 # `summary` is left out while unset; `evidence` is always there, as a list of {kind, ref}.

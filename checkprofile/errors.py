@@ -104,7 +104,17 @@ class LimitsError(CheckprofileError, ValueError):
 
 
 class MaterialError(CheckprofileError, ValueError):
-    """The material for a check (run data, submission) cannot be shown to an evaluator."""
+    """The material for a check (run data, submission) cannot be shown to an evaluator.
+
+    ``path`` leads to the bad part from the root of what was read (``("evidence", 1)`` in a
+    submission), ``()`` when it is the whole.
+    """
+
+    path: tuple[str | int, ...]
+
+    def __init__(self, message: str, *, path: tuple[str | int, ...] = ()) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 class VerdictError(CheckprofileError, ValueError):

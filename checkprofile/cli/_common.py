@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any, Final, Literal, TypeAlias
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+import attrs
+
+from .._yaml import Document, YamlError, load_yaml
 
 __all__ = [
     "EXIT_ERROR",
@@ -21,10 +22,10 @@ __all__ = [
     "EXIT_USAGE",
     "VERDICT_EXIT",
     "Commands",
+    "DataFile",
     "Style",
     "UsageError",
     "common_options",
-    "load_yaml_text",
     "print_json",
     "read_data",
     "read_text",
@@ -88,43 +89,48 @@ def read_text(path: Path | str, what: str) -> str:
         raise UsageError(f"{path}: cannot read {what}: {error.strerror or error}") from None
 
 
-def _yaml() -> YAML:
-    # YAML 1.2, core schema: yes/no/on/off stay strings; duplicate keys are an error.
-    yaml = YAML(typ="rt", pure=True)
-    yaml.version = (1, 2)
-    yaml.allow_duplicate_keys = False
-    return yaml
+@attrs.frozen
+class DataFile:
+    """A JSON or YAML data file read: its ``data`` and where each part of it is."""
+
+    path: str
+    data: Any
+    text: str = attrs.field(repr=False)
+    document: Document | None = attrs.field(default=None, repr=False)
+
+    def where(self, path: tuple[str | int, ...] = (), *, key: bool = False) -> str:
+        """``FILE:LINE:COL`` of ``path`` in the file (``FILE`` alone if it cannot be found)."""
+        document = self.document
+        if document is None:
+            # JSON is read by the json module (fast, for large run data); positions come from
+            # a second, YAML 1.2 reading only when an error needs one.
+            try:
+                document = load_yaml(self.text)
+            except YamlError:
+                return self.path
+        mark = document.locate(path, key=key)
+        return f"{self.path}:{mark.line}:{mark.column}"
 
 
-def load_yaml_text(text: str, *, source: str, line_offset: int = 0) -> Any:
-    """Parse YAML 1.2 (core schema, no duplicate keys), keeping line and column on every node.
-
-    A parse error becomes a one-line :class:`UsageError` at ``source:LINE:COL`` (1-based, in
-    the file's own lines: ``line_offset`` lines come before ``text`` in the file).
-    """
-    try:
-        return _yaml().load(text)
-    except MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        problem = " ".join(str(error.problem or error.context or "invalid YAML").split())
-        if mark is None:
-            raise UsageError(f"{source}: invalid YAML: {problem}") from None
-        where = f"{source}:{mark.line + 1 + line_offset}:{mark.column + 1}"
-        raise UsageError(f"{where}: invalid YAML: {problem}") from None
-    except YAMLError as error:
-        raise UsageError(f"{source}: invalid YAML: {' '.join(str(error).split())}") from None
-
-
-def read_data(path: Path | str, what: str) -> Any:
-    """A JSON or YAML file's data (JSON is YAML 1.2), with errors at ``FILE:LINE:COL``."""
+def read_data(path: Path | str, what: str) -> DataFile:
+    """A JSON (``.json``) or YAML 1.2 file's data, with errors at ``FILE:LINE:COL``."""
+    source = str(path)
     text = read_text(path, what)
-    if str(path).endswith(".json"):
+    if source.endswith(".json"):
         try:
-            return json.loads(text)
+            return DataFile(source, json.loads(text), text)
         except json.JSONDecodeError as error:
-            where = f"{path}:{error.lineno}:{error.colno}"
+            where = f"{source}:{error.lineno}:{error.colno}"
             raise UsageError(f"{where}: {what} is not valid JSON: {error.msg}") from None
-    return load_yaml_text(text, source=str(path))
+        except RecursionError:
+            raise UsageError(f"{source}: {what} is nested too deeply to read") from None
+    try:
+        document = load_yaml(text)
+    except YamlError as error:
+        mark = error.mark
+        where = source if mark is None else f"{source}:{mark.line}:{mark.column}"
+        raise UsageError(f"{where}: {what} is not valid YAML: {error.message}") from None
+    return DataFile(source, document.data, text, document)
 
 
 class Style:

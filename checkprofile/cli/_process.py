@@ -2,8 +2,461 @@
 
 from __future__ import annotations
 
-from ._common import Commands
+import argparse
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .. import _process as process_
+from .._bundle import Bundle, Material, Submission, build_bundle
+from .._check import Check
+from .._convert import show
+from .._limits import Limits
+from .._lines import answer_text
+from .._process import Process, ProcessError, ProcessProblem
+from .._run import run_check_sync
+from .._verdict import format_at
+from ..errors import CheckError, LimitsError, MaterialError
+from ._common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    EXIT_USAGE,
+    VERDICT_EXIT,
+    Commands,
+    Style,
+    UsageError,
+    common_options,
+    print_json,
+    read_data,
+)
+from ._evaluators import evaluator_for
+
+# Below this many files, lint says nothing while it reads; at or above it (on a terminal, or
+# with --progress) a progress line shows how far it has got.
+PROGRESS_FROM = 20
 
 
 def register(commands: Commands) -> None:
-    """Add this module's commands."""
+    """Add ``lint``, ``normalize``, ``bundle`` and ``run``."""
+    common = common_options()
+
+    lint = commands.add_parser(
+        "lint",
+        parents=[common],
+        help="report every problem of PROCESS.md files",
+        description="Report every problem a server offering check-1 would refuse a process "
+        "for, one per line as FILE:LINE:COL: POINTER: message. A folder means every PROCESS.md "
+        "and *.process.md file in it. Exit 0 no problems, 1 problems, 2 unreadable file.",
+    )
+    lint.add_argument("files", nargs="+", metavar="FILE", type=Path)
+    _limits_option(lint)
+    lint.add_argument(
+        "--profiles",
+        default=process_.PROFILE,
+        metavar="NAMES",
+        help=f"the profiles the server offers, comma-separated (default: {process_.PROFILE})",
+    )
+    lint.add_argument(
+        "--no-evaluator",
+        action="store_true",
+        help="lint for a server with no evaluator configured (any check is refused)",
+    )
+    lint.add_argument(
+        "--progress",
+        action="store_true",
+        help="show the progress line even when stderr is not a terminal",
+    )
+    lint.set_defaults(handler=_lint)
+
+    normalize = commands.add_parser(
+        "normalize",
+        parents=[common],
+        help="print a step's check in full form, every threshold explicit",
+        description="Print the step's check key in full form with every threshold explicit "
+        "(YAML to paste into the file; with --json, the JSON). Exit 1 if the key has problems.",
+    )
+    _step_options(normalize, material=False)
+    normalize.set_defaults(handler=_normalize)
+
+    bundle = commands.add_parser(
+        "bundle",
+        parents=[common],
+        help="show exactly what the evaluator would be shown, and what was cut",
+    )
+    _step_options(bundle, material=True)
+    bundle.set_defaults(handler=_bundle)
+
+    run = commands.add_parser(
+        "run",
+        parents=[common],
+        help="run a step's check on a submission and print the outcome",
+        description="Run the step's check on a submission. Exit 0 pass, 1 fail, 3 unsure, "
+        "4 error (by the verdict, advisory or not), 2 unreadable input.",
+    )
+    _step_options(run, material=True)
+    run.add_argument(
+        "--evaluator",
+        required=True,
+        metavar="SPEC",
+        help="replay:ANSWERS (recorded answers, YAML or JSON), systemone:MODEL, "
+        "openai-decisions:MODEL or openai-chat:MODEL",
+    )
+    run.add_argument(
+        "--advisory",
+        action="store_true",
+        help="record the verdict without blocking (as the step's advisory: true does)",
+    )
+    run.add_argument("--now", metavar="TIME", help="the verdict's at (RFC 3339; default: now)")
+    run.add_argument(
+        "--cache",
+        metavar="DIR",
+        type=Path,
+        help="keep model answers in DIR and reuse them for what was already asked",
+    )
+    run.set_defaults(handler=_run)
+
+
+def _limits_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--limits",
+        type=Path,
+        metavar="LIMITS",
+        help="the server's describe.limits (JSON or YAML; default: the profile's defaults)",
+    )
+
+
+def _step_options(parser: argparse.ArgumentParser, *, material: bool) -> None:
+    parser.add_argument("file", type=Path, metavar="FILE", help="a PROCESS.md file")
+    parser.add_argument("--step", required=True, metavar="ID", help="the step's id")
+    _limits_option(parser)
+    if material:
+        parser.add_argument(
+            "--submission",
+            required=True,
+            type=Path,
+            metavar="SUB",
+            help='the submission: {"output": ..., "summary": ..., "evidence": [...]}',
+        )
+        parser.add_argument(
+            "--run-data", type=Path, metavar="RUN", help="the run data (default: {})"
+        )
+
+
+# Reading inputs -------------------------------------------------------------------------------
+
+
+def _limits(path: Path | None) -> Limits:
+    if path is None:
+        return Limits()
+    data = read_data(path, "limits file")
+    try:
+        return Limits.from_json(data.data)
+    except LimitsError as error:
+        # Each message starts with the key it is about (``checkPass must be ...``).
+        first = str(error).split(" ", 1)[0]
+        at = (first,) if isinstance(data.data, dict) and first in data.data else ()
+        raise UsageError(f"{data.where(at)}: {error}") from None
+
+
+def _process(path: Path) -> Process:
+    try:
+        return process_.load_process(path)
+    except ProcessError as error:
+        raise UsageError(str(error)) from None
+
+
+def _check(process: Process, step_id: str, limits: Limits) -> tuple[Check, bool]:
+    """The step's check and whether the step is advisory; problems exit 1, located."""
+    try:
+        step = process.step(step_id)
+        check = process.check_for(step_id, limits=limits)
+    except ProcessError as error:
+        raise UsageError(str(error)) from None
+    except CheckError as error:
+        lines = [
+            process.problem(p.path, p.message, key=p.message.startswith("unknown key")).format(
+                process.source
+            )
+            for p in error.problems
+        ]
+        raise UsageError("\n".join(lines), code=EXIT_FAIL) from None
+    return check, step.data.get("advisory") is True
+
+
+def _submission(path: Path) -> Submission:
+    data = read_data(path, "submission")
+    try:
+        return Submission.from_json(data.data)
+    except MaterialError as error:
+        raise UsageError(f"{data.where(error.path, key=_is_key(error))}: {error}") from None
+
+
+def _is_key(error: MaterialError) -> bool:
+    return "unknown key" in str(error)
+
+
+def _run_data(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    data = read_data(path, "run data")
+    if not isinstance(data.data, dict):
+        raise UsageError(f"{data.where()}: run data must be a JSON object, got {show(data.data)}")
+    result: dict[str, Any] = data.data
+    return result
+
+
+@attrs.frozen
+class _Inputs:
+    check: Check
+    advisory: bool
+    material: Material
+    bundle: Bundle
+    limits: Limits
+
+
+def _inputs(args: argparse.Namespace) -> _Inputs:
+    """Everything ``bundle`` and ``run`` read, each file's problems named with its place."""
+    limits = _limits(args.limits)
+    process = _process(args.file)
+    check, advisory = _check(process, args.step, limits)
+    submission = _submission(args.submission)
+    run_data = _run_data(args.run_data)
+    try:
+        material = process_.material_for(
+            process, args.step, submission=submission, run_data=run_data
+        )
+    except ProcessError as error:
+        raise UsageError(str(error)) from None
+    try:
+        bundle = build_bundle(check, material, state_bytes=limits.check_state_bytes)
+    except MaterialError as error:
+        raise UsageError(f"{args.run_data}: {error}") from None
+    return _Inputs(check, advisory, material, bundle, limits)
+
+
+# lint -----------------------------------------------------------------------------------------
+
+
+def _files(paths: Sequence[Path]) -> Iterator[Path]:
+    for path in paths:
+        if path.is_dir():
+            found = sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file()
+                and (p.name.lower() == "process.md" or p.name.endswith(".process.md"))
+            )
+            if not found:
+                raise UsageError(f"{path}: no PROCESS.md or *.process.md file in this folder")
+            yield from found
+        else:
+            yield path
+
+
+def _is_process_name(name: str) -> bool:
+    return name.lower() == "process.md" or name.lower().endswith(".process.md")
+
+
+def _lint(args: argparse.Namespace) -> int:
+    limits = _limits(args.limits)
+    profiles = [name.strip() for name in args.profiles.split(",") if name.strip()]
+    files = list(_files(args.files))
+    style = Style(sys.stdout)
+    progress = _Progress(len(files), forced=args.progress)
+    reports: list[dict[str, Any]] = []
+    unreadable = problems = 0
+    for number, path in enumerate(files, start=1):
+        progress.show(number, path)
+        try:
+            process = process_.load_process(path)
+        except ProcessError as error:
+            unreadable += 1
+            reports.append({"file": str(path), "error": str(error), "problems": []})
+            if not args.json:
+                progress.clear()
+                print(style(str(error), "error"))
+            continue
+        found = process_.publication_problems(
+            process,
+            profiles=profiles,
+            evaluator_configured=not args.no_evaluator,
+            limits=limits,
+        )
+        problems += len(found)
+        reports.append(
+            {"file": str(path), "error": None, "problems": [_problem_json(p) for p in found]}
+        )
+        if not args.json and found:
+            progress.clear()
+            for problem in found:
+                print(_styled(problem, str(path), style))
+    progress.clear()
+    if args.json:
+        print_json({"files": reports, "problems": problems, "unreadable": unreadable})
+    elif not problems and not unreadable:
+        print(f"{len(files)} file{'s' if len(files) != 1 else ''}, no problems")
+    if unreadable:
+        return EXIT_USAGE
+    return EXIT_FAIL if problems else EXIT_OK
+
+
+def _problem_json(problem: ProcessProblem) -> dict[str, Any]:
+    return {
+        "line": problem.line,
+        "column": problem.column,
+        "pointer": problem.pointer,
+        "message": problem.message,
+    }
+
+
+def _styled(problem: ProcessProblem, source: str, style: Style) -> str:
+    where = style(f"{source}:{problem.line}:{problem.column}:", "path")
+    return f"{where} {style(problem.pointer or '/', 'dim')}: {problem.message}"
+
+
+class _Progress:
+    """``[n/N] FILE`` on one rewritten stderr line, for long lint runs on a terminal."""
+
+    def __init__(self, total: int, *, forced: bool) -> None:
+        interactive = sys.stderr.isatty()
+        self.enabled = total >= PROGRESS_FROM and (forced or interactive)
+        self.rewrite = interactive
+        self.total = total
+        self.width = 0
+
+    def show(self, number: int, path: Path) -> None:
+        if not self.enabled:
+            return
+        line = f"[{number}/{self.total}] {path}"
+        if self.rewrite:
+            sys.stderr.write("\r" + line.ljust(self.width))
+            self.width = len(line)
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    def clear(self) -> None:
+        if self.enabled and self.rewrite and self.width:
+            sys.stderr.write("\r" + " " * self.width + "\r")
+            sys.stderr.flush()
+            self.width = 0
+
+
+# normalize, bundle ----------------------------------------------------------------------------
+
+
+def _normalize(args: argparse.Namespace) -> int:
+    limits = _limits(args.limits)
+    process = _process(args.file)
+    check, advisory = _check(process, args.step, limits)
+    if args.json:
+        print_json({"step": args.step, "check": check.to_json(), "advisory": advisory})
+    else:
+        sys.stdout.write(_yaml_text({"check": check.to_json()}))
+    return EXIT_OK
+
+
+def _yaml_text(data: Any) -> str:
+    import io
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
+    yaml.width = 100
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def _bundle(args: argparse.Namespace) -> int:
+    inputs = _inputs(args)
+    check, bundle, limits = inputs.check, inputs.bundle, inputs.limits
+    sizes = {
+        "instructions": len(bundle.instructions.encode()),
+        "body": len(bundle.body.encode()),
+        "submission": len(bundle.submission_json.encode()),
+        "run_data": bundle.run_data_bytes,
+    }
+    if args.json:
+        print_json(
+            {
+                "questions": check.to_json(),
+                "instructions": bundle.instructions,
+                "body": bundle.body,
+                "submission": bundle.submission.to_json(),
+                "run_data": bundle.run_data,
+                "truncated": bundle.truncated,
+                "dropped_steps": list(bundle.dropped_steps),
+                "dropped_fields": list(bundle.dropped_fields),
+                "bytes": sizes,
+                "state_bytes": limits.check_state_bytes,
+            }
+        )
+        return EXIT_OK
+    out = sys.stdout
+    out.write(f"# Instructions ({sizes['instructions']} bytes)\n{bundle.instructions.rstrip()}\n\n")
+    out.write(f"# Body ({sizes['body']} bytes)\n{bundle.body.rstrip()}\n\n")
+    out.write(f"# Submission ({sizes['submission']} bytes)\n{bundle.submission_json}\n\n")
+    out.write(
+        f"# Run data ({sizes['run_data']} of {limits.check_state_bytes} bytes)\n"
+        f"{bundle.run_data_json}\n\n"
+    )
+    out.write("# Questions\n")
+    for number, question in enumerate(check, start=1):
+        out.write(f"{number}. [{question.kind}] {question.ask}\n")
+    out.write("\n# Cut\n")
+    if not bundle.truncated:
+        out.write("nothing: the run data fits\n")
+    else:
+        if bundle.dropped_steps:
+            out.write(f"steps (oldest first): {', '.join(bundle.dropped_steps)}\n")
+        if bundle.dropped_fields:
+            out.write(f"fields: {', '.join(bundle.dropped_fields)}\n")
+    return EXIT_OK
+
+
+# run ------------------------------------------------------------------------------------------
+
+
+def _run(args: argparse.Namespace) -> int:
+    inputs = _inputs(args)
+    if args.now is not None:
+        try:
+            format_at(args.now)
+        except ValueError as error:
+            raise UsageError(f"--now: {error}") from None
+    evaluator = evaluator_for(args.evaluator, check=inputs.check, cache=args.cache)
+    outcome = run_check_sync(
+        inputs.check,
+        inputs.material,
+        evaluator,
+        limits=inputs.limits,
+        advisory=inputs.advisory or args.advisory,
+        now=args.now,
+    )
+    verdict = outcome.verdict
+    if args.json:
+        print_json(
+            {"action": outcome.action, "verdict": verdict.to_json(), "issues": list(outcome.issues)}
+        )
+        return VERDICT_EXIT[verdict.verdict]
+    style = Style(sys.stdout)
+    flag = " (advisory)" if verdict.advisory else ""
+    print(f"{style(verdict.verdict, verdict.verdict)}{flag}: {outcome.action}")
+    print(f"model: {verdict.model}  at: {verdict.to_json()['at']}")
+    if verdict.truncated:
+        print("run data was cut to fit checkStateBytes")
+    for result, question in zip(verdict.questions, inputs.check, strict=True):
+        mark = style(result.result.ljust(6), result.result)
+        print(f"  {mark} {result.ask} → {answer_text(result, question)}")
+    for ask, failure in outcome.failures:
+        detail = f": {failure.detail}" if failure.detail else ""
+        print(f"  not answered: {ask}: {failure.reason}{detail}")
+    for line in outcome.issues:
+        print(f"issue: {line}")
+    return VERDICT_EXIT[verdict.verdict]

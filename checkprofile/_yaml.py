@@ -1,0 +1,296 @@
+"""YAML 1.2, core schema only, into plain JSON-like data with a line and column for every node.
+
+ruamel.yaml's own loaders go beyond the core schema (``2026-10-06`` becomes a date, ``1_000`` an
+int, an anchored ``true`` an int subclass) and keep positions only on their own container types.
+So this module reads ruamel.yaml's parse *events* and resolves every scalar itself, by the core
+schema's table (YAML 1.2.2, section 10.3.2): ``yes``/``no``/``on``/``off`` stay strings, keys are
+always strings, duplicate keys are refused, and each value and each key keeps where it starts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any, Final
+
+import attrs
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    DocumentStartEvent,
+    Event,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+    StreamStartEvent,
+)
+
+from ._convert import one_line
+from .errors import CheckprofileError
+
+__all__ = ["Document", "Mark", "YamlError", "load_yaml"]
+
+Path = tuple[str | int, ...]
+
+# The core schema's resolution of plain scalars (YAML 1.2.2, 10.3.2), in its order.
+_NULL: Final = re.compile(r"(?:~|null|Null|NULL|)\Z")
+_BOOL: Final = {
+    **dict.fromkeys(("true", "True", "TRUE"), True),
+    **dict.fromkeys(("false", "False", "FALSE"), False),
+}
+_INT10: Final = re.compile(r"[-+]?[0-9]+\Z")
+_MAX_DIGITS: Final = 4000
+_INT8: Final = re.compile(r"0o[0-7]+\Z")
+_INT16: Final = re.compile(r"0x[0-9a-fA-F]+\Z")
+_FLOAT: Final = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+_INF: Final = re.compile(r"([-+]?)\.(?:inf|Inf|INF)\Z")
+_NAN: Final = re.compile(r"\.(?:nan|NaN|NAN)\Z")
+
+_TAG: Final = "tag:yaml.org,2002:"
+# Explicit tags the core schema knows; anything else (``!custom``, ``!!timestamp``) is refused
+# rather than guessed at.
+_SCALAR_TAGS: Final = {f"{_TAG}{name}" for name in ("str", "int", "float", "bool", "null")}
+_MAP_TAG: Final = f"{_TAG}map"
+_SEQ_TAG: Final = f"{_TAG}seq"
+
+# Aliases can make a small file stand for an enormous tree ("billion laughs"): the data is
+# shared, not copied, but everything downstream walks it. Refuse past this many nodes in all.
+MAX_NODES: Final = 1_000_000
+
+
+@attrs.frozen(order=True)
+class Mark:
+    """Where a node starts in the file: 1-based line and column (the file's own lines)."""
+
+    line: int
+    column: int
+
+
+class YamlError(CheckprofileError, ValueError):
+    """Text that is not YAML 1.2 this library reads: ``mark`` says where, when known."""
+
+    def __init__(self, message: str, mark: Mark | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.mark = mark
+
+
+@attrs.frozen
+class Document:
+    """Plain data (dicts, lists, str, int, float, bool, None) and where each part of it is.
+
+    ``values`` maps a path (keys and indices from the root) to where its value starts;
+    ``keys`` maps the path of a mapping member to where its key starts.
+    """
+
+    data: Any
+    values: Mapping[Path, Mark] = attrs.field(repr=False)
+    keys: Mapping[Path, Mark] = attrs.field(repr=False)
+
+    def locate(self, path: Path, *, key: bool = False) -> Mark:
+        """Where ``path`` is: its key (with ``key``, for a mapping member) or its value. A path
+        that is not in the document (a missing key) gives its nearest ancestor."""
+        path = tuple(path)
+        if key and path in self.keys:
+            return self.keys[path]
+        while path not in self.values:
+            path = path[:-1]
+        return self.values[path]
+
+
+def load_yaml(text: str, *, line_offset: int = 0) -> Document:
+    """Parse one YAML 1.2 document (core schema) into a :class:`Document`.
+
+    ``line_offset`` lines come before ``text`` in its file, so every :class:`Mark` is a line of
+    that file. Raises :class:`YamlError` for text that is not such a document: bad syntax, two
+    documents, a duplicate key, a key that is a map or a list, an unknown tag.
+    """
+    builder = _Builder(line_offset)
+    try:
+        events = YAML(typ="rt", pure=True).parse(text)
+        return builder.document(iter(events))
+    except MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        problem = one_line(str(error.problem or error.context or "invalid YAML"))
+        raise YamlError(problem, builder.mark(mark) if mark is not None else None) from None
+    except YAMLError as error:
+        raise YamlError(one_line(str(error))) from None
+
+
+class _Builder:
+    def __init__(self, line_offset: int) -> None:
+        self.line_offset = line_offset
+        self.values: dict[Path, Mark] = {}
+        self.keys: dict[Path, Mark] = {}
+        self.anchors: dict[str, tuple[Any, int]] = {}
+        self.nodes = 0
+
+    def mark(self, mark: Any) -> Mark:
+        return Mark(mark.line + 1 + self.line_offset, mark.column + 1)
+
+    def document(self, events: Iterator[Event]) -> Document:
+        _expect(next(events), StreamStartEvent)
+        first = next(events)
+        if isinstance(first, StreamEndEvent):
+            return Document(None, {(): Mark(1 + self.line_offset, 1)}, {})
+        _expect(first, DocumentStartEvent)
+        data, _ = self.node(next(events), events, ())
+        _expect(next(events), DocumentEndEvent)
+        extra = next(events)
+        if not isinstance(extra, StreamEndEvent):
+            raise YamlError(
+                "expected one YAML document, found a second", self.mark(extra.start_mark)
+            )
+        return Document(data, self.values, self.keys)
+
+    def count(self, nodes: int, event: Event) -> None:
+        self.nodes += nodes
+        if self.nodes > MAX_NODES:
+            raise YamlError(
+                f"more than {MAX_NODES:,} values once aliases are expanded",
+                self.mark(event.start_mark),
+            )
+
+    def node(self, event: Event, events: Iterator[Event], path: Path) -> tuple[Any, int]:
+        """The value starting at ``event`` and how many nodes it holds."""
+        self.values[path] = self.mark(event.start_mark)
+        if isinstance(event, AliasEvent):
+            if event.anchor not in self.anchors:
+                raise YamlError(f'unknown alias "*{event.anchor}"', self.values[path])
+            shared, size = self.anchors[event.anchor]
+            self.count(size, event)
+            return shared, size
+        value: Any
+        if isinstance(event, ScalarEvent):
+            self.count(1, event)
+            value = self.scalar(event)
+            size = 1
+        elif isinstance(event, SequenceStartEvent):
+            self.tag(event, _SEQ_TAG, "a list")
+            self.count(1, event)
+            value, size = self.sequence(events, path)
+        elif isinstance(event, MappingStartEvent):
+            self.tag(event, _MAP_TAG, "a map")
+            self.count(1, event)
+            value, size = self.mapping(events, path)
+        else:  # the parser gives nothing else here
+            raise YamlError(f"unexpected {type(event).__name__}", self.values[path])
+        if event.anchor is not None:
+            self.anchors[event.anchor] = (value, size)
+        return value, size
+
+    def tag(self, event: Event, allowed: str, what: str) -> None:
+        tag: str | None = getattr(event, "tag", None)
+        if tag is not None and tag not in ("!", allowed):
+            raise YamlError(
+                f'the tag "{_short(tag)}" is not allowed on {what}',
+                self.mark(event.start_mark),
+            )
+
+    def sequence(self, events: Iterator[Event], path: Path) -> tuple[list[Any], int]:
+        items: list[Any] = []
+        size = 1
+        for event in events:
+            if isinstance(event, SequenceEndEvent):
+                return items, size
+            value, count = self.node(event, events, (*path, len(items)))
+            items.append(value)
+            size += count
+        raise YamlError("the list never ends")  # pragma: no cover - the parser ends it first
+
+    def mapping(self, events: Iterator[Event], path: Path) -> tuple[dict[str, Any], int]:
+        members: dict[str, Any] = {}
+        size = 1
+        for event in events:
+            if isinstance(event, MappingEndEvent):
+                return members, size
+            key = self.key(event)
+            member = (*path, key)
+            where = self.mark(event.start_mark)
+            if key in members:
+                first = self.keys[member]
+                raise YamlError(
+                    f'duplicate key "{key}" (first at line {first.line}, column {first.column})',
+                    where,
+                )
+            self.keys[member] = where
+            value, count = self.node(next(events), events, member)
+            members[key] = value
+            size += count
+        raise YamlError("the map never ends")  # pragma: no cover - the parser ends it first
+
+    def key(self, event: Event) -> str:
+        # Keys are JSON object keys: always text. `true:` and `1:` are the names "true" and
+        # "1", as a process author means them; a key that is a map or a list has no JSON form.
+        if isinstance(event, ScalarEvent):
+            self.tag(event, f"{_TAG}str", "a key")
+            self.count(1, event)
+            return str(event.value)
+        if isinstance(event, AliasEvent):
+            value, _ = self.anchors.get(str(event.anchor), (None, 0))
+            if isinstance(value, str):
+                return value
+        raise YamlError(
+            "a key must be plain text, not a map or a list", self.mark(event.start_mark)
+        )
+
+    def scalar(self, event: ScalarEvent) -> Any:
+        text: str = event.value
+        tag = event.tag
+        if tag is not None and tag != "!" and tag not in _SCALAR_TAGS:
+            raise YamlError(
+                f'the tag "{_short(tag)}" is not allowed (YAML 1.2 core schema: !!str, !!int, '
+                "!!float, !!bool, !!null)",
+                self.mark(event.start_mark),
+            )
+        if tag == "!" or (tag is None and event.style is not None):
+            return text  # quoted and block scalars are strings
+        if tag is None:
+            return _resolve_plain(text)
+        value = _resolve_plain(text)
+        wanted = tag.removeprefix(_TAG)
+        if wanted == "str":
+            return text
+        if wanted == "float" and type(value) is int:
+            return float(value)
+        kinds = {"int": int, "float": float, "bool": bool, "null": type(None)}
+        if type(value) is not kinds[wanted]:
+            raise YamlError(f'"{text}" is not a valid !!{wanted}', self.mark(event.start_mark))
+        return value
+
+
+def _resolve_plain(text: str) -> Any:
+    """A plain scalar's value by the core schema; anything it does not match is a string."""
+    if _NULL.match(text):
+        return None
+    if text in _BOOL:
+        return _BOOL[text]
+    if _INT10.match(text):
+        # Python refuses to read ints of more than 4,300 digits; no check needs one.
+        return int(text) if len(text) <= _MAX_DIGITS else text
+    if _INT8.match(text):
+        return int(text[2:], 8)
+    if _INT16.match(text):
+        return int(text[2:], 16)
+    if _FLOAT.match(text):
+        return float(text)
+    inf = _INF.match(text)
+    if inf:
+        return float(f"{inf.group(1)}inf")
+    if _NAN.match(text):
+        return float("nan")
+    return text
+
+
+def _short(tag: str) -> str:
+    return f"!!{tag.removeprefix(_TAG)}" if tag.startswith(_TAG) else tag
+
+
+def _expect(event: Event, kind: type[Event]) -> None:
+    if not isinstance(event, kind):  # pragma: no cover - the parser guarantees the order
+        raise YamlError(f"expected {kind.__name__}, got {type(event).__name__}")
