@@ -1,0 +1,522 @@
+"""The conformance corpus: ``check-1`` behaviour as language-neutral cases, and their runner.
+
+The corpus ships in this package (``cases/<stage>/*.yaml``, one YAML sequence of cases per
+file, each case described by ``case.schema.json``). Another implementation runs the same files
+against its own code; this module runs them against checkprofile::
+
+    from checkprofile.conformance import run_corpus
+    failed = [result for result in run_corpus() if not result.passed]
+
+``docs/conformance.md`` describes the format for implementers in any language. Loading refuses
+a corpus that is unreadable or does not match the schema with :class:`CorpusError` (one line,
+naming the file and the JSON Pointer); a case whose expectation differs from what the library
+does is a :class:`CaseResult` with ``passed`` false and a one-line ``diff``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any, Final, Literal
+
+import attrs
+import jsonschema
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from .. import (
+    Answer,
+    ChoiceAnswer,
+    Failure,
+    Limits,
+    Material,
+    RubricAnswer,
+    Submission,
+    Verdict,
+    YesNoAnswer,
+    answer_problem,
+    build_bundle,
+    combine,
+    error_verdict,
+    issue_lines,
+    js_number,
+    parse_check,
+    pointer_token,
+    run_check_sync,
+    validate_check,
+)
+from ..errors import CheckprofileError
+from ..testing import ScriptedEvaluator, Step
+
+if sys.version_info >= (3, 11):
+    from importlib.resources.abc import Traversable
+else:  # pragma: no cover - Python 3.10
+    from importlib.abc import Traversable
+
+__all__ = [
+    "STAGES",
+    "Case",
+    "CaseResult",
+    "CorpusError",
+    "Stage",
+    "case_schema",
+    "covered_decisions",
+    "default_directory",
+    "load_cases",
+    "run_case",
+    "run_cases",
+    "run_corpus",
+]
+
+Stage = Literal["check_keys", "grading", "truncation", "outcomes"]
+
+#: The stages, in pipeline order; each is one directory of the corpus.
+STAGES: Final[tuple[Stage, ...]] = ("check_keys", "grading", "truncation", "outcomes")
+
+# What a runner shows the evaluator besides the run data: the corpus pins neither, because the
+# verdict may not depend on them (only the run data view is measured against a budget).
+_INSTRUCTIONS = "Check the submission."
+_BODY = "# Conformance\n"
+_RUN_DATA: Final[Mapping[str, Any]] = {"inputs": {}, "steps": {}}
+# The check a truncation case is shown with: the run data view does not depend on it.
+_TRUNCATION_CHECK = "Is the submission complete?"
+
+
+class CorpusError(CheckprofileError, ValueError):
+    """A corpus that cannot be run: unreadable, not YAML, or a case that does not match
+    ``case.schema.json``. The message is one line naming the file and the JSON Pointer."""
+
+
+@attrs.frozen
+class Case:
+    """One case as read from the corpus: ``data`` is the whole case, as plain JSON data;
+    ``source`` names its file and ``index`` its place in that file's sequence."""
+
+    id: str
+    stage: Stage
+    rule: str
+    decisions: tuple[int, ...]
+    data: Mapping[str, Any] = attrs.field(eq=False, repr=False)
+    source: str
+    index: int
+
+
+@attrs.frozen
+class CaseResult:
+    """The outcome of running one case: ``passed``, and when it did not, ``diff`` says in one
+    line where the library's answer first differs from the expectation."""
+
+    id: str
+    stage: Stage
+    rule: str
+    decisions: tuple[int, ...]
+    passed: bool
+    diff: str
+    source: str
+
+
+def default_directory() -> Traversable:
+    """The corpus shipped in this package."""
+    return resources.files(__name__) / "cases"
+
+
+@cache
+def _schema() -> dict[str, Any]:
+    text = (resources.files(__name__) / "case.schema.json").read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def case_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of one case, as a fresh dict."""
+    return json.loads(json.dumps(_schema()))  # type: ignore[no-any-return]
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(_schema())
+
+
+def _yaml() -> YAML:
+    # YAML 1.2 core schema, pure Python (the C loader speaks YAML 1.1), duplicate keys refused.
+    yaml = YAML(typ="safe", pure=True)
+    yaml.version = (1, 2)
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+def _pointer(path: Sequence[str | int]) -> str:
+    return "".join("/" + pointer_token(token) for token in path) or "/"
+
+
+def _not_json(value: object, path: tuple[str | int, ...]) -> tuple[str | int, ...] | None:
+    """The path of the first value in ``value`` that is not JSON data, or ``None``.
+
+    YAML has more types than JSON (timestamps, non-string keys, NaN); a case must be plain
+    JSON so that every language reads it the same way.
+    """
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return (*path, str(key))
+            found = _not_json(item, (*path, key))
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _not_json(item, (*path, index))
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return path
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return None
+    return path
+
+
+def _read_file(file: Traversable, shown: str) -> list[Any]:
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise CorpusError(f"{shown}: not UTF-8 text (byte {error.start})") from None
+    except OSError as error:
+        raise CorpusError(f"{shown}: cannot read: {error.strerror or error}") from None
+    try:
+        data = _yaml().load(text)
+    except MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        problem = " ".join(str(error.problem or error.context or "invalid YAML").split())
+        where = f"{shown}:{mark.line + 1}:{mark.column + 1}" if mark is not None else shown
+        raise CorpusError(f"{where}: invalid YAML: {problem}") from None
+    except YAMLError as error:
+        raise CorpusError(f"{shown}: invalid YAML: {' '.join(str(error).split())}") from None
+    if not isinstance(data, list):
+        raise CorpusError(f"{shown}: /: expected a sequence of cases, got {_show(data)}")
+    bad = _not_json(data, ())
+    if bad is not None:
+        raise CorpusError(
+            f"{shown}: {_pointer(bad)}: not JSON data (quote timestamps; keys are strings;"
+            " numbers are finite)"
+        )
+    return data
+
+
+def _schema_problem(case: object) -> tuple[str, str] | None:
+    """The pointer and message of the case's first schema error (the deepest, then the first
+    in document order), or ``None`` when it matches."""
+    errors = list(_validator().iter_errors(case))
+    if not errors:
+        return None
+    # `best_match` prefers the error that says most about what is wrong.
+    best = jsonschema.exceptions.best_match(errors)
+    assert best is not None  # errors is not empty
+    return _pointer(list(best.absolute_path)), " ".join(best.message.split())
+
+
+def load_cases(directory: Traversable | None = None) -> tuple[Case, ...]:
+    """Every case of the corpus in ``directory`` (default: the one shipped here), by stage
+    in pipeline order, then by file name, then in file order.
+
+    ``directory`` holds one subdirectory per stage (``check_keys``, ``grading``,
+    ``truncation``, ``outcomes``; any may be missing) with ``*.yaml`` files. Raises
+    :class:`CorpusError` for an unreadable file, invalid YAML, a value that is not JSON data,
+    a case that does not match the schema, a case filed under another stage, a repeated id,
+    or a corpus with no case at all.
+    """
+    root = default_directory() if directory is None else directory
+    if not root.is_dir():
+        raise CorpusError(f"{root}: not a directory")
+    unknown = sorted(
+        entry.name for entry in root.iterdir() if entry.is_dir() and entry.name not in STAGES
+    )
+    if unknown:
+        raise CorpusError(
+            f"{root}: unknown stage directory {unknown[0]!r} (stages: {', '.join(STAGES)})"
+        )
+    cases: list[Case] = []
+    seen: dict[str, str] = {}
+    for stage in STAGES:
+        folder = root / stage
+        if not folder.is_dir():
+            continue
+        files = sorted(
+            (entry for entry in folder.iterdir() if entry.name.endswith(".yaml")),
+            key=lambda entry: entry.name,
+        )
+        for file in files:
+            shown = f"{root}/{stage}/{file.name}"
+            for index, raw in enumerate(_read_file(file, shown)):
+                problem = _schema_problem(raw)
+                if problem is not None:
+                    pointer, message = problem
+                    where = f"/{index}" + ("" if pointer == "/" else pointer)
+                    raise CorpusError(f"{shown}: {where}: {message}")
+                if raw["stage"] != stage:
+                    raise CorpusError(
+                        f"{shown}: /{index}/stage: {raw['stage']!r} filed under {stage}/"
+                    )
+                if raw["id"] in seen:
+                    raise CorpusError(
+                        f"{shown}: /{index}/id: {raw['id']!r} is also the id of a case in"
+                        f" {seen[raw['id']]}"
+                    )
+                seen[raw["id"]] = shown
+                cases.append(
+                    Case(
+                        id=raw["id"],
+                        stage=stage,
+                        rule=raw["rule"],
+                        decisions=tuple(raw["decisions"]),
+                        data=raw,
+                        source=shown,
+                        index=index,
+                    )
+                )
+    if not cases:
+        raise CorpusError(f"{root}: no cases (expected {'/, '.join(STAGES)}/ with *.yaml files)")
+    return tuple(cases)
+
+
+class _Mismatch(Exception):
+    """The library's answer differs from the case: ``where`` (a pointer into the case) and
+    what was expected and got."""
+
+    def __init__(self, where: str, expected: object, got: object) -> None:
+        super().__init__(where)
+        self.where, self.expected, self.got = where, expected, got
+
+
+def _show(value: object, limit: int = 80) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _json_difference(
+    expected: object, got: object, path: tuple[str | int, ...] = ()
+) -> tuple[tuple[str | int, ...], object, object] | None:
+    """The first place ``got`` differs from ``expected`` as JSON data: numbers equal by value
+    (``1`` is ``1.0``), booleans are not numbers, key order does not matter, a missing key
+    differs from any value."""
+    if isinstance(expected, dict) and isinstance(got, dict):
+        for key in expected:
+            if key not in got:
+                return (*path, key), expected[key], "(no such key)"
+            found = _json_difference(expected[key], got[key], (*path, key))
+            if found is not None:
+                return found
+        for key in got:
+            if key not in expected:
+                return (*path, key), "(no such key)", got[key]
+        return None
+    if isinstance(expected, list) and isinstance(got, list):
+        for index, (want, have) in enumerate(zip(expected, got, strict=False)):
+            found = _json_difference(want, have, (*path, index))
+            if found is not None:
+                return found
+        if len(expected) != len(got):
+            return path, expected, got
+        return None
+    if _json_type(expected) != _json_type(got) or expected != got:
+        return path, expected, got
+    return None
+
+
+def _json_type(value: object) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return type(value).__name__
+
+
+def _expect(where: str, expected: object, got: object) -> None:
+    found = _json_difference(expected, got)
+    if found is not None:
+        path, want, have = found
+        raise _Mismatch(where + "".join("/" + pointer_token(p) for p in path), want, have)
+
+
+def _limits(case: Mapping[str, Any]) -> Limits:
+    return Limits.from_json(case.get("limits", {}))
+
+
+def _answer(raw: Mapping[str, Any]) -> Answer:
+    # The kind of answer is named by its key; its values are passed on as given, so a case can
+    # hold an answer that does not fit (a probability of 1.5, a name not in one_of).
+    if "p" in raw:
+        return YesNoAnswer(raw["p"])
+    if "name" in raw:
+        return ChoiceAnswer(raw["name"], raw.get("confidence"))  # type: ignore[arg-type]
+    return RubricAnswer(raw["level"], raw.get("confidence"))  # type: ignore[arg-type]
+
+
+def _step(raw: Mapping[str, Any]) -> Step:
+    if "failure" in raw:
+        return Failure(raw["failure"], "scripted failure")
+    return _answer(raw)
+
+
+def _run_check_keys(case: Mapping[str, Any]) -> None:
+    expect = case["expect"]
+    limits = _limits(case)
+    problems = validate_check(case["check"], limits=limits)
+    if not expect["valid"]:
+        # A multiset: implementations may order problems differently, but one fault is one
+        # problem, so a repeated pointer means two faults at one place.
+        _expect("/expect/problems", sorted(expect["problems"]), sorted(p.pointer for p in problems))
+        return
+    if problems:
+        raise _Mismatch("/expect/valid", True, [str(problem) for problem in problems])
+    full = parse_check(case["check"], limits=limits).to_json()
+    _expect("/expect/full", expect["full"], full)
+    # The full form is a fixed point: normalizing it again changes nothing.
+    _expect("/expect/full", expect["full"], parse_check(full, limits=limits).to_json())
+
+
+def _run_grading(case: Mapping[str, Any]) -> None:
+    expect = case["expect"]
+    if "number" in case:
+        _expect("/expect/text", expect["text"], js_number(case["number"]))
+        return
+    check = parse_check(case["check"], limits=_limits(case))
+    raw_answers: list[Any] = case["answers"]
+    if len(raw_answers) != len(check):
+        raise _Mismatch("/answers", f"{len(check)} answers", f"{len(raw_answers)}")
+    if "unfit" in expect:
+        unfit = [
+            index
+            for index, (question, raw) in enumerate(zip(check, raw_answers, strict=True))
+            if raw is None or answer_problem(question, _answer(raw)) is not None
+        ]
+        _expect("/expect/unfit", expect["unfit"], unfit)
+        return
+    options = {
+        "model": case["model"],
+        "at": case["at"],
+        "advisory": case.get("advisory", False),
+        "truncated": case.get("truncated", False),
+    }
+    verdict: Verdict
+    if any(raw is None for raw in raw_answers):
+        # Still unanswered after the re-ask (decision 9): the whole check is an error.
+        verdict = error_verdict(check, **options)
+    else:
+        verdict = combine(check, [_answer(raw) for raw in raw_answers], **options)
+    _expect("/expect/results", expect["results"], [q.result for q in verdict.questions])
+    _expect("/expect/verdict", expect["verdict"], verdict.verdict)
+    _expect("/expect/verdict_json", expect["verdict_json"], verdict.to_json())
+    _expect("/expect/issue_lines", expect["issue_lines"], list(issue_lines(verdict)))
+
+
+def _run_truncation(case: Mapping[str, Any]) -> None:
+    expect = case["expect"]
+    raw_submission = case.get("submission", {"output": None})
+    material = Material(
+        instructions=_INSTRUCTIONS,
+        body=_BODY,
+        run_data=case["run_data"],
+        submission=Submission.from_json(raw_submission),
+    )
+    bundle = build_bundle(parse_check(_TRUNCATION_CHECK), material, state_bytes=case["budget"])
+    _expect("/expect/view", expect["view"], bundle.run_data_json)
+    _expect("/expect/bytes", expect["bytes"], bundle.run_data_bytes)
+    _expect("/expect/truncated", expect["truncated"], bundle.truncated)
+    _expect("/expect/dropped_steps", expect["dropped_steps"], list(bundle.dropped_steps))
+    _expect("/expect/dropped_fields", expect["dropped_fields"], list(bundle.dropped_fields))
+    if "submission_view" in expect:
+        _expect("/expect/submission_view", expect["submission_view"], bundle.submission_json)
+
+
+def _run_outcomes(case: Mapping[str, Any]) -> None:
+    expect = case["expect"]
+    limits = _limits(case)
+    check = parse_check(case["check"], limits=limits)
+    script: dict[str, Step | list[Step]] = {
+        ask: [_step(item) for item in value] if isinstance(value, list) else _step(value)
+        for ask, value in case["script"].items()
+    }
+    evaluator = ScriptedEvaluator(script, model=case["model"])
+    material = Material(
+        instructions=_INSTRUCTIONS,
+        body=_BODY,
+        run_data=case.get("run_data", _RUN_DATA),
+        submission=Submission({"done": True}),
+    )
+    outcome = run_check_sync(
+        check,
+        material,
+        evaluator,
+        limits=limits,
+        advisory=case.get("advisory", False),
+        now=case["now"],
+    )
+    _expect("/expect/action", expect["action"], outcome.action)
+    _expect("/expect/verdict", expect["verdict"], outcome.verdict.verdict)
+    _expect("/expect/attempts", expect["attempts"], outcome.attempts)
+    _expect("/expect/asked", expect["asked"], {ask: evaluator.asked(ask) for ask in check.asks})
+    _expect("/expect/issues", expect["issues"], list(outcome.issues))
+    _expect("/expect/verdict_json", expect["verdict_json"], outcome.verdict.to_json())
+
+
+_RUNNERS: Final[Mapping[Stage, Callable[[Mapping[str, Any]], None]]] = {
+    "check_keys": _run_check_keys,
+    "grading": _run_grading,
+    "truncation": _run_truncation,
+    "outcomes": _run_outcomes,
+}
+
+
+def run_case(case: Case) -> CaseResult:
+    """Run one case against this library. Never raises for what the library does: an
+    exception is a failed case whose ``diff`` names it."""
+    try:
+        _RUNNERS[case.stage](case.data)
+    except _Mismatch as mismatch:
+        diff = f"{mismatch.where}: expected {_show(mismatch.expected)}, got {_show(mismatch.got)}"
+    except Exception as error:  # the library refused what the case expects it to take
+        detail = " ".join(str(error).split())
+        diff = f"raised {type(error).__name__}: {detail}"
+        if len(diff) > 160:
+            diff = diff[:159] + "…"
+    else:
+        diff = ""
+    return CaseResult(
+        id=case.id,
+        stage=case.stage,
+        rule=case.rule,
+        decisions=case.decisions,
+        passed=not diff,
+        diff=diff,
+        source=case.source,
+    )
+
+
+def run_cases(cases: Sequence[Case]) -> tuple[CaseResult, ...]:
+    """Run ``cases`` in order."""
+    return tuple(run_case(case) for case in cases)
+
+
+def run_corpus(directory: Traversable | None = None) -> tuple[CaseResult, ...]:
+    """Load the corpus in ``directory`` (default: ours) and run every case.
+
+    Raises :class:`CorpusError` when the corpus cannot be loaded (see :func:`load_cases`).
+    """
+    return run_cases(load_cases(directory))
+
+
+def covered_decisions(results: Sequence[Case] | Sequence[CaseResult]) -> dict[int, list[str]]:
+    """For each design decision, the ids of the cases that cover it (in corpus order)."""
+    covered: dict[int, list[str]] = {}
+    for item in results:
+        for decision in item.decisions:
+            covered.setdefault(decision, []).append(item.id)
+    return dict(sorted(covered.items()))
