@@ -39,10 +39,24 @@ from ._decisions import (
     apply_decision,
     decision_from_json,
 )
-from ._receipts import bundle_bytes, bundle_sha256
+from ._receipts import (
+    RECEIPT_FORMAT,
+    SHOWN_PIECES,
+    Receipt,
+    ReceiptError,
+    ShownPiece,
+    bundle_bytes,
+    bundle_sha256,
+    distance_from_passing,
+    drivers,
+    receipt_for,
+    shown_pieces,
+    threshold_text,
+)
 from ._records import Escalation, Handoff, Records, records_for
 
-__all__ = [
+# Plain sorted() order, the house rule (ruff would put the constants first).
+__all__ = [  # noqa: RUF022
     "AUDIT_FORMAT",
     "AuditError",
     "AuditRecord",
@@ -55,10 +69,15 @@ __all__ = [
     "Failed",
     "Handoff",
     "JsonLinesRecorder",
+    "RECEIPT_FORMAT",
+    "Receipt",
+    "ReceiptError",
     "Recorder",
     "Records",
     "Resolution",
     "Returned",
+    "SHOWN_PIECES",
+    "ShownPiece",
     "VerdictRecord",
     "apply_decision",
     "bundle_bytes",
@@ -66,11 +85,16 @@ __all__ = [
     "check_key",
     "decision_from_json",
     "decision_record",
+    "distance_from_passing",
+    "drivers",
     "read_records",
+    "receipt_for",
     "record_from_json",
     "records_for",
     "resolution_record",
+    "shown_pieces",
     "submission_key",
     "submission_sha256",
+    "threshold_text",
     "verdict_record",
 ]

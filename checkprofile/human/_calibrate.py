@@ -29,6 +29,7 @@ The definitions (docs/earning-trust.md says the same for users):
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from fractions import Fraction
@@ -321,35 +322,56 @@ def _bucket(answer: Answer) -> tuple[Hashable, int]:
 
 
 class _Sweep:
-    """Grades one question's cases under many thresholds, each grading done once per bucket
-    of alike answers and once per class of thresholds that split the buckets the same way."""
+    """Grades one question's cases under many thresholds with :func:`grade`, but only as often
+    as the results can differ.
+
+    It relies on what :func:`grade` promises: a result depends on the answer's name or level
+    and on which thresholds its probability or confidence reaches (``>=``), nothing else. So
+    the answers of one name or level, sorted by :func:`_bucket`, fall into a few runs that
+    reach the same thresholds; one answer of each run is graded and the run counted whole.
+    Thresholds that split every run alike (a class) give the same figures, computed once.
+    """
 
     def __init__(self, question: Question, answers: Sequence[Answer], people: Sequence[Person]):
         self.question = question
-        buckets: dict[tuple[Hashable, int], tuple[Answer, Counter[Person]]] = {}
+        parts: dict[Hashable, dict[int, tuple[Answer, Counter[Person]]]] = {}
         for answer, person in zip(answers, people, strict=True):
-            _, tally = buckets.setdefault(_bucket(answer), (answer, Counter()))
+            part, index = _bucket(answer)
+            _, tally = parts.setdefault(part, {}).setdefault(index, (answer, Counter()))
             tally[person] += 1
-        self.buckets = list(buckets.values())
-        # Grid index k splits the answers between those below GRID[k] and those at or above
-        # it; two indexes with no occupied bucket between them split them alike.
-        occupied = sorted({key[1] for key in buckets})
+        # Per name or level: bucket indexes ascending, an answer of each, and running totals
+        # of accepted and refused cases (totals[j] counts the buckets before j).
+        self.parts: list[tuple[list[int], list[Answer], list[tuple[int, int]]]] = []
+        for buckets in parts.values():
+            indexes = sorted(buckets)
+            totals = [(0, 0)]
+            for index in indexes:
+                tally = buckets[index][1]
+                accepted, refused = totals[-1]
+                totals.append((accepted + tally["accepted"], refused + tally["refused"]))
+            self.parts.append((indexes, [buckets[i][0] for i in indexes], totals))
+        # Grid index k splits answers into those below GRID[k] (bucket index <= k) and those
+        # at or above it; two indexes with no occupied bucket between them split alike.
+        occupied = sorted({index for indexes, _, _ in self.parts for index in indexes})
         self._class = [len(occupied) - bisect.bisect_right(occupied, k) for k in range(101)]
-        self._cache: dict[tuple[int, ...], Figures] = {}
+        self._figures: dict[tuple[int, ...], Figures] = {}
 
-    def figures(self, thresholds: Thresholds, indexes: tuple[int, ...], min_cases: int) -> Figures:
-        """The figures under ``thresholds``, set by the grid ``indexes``."""
-        signature = (min_cases, *(self._class[k] for k in indexes))
-        cached = self._cache.get(signature)
-        if cached is None:
-            question = thresholds.apply(self.question)
-            counts: Counter[tuple[Result, Person]] = Counter()
-            for answer, tally in self.buckets:
-                result = grade(question, answer)
-                for person, n in tally.items():
-                    counts[(result, person)] += n
-            cached = self._cache[signature] = _figures(counts, min_cases)
-        return cached
+    def figures(self, thresholds: Thresholds, grid: tuple[int, ...], min_cases: int) -> Figures:
+        """The figures under ``thresholds``, set by the ``grid`` indexes."""
+        signature = (min_cases, *(self._class[k] for k in grid))
+        cached = self._figures.get(signature)
+        if cached is not None:
+            return cached
+        question = thresholds.apply(self.question)
+        counts: Counter[tuple[Result, Person]] = Counter()
+        for indexes, answers, totals in self.parts:
+            cuts = sorted({0, len(indexes), *(bisect.bisect_right(indexes, k) for k in grid)})
+            for lo, hi in itertools.pairwise(cuts):
+                result = grade(question, answers[lo])
+                counts[(result, "accepted")] += totals[hi][0] - totals[lo][0]
+                counts[(result, "refused")] += totals[hi][1] - totals[lo][1]
+        figures = self._figures[signature] = _figures(counts, min_cases)
+        return figures
 
 
 def _candidates(question: Question) -> list[tuple[Thresholds, tuple[int, ...]]]:
@@ -398,14 +420,18 @@ def _calibrate_question(
         agreement = figures.agreement.value
         if agreement is None:
             continue  # everything unsure: nothing to agree with
-        meets = agreement >= target
+        too_few = figures.agreement.too_few
         # Smaller is better, in this order (the module docstring says why).
-        closeness = (_distance(thresholds, current), tuple(-v for v in _values(thresholds)))
+        closeness = (
+            _distance(thresholds, current),
+            tuple(-v for v in _values(thresholds)),
+            thresholds.fail_below is not None,
+        )
         rank: tuple[Any, ...]
-        if meets:
-            rank = (0, figures.to_person, -agreement, closeness, thresholds.fail_below is not None)
+        if agreement >= target and not too_few:
+            rank = (0, figures.to_person, -agreement, closeness)
         else:
-            rank = (1, -agreement, figures.to_person, closeness, thresholds.fail_below is not None)
+            rank = (1, too_few, -agreement, figures.to_person, closeness)
         scored.append((rank, thresholds, figures))
     best = min(scored, key=lambda item: item[0], default=None)
     suggested = None if best is None else best[1]

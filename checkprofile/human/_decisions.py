@@ -216,7 +216,7 @@ def _checked(decision: Decision) -> None:
     """
     received = decision
     _text("by", decision.by, received)
-    if not isinstance(decision.at, str) or format_at_or_none(decision.at) is None:
+    if not isinstance(decision.at, str) or _format_at_or_none(decision.at) is None:
         raise DecisionRequiredError(
             "a decision's at must be an RFC 3339 time string in UTC ending in Z", received
         )
@@ -237,7 +237,7 @@ def _checked(decision: Decision) -> None:
         _text("note", decision.note, received)
 
 
-def format_at_or_none(at: str) -> str | None:
+def _format_at_or_none(at: str) -> str | None:
     try:
         return format_at(at)
     except ValueError:

@@ -1,19 +1,66 @@
 """Receipts: what a person reads to decide an unsure (or failed) check in a minute.
 
-Filled in below the bundle helpers; the bundle's canonical bytes are defined here because a
-receipt shows them piece by piece and the audit trail hashes them whole.
+A receipt holds each question with its answer, its thresholds and its result; the questions
+that drove the verdict, ranked by how far each was from passing; what the evaluator was shown,
+piece by piece with sizes in bytes, and what was cut; and the candidate submission. It is JSON
+(:meth:`Receipt.to_json`; it survives a JSON round trip exactly, so it can wait in a queue)
+and plain text for a terminal (:meth:`Receipt.render_text`).
+
+**How far from passing** (:func:`distance_from_passing`) is a number from 0 (passes) to 1:
+
+* yes/no: ``pass - p``;
+* choice: 1 when the name is not in ``pass``, else how far the confidence is below its
+  threshold;
+* rubric: the larger of the levels missing as a share of the scale,
+  ``(pass - level) / (levels - 1)``, and how far the confidence is below its threshold;
+* a question the evaluator did not answer: 1.
+
+The questions that **drove** the verdict are those whose result is the verdict (every question
+of an ``error`` verdict), furthest from passing first, ties by ``ask``: so the ranking does not
+depend on the order of the questions in the check.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
-from .._bundle import Bundle, canonical_json
-from .._check import ChoiceQuestion, Question, RubricQuestion
+import attrs
 
-__all__ = ["SHOWN_PIECES", "bundle_bytes", "bundle_sha256", "shown_pieces"]
+from .._bundle import Bundle, Submission, canonical_json
+from .._check import Check, ChoiceQuestion, Question, RubricQuestion, YesNoQuestion
+from .._convert import one_line, show
+from .._lines import answer_text, issue_lines, js_number
+from .._run import Action, Outcome
+from .._validate import parse_check
+from .._verdict import QuestionResult, Verdict
+from ..errors import CheckError, CheckprofileError, MaterialError, VerdictError
+from ._records import held_check
+
+__all__ = [
+    "RECEIPT_FORMAT",
+    "SHOWN_PIECES",
+    "Receipt",
+    "ReceiptError",
+    "ShownPiece",
+    "bundle_bytes",
+    "bundle_sha256",
+    "distance_from_passing",
+    "drivers",
+    "receipt_for",
+    "shown_pieces",
+    "threshold_text",
+]
+
+#: The version of the receipt JSON; :meth:`Receipt.from_json` refuses any other.
+RECEIPT_FORMAT = 1
+
+
+class ReceiptError(CheckprofileError, ValueError):
+    """A receipt JSON that is not one, or whose parts do not agree (named with the bad value)."""
+
 
 #: The pieces of a bundle, in the order a receipt lists them; the canonical object's keys.
 SHOWN_PIECES = (
@@ -76,3 +123,416 @@ def bundle_bytes(bundle: Bundle) -> bytes:
 def bundle_sha256(bundle: Bundle) -> str:
     """``"sha256:"`` and the hex SHA-256 of :func:`bundle_bytes`."""
     return "sha256:" + hashlib.sha256(bundle_bytes(bundle)).hexdigest()
+
+
+# --- how far from passing, and what drove the verdict -----------------------------------------
+
+
+def _confidence_gap(threshold: float, confidence: float | None) -> float:
+    return max(0.0, threshold - confidence) if confidence is not None else 1.0
+
+
+def distance_from_passing(question: Question, record: QuestionResult) -> float:
+    """How far ``record``'s answer was from passing ``question``: 0 when it passes, at most 1
+    (see the module docstring for each kind)."""
+    if record.result == "pass":
+        return 0.0
+    if record.answer is None:
+        return 1.0
+    if isinstance(question, YesNoQuestion):
+        return min(1.0, max(0.0, question.pass_at - float(record.answer)))
+    if isinstance(question, ChoiceQuestion):
+        name_gap = 0.0 if record.answer in question.passing else 1.0
+        return max(name_gap, _confidence_gap(question.confidence, record.confidence))
+    level = int(record.answer)
+    span = max(len(question.levels) - 1, 1)
+    level_gap = max(0, question.pass_level - level) / span
+    return max(level_gap, _confidence_gap(question.confidence, record.confidence))
+
+
+def drivers(check: Check, verdict: Verdict) -> tuple[int, ...]:
+    """The indexes of the questions that drove ``verdict``: those whose result is the
+    verdict (all of them for ``error``), furthest from passing first, ties by ``ask``."""
+    pairs = list(zip(check, verdict.questions, strict=True))
+    chosen = [
+        index
+        for index, (_, record) in enumerate(pairs)
+        if verdict.verdict == "error" or record.result == verdict.verdict
+    ]
+    return tuple(
+        sorted(
+            chosen,
+            key=lambda i: (-distance_from_passing(*pairs[i]), one_line(pairs[i][0].ask)),
+        )
+    )
+
+
+def threshold_text(question: Question) -> str:
+    """The thresholds of ``question`` in words, as a receipt shows them."""
+    if isinstance(question, YesNoQuestion):
+        passes = f"passes at {js_number(question.pass_at)} or more"
+        if question.fail_below is None or question.fail_below == question.pass_at:
+            return f"{passes}, else fails"
+        return f"{passes}; fails below {js_number(question.fail_below)}, else unsure"
+    low = f"unsure below confidence {js_number(question.confidence)}"
+    if isinstance(question, ChoiceQuestion):
+        text = f"passes: {', '.join(question.passing)}"
+        if question.unsure:
+            text += f"; unsure: {', '.join(question.unsure)}"
+        return f"{text}; any other fails; {low}"
+    level = question.pass_level
+    return f"passes at level {level} ({one_line(question.levels[level])}) or above; {low}"
+
+
+# --- the receipt ------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class ShownPiece:
+    """One piece of what the evaluator was shown: its ``name`` (one of :data:`SHOWN_PIECES`)
+    and its size in ``bytes``: the UTF-8 length of its canonical JSON text."""
+
+    name: str
+    bytes: int
+
+
+def _pieces(items: Any) -> tuple[ShownPiece, ...]:
+    return tuple(items)
+
+
+def _strings(items: Any) -> tuple[str, ...]:
+    return tuple(items)
+
+
+def _failures(items: Any) -> tuple[tuple[str, str, str], ...]:
+    return tuple((str(a), str(b), str(c)) for a, b, c in items)
+
+
+@attrs.frozen(kw_only=True)
+class Receipt:
+    """What a person reads to decide a check on step ``step_id`` of run ``run_id``.
+
+    Build it with :func:`receipt_for`. ``check`` and ``verdict`` are the check and its verdict;
+    ``shown`` the pieces the evaluator was shown with their sizes (``shown_bytes`` in all, the
+    length of :func:`bundle_bytes`; ``bundle_sha256`` its hash); ``dropped_steps`` and
+    ``dropped_fields`` what was cut from the run data; ``candidate`` the submission;
+    ``failures`` (ask, reason, detail) for each question the evaluator did not answer.
+    """
+
+    run_id: str
+    step_id: str
+    action: Action
+    check: Check
+    verdict: Verdict
+    shown: tuple[ShownPiece, ...] = attrs.field(converter=_pieces)
+    shown_bytes: int
+    bundle_sha256: str
+    dropped_steps: tuple[str, ...] = attrs.field(converter=_strings)
+    dropped_fields: tuple[str, ...] = attrs.field(converter=_strings)
+    candidate: Submission
+    failures: tuple[tuple[str, str, str], ...] = attrs.field(default=(), converter=_failures)
+
+    @property
+    def drivers(self) -> tuple[int, ...]:
+        """Indexes of the questions that drove the verdict, furthest from passing first."""
+        return drivers(self.check, self.verdict)
+
+    @property
+    def issues(self) -> tuple[str, ...]:
+        """The issue lines of the verdict (every question that did not pass)."""
+        return issue_lines(self.verdict)
+
+    def _question_json(self, index: int) -> dict[str, Any]:
+        question, record = self.check[index], self.verdict.questions[index]
+        return {
+            "ask": record.ask,
+            "result": record.result,
+            "answer": answer_text(record, question),
+            "threshold": threshold_text(question),
+            "distance": distance_from_passing(question, record),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """The receipt as plain JSON. ``questions`` (each with its answer and thresholds in
+        words and its distance from passing), ``drivers`` (indexes) and ``issues`` are
+        derived from ``check`` and ``verdict``; :meth:`from_json` checks that they agree."""
+        return {
+            "receipt": RECEIPT_FORMAT,
+            "run": self.run_id,
+            "step": self.step_id,
+            "action": self.action,
+            "verdict": self.verdict.to_json(),
+            "check": self.check.to_json(),
+            "questions": [self._question_json(i) for i in range(len(self.check))],
+            "drivers": list(self.drivers),
+            "issues": list(self.issues),
+            "shown": [{"name": p.name, "bytes": p.bytes} for p in self.shown],
+            "shown_bytes": self.shown_bytes,
+            "bundle_sha256": self.bundle_sha256,
+            "dropped_steps": list(self.dropped_steps),
+            "dropped_fields": list(self.dropped_fields),
+            "candidate": self.candidate.to_json(),
+            "failures": [
+                {"ask": ask, "reason": reason, "detail": detail}
+                for ask, reason, detail in self.failures
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> Receipt:
+        """Read a receipt back; equal to the receipt that wrote it. Raises
+        :class:`ReceiptError` when it is not a receipt, or its parts disagree."""
+        try:
+            receipt = _receipt_from_json(data)
+        except ReceiptError:
+            raise
+        except (CheckError, VerdictError, MaterialError) as error:
+            raise ReceiptError(f"not a receipt: {' '.join(str(error).split())}") from None
+        except (KeyError, TypeError, ValueError) as error:
+            raise ReceiptError(f"not a receipt: {error}") from None
+        if receipt.to_json() != data:
+            raise ReceiptError(
+                "not a receipt: its derived parts (questions, drivers, issues) do not agree"
+                " with its check and verdict"
+            )
+        return receipt
+
+    def render_text(self, *, width: int = 100) -> str:
+        """The receipt as plain text for a terminal, lines at most about ``width`` wide."""
+        return _render(self, width)
+
+
+_FAILURE_KEYS = ("ask", "reason", "detail")
+
+
+def _receipt_from_json(data: object) -> Receipt:
+    if not isinstance(data, Mapping):
+        raise ReceiptError(f"a receipt must be a JSON object, got {show(data)}")
+    if data.get("receipt") != RECEIPT_FORMAT or isinstance(data.get("receipt"), bool):
+        raise ReceiptError(f'"receipt" must be {RECEIPT_FORMAT}, got {show(data.get("receipt"))}')
+    check = parse_check(data["check"])
+    verdict = Verdict.from_json(data["verdict"], check=check)
+    shown = data["shown"]
+    if not isinstance(shown, list):
+        raise ReceiptError(f"shown must be a list, got {show(shown)}")
+    pieces = []
+    for item in shown:
+        if (
+            not isinstance(item, Mapping)
+            or set(item) != {"name", "bytes"}
+            or item["name"] not in SHOWN_PIECES
+            or isinstance(item["bytes"], bool)
+            or not isinstance(item["bytes"], int)
+        ):
+            raise ReceiptError(f"shown items are {{name, bytes}}, got {show(item)}")
+        pieces.append(ShownPiece(item["name"], item["bytes"]))
+    failures = data["failures"]
+    if not isinstance(failures, list) or not all(
+        isinstance(f, Mapping)
+        and all(isinstance(f.get(k), str) for k in ("ask", "reason", "detail"))
+        for f in failures
+    ):
+        raise ReceiptError("failures are {ask, reason, detail} with string values")
+    for key in ("run", "step", "action", "bundle_sha256"):
+        if not isinstance(data[key], str):
+            raise ReceiptError(f"{key} must be a string, got {show(data[key])}")
+    for key in ("dropped_steps", "dropped_fields"):
+        if not isinstance(data[key], list) or not all(isinstance(v, str) for v in data[key]):
+            raise ReceiptError(f"{key} must be a list of strings, got {show(data[key])}")
+    return Receipt(
+        run_id=data["run"],
+        step_id=data["step"],
+        action=data["action"],
+        check=check,
+        verdict=verdict,
+        shown=pieces,
+        shown_bytes=data["shown_bytes"],
+        bundle_sha256=data["bundle_sha256"],
+        dropped_steps=data["dropped_steps"],
+        dropped_fields=data["dropped_fields"],
+        candidate=Submission.from_json(data["candidate"]),
+        failures=[(f["ask"], f["reason"], f["detail"]) for f in failures],
+    )
+
+
+def receipt_for(outcome: Outcome, *, run_id: str, step_id: str) -> Receipt:
+    """The receipt of ``outcome`` for step ``step_id`` of run ``run_id``.
+
+    Made for every unsure verdict; a host may make one for any other (a fail, for a person
+    reviewing refusals). The outcome must carry its bundle (every outcome
+    :func:`~checkprofile.run_check` makes does): a receipt shows what the evaluator was shown.
+    """
+    check = held_check(outcome)
+    bundle = outcome.bundle
+    if bundle is None:
+        raise ValueError(
+            "the outcome has no bundle, so what the evaluator was shown is unknown: make it with"
+            " run_check, or give outcome_for(..., bundle=)"
+        )
+    for what, value in (("run_id", run_id), ("step_id", step_id)):
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError(f"{what} must be a non-blank string, got {show(value)}")
+    pieces = shown_pieces(bundle)
+    whole = bundle_bytes(bundle)
+    return Receipt(
+        run_id=run_id,
+        step_id=step_id,
+        action=outcome.action,
+        check=check,
+        verdict=attrs.evolve(outcome.verdict, check=check),
+        shown=[ShownPiece(name, _utf8_size(pieces[name])) for name in SHOWN_PIECES],
+        shown_bytes=len(whole),
+        bundle_sha256="sha256:" + hashlib.sha256(whole).hexdigest(),
+        dropped_steps=bundle.dropped_steps,
+        dropped_fields=bundle.dropped_fields,
+        candidate=bundle.submission,
+        failures=[(ask, f.reason, f.detail) for ask, f in outcome.failures],
+    )
+
+
+def _utf8_size(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+# --- plain text -------------------------------------------------------------------------------
+
+_WHAT_NOW: dict[str, str] = {
+    "escalate": (
+        "Held for you. Decide: returned (with a note for the agent), completed (with this"
+        " candidate or your own output), or failed (with a note)."
+    ),
+    "not_accepted": "Refused (not_accepted): the agent's next attempt is handed these issues.",
+    "complete": "The step completed.",
+    "retry": "The evaluator did not answer: the agent gets retry and resubmits.",
+}
+
+_LABELS = {
+    "instructions": "instructions",
+    "body": "process body",
+    "questions": "questions",
+    "run_data": "run data",
+    "dropped_steps": "list of steps left out",
+    "dropped_fields": "list of fields left out",
+    "submission": "submission",
+}
+
+_MAX_OUTPUT_LINES = 40
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _wrap(text: str, indent: str, width: int, rest: str | None = None) -> list[str]:
+    """``text`` in lines of at most ``width`` (a longer word gets a line of its own): the
+    first line starts with ``indent``, the others with ``rest`` (default: ``indent``)."""
+    rest = indent if rest is None else rest
+    lines: list[str] = []
+    line, prefix = "", indent
+    for word in text.split():
+        if line and len(prefix) + len(line) + 1 + len(word) > width:
+            lines.append(prefix + line)
+            line, prefix = word, rest
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(prefix + line)
+    return lines
+
+
+def _render(receipt: Receipt, width: int) -> str:
+    verdict = receipt.verdict
+    out: list[str] = []
+    mode = "advisory" if verdict.advisory else "blocking"
+    out.append(
+        f"Check {verdict.verdict.upper()} on step {receipt.step_id} of run {receipt.run_id}"
+        f" ({mode})"
+    )
+    out.append(f"  model {verdict.model}, at {verdict.at}")
+    out.extend(_wrap(_WHAT_NOW[receipt.action], "  ", width))
+
+    ranked = receipt.drivers
+    rest = [i for i in range(len(receipt.check)) if i not in ranked]
+    not_passing = [i for i in rest if verdict.questions[i].result != "pass"]
+    passing = [i for i in rest if verdict.questions[i].result == "pass"]
+    sections = [
+        ("What drove the verdict, furthest from passing first", ranked),
+        ("Also not passing", not_passing),
+        ("Passed", passing),
+    ]
+    for title, indexes in sections:
+        if not indexes:
+            continue
+        out.append("")
+        out.append(title)
+        for number, index in enumerate(indexes, start=1):
+            label = f"{number}." if indexes is ranked else "-"
+            out.extend(_question_lines(receipt, index, label, width))
+
+    if receipt.failures:
+        out.append("")
+        out.append("Not answered by the evaluator")
+        for ask, reason, detail in receipt.failures:
+            out.extend(
+                _wrap(f"{one_line(ask)}: {reason}{': ' if detail else ''}{detail}", "  ", width)
+            )
+
+    out.append("")
+    out.append(
+        f"What the evaluator was shown: {_count(receipt.shown_bytes, 'byte')}"
+        f" ({receipt.bundle_sha256[:19]}…)"
+    )
+    for piece in receipt.shown:
+        if piece.name in ("dropped_steps", "dropped_fields"):
+            continue
+        out.append(f"  {_LABELS[piece.name]:<14}{piece.bytes:>12,} bytes")
+    if receipt.dropped_steps or receipt.dropped_fields:
+        if receipt.dropped_steps:
+            out.extend(
+                _wrap(
+                    f"cut: {_count(len(receipt.dropped_steps), 'step')} left out, oldest first:"
+                    f" {', '.join(receipt.dropped_steps)}",
+                    "  ",
+                    width,
+                )
+            )
+        if receipt.dropped_fields:
+            out.extend(
+                _wrap(
+                    f"cut: {_count(len(receipt.dropped_fields), 'field')} left out:"
+                    f" {', '.join(receipt.dropped_fields)}",
+                    "  ",
+                    width,
+                )
+            )
+    else:
+        out.append("  nothing was cut")
+
+    out.append("")
+    out.append("The candidate submission")
+    candidate = receipt.candidate
+    if candidate.summary is not None:
+        out.extend(_wrap(f"summary: {one_line(candidate.summary)}", "  ", width))
+    evidence = ", ".join(f"{e.kind} {e.ref}" for e in candidate.evidence) or "none"
+    out.extend(_wrap(f"evidence: {evidence}", "  ", width))
+    out.append("  output:")
+    lines = json.dumps(candidate.output, indent=2, ensure_ascii=False, sort_keys=True).split("\n")
+    for line in lines[:_MAX_OUTPUT_LINES]:
+        out.append("    " + line)
+    if len(lines) > _MAX_OUTPUT_LINES:
+        more = len(lines) - _MAX_OUTPUT_LINES
+        out.append(f"    … {_count(more, 'more line')}: see the receipt's JSON")
+    return "\n".join(out) + "\n"
+
+
+def _question_lines(receipt: Receipt, index: int, label: str, width: int) -> list[str]:
+    question, record = receipt.check[index], receipt.verdict.questions[index]
+    indent = " " * 14
+    lead = f"  {label:<3} {record.result:<8}"
+    lines = _wrap(one_line(record.ask), lead, width, indent)
+    detail = f"answer {answer_text(record, question)}"
+    if record.result != "pass":
+        distance = distance_from_passing(question, record)
+        detail += f", {js_number(round(distance, 2))} from passing"
+    lines.extend(_wrap(detail, indent, width))
+    lines.extend(_wrap(threshold_text(question), indent, width))
+    return lines
