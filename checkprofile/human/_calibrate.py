@@ -38,13 +38,16 @@ from typing import Any, Final, Literal
 import attrs
 from cattrs.gen import override
 
+from .._bundle import canonical_json
 from .._check import Check, Question, YesNoQuestion
 from .._convert import converter, register_renamed, show
-from .._verdict import _RANK, Answer, ChoiceAnswer, Result, YesNoAnswer, grade
+from .._verdict import _RANK, Answer, ChoiceAnswer, Result, YesNoAnswer, _answer_of, grade
+from ._audit import AuditRecord, DecisionRecord, VerdictRecord
 
 __all__ = [
     "GRID",
     "MIN_CASES",
+    "SKIP_REASONS",
     "Calibration",
     "Case",
     "CheckCalibration",
@@ -56,6 +59,7 @@ __all__ = [
     "Person",
     "QuestionCalibration",
     "Thresholds",
+    "calibrate",
     "calibrate_cases",
 ]
 
@@ -533,4 +537,98 @@ def calibrate_cases(
         min_cases=min_cases,
         checks=tuple(checks),
         skipped=tuple(skipped),
+    )
+
+
+#: Why a record was left out of calibration, in the order reports list them.
+SKIP_REASONS: Final = ("not_advisory", "error", "no_decision", "no_verdict", "superseded")
+
+# The thresholds calibration sweeps, by kind; the rest of a question names what it asks.
+_SWEPT: Final[dict[str, tuple[str, ...]]] = {
+    "yes_no": ("pass", "fail"),
+    "choice": ("confidence",),
+    "rubric": ("confidence",),
+}
+
+
+def _asked(check: Check) -> str:
+    """What a check asks, its swept thresholds left out: verdicts on one step whose checks
+    differ only in those thresholds are calibrated together."""
+    return canonical_json(
+        [
+            {key: value for key, value in data.items() if key not in _SWEPT[question.kind]}
+            for question, data in zip(check, check.to_json(), strict=True)
+        ]
+    )
+
+
+def calibrate(
+    records: Iterable[AuditRecord],
+    *,
+    target: float = 0.95,
+    min_cases: int = MIN_CASES,
+) -> Calibration:
+    """The calibration report of an audit trail (:func:`~checkprofile.human.read_records`).
+
+    Each advisory verdict that answered is joined, by its submission key, with the decision
+    of the person who saw the same submission: the last record of each wins, in file order.
+    Verdicts are grouped by step and by what their check asks (thresholds aside); the
+    thresholds in force are those of the group's last verdict. Records left out are counted
+    in ``skipped``, by reason: ``not_advisory`` (a blocking verdict changed what people
+    saw), ``error`` (the evaluator did not answer), ``no_decision`` (no person decided the
+    submission yet), ``no_verdict`` (a decision with no advisory verdict), ``superseded``
+    (an earlier record of a submission recorded again).
+    """
+    skipped: Counter[str] = Counter()
+    verdicts: dict[str, VerdictRecord] = {}
+    decisions: dict[str, DecisionRecord] = {}
+    order: dict[str, int] = {}  # where each kept verdict is in the file
+    for position, record in enumerate(records):
+        if isinstance(record, DecisionRecord):
+            skipped["superseded"] += record.key in decisions
+            decisions[record.key] = record
+        elif not isinstance(record, VerdictRecord):
+            raise TypeError(f"an audit record is needed (see read_records), got {show(record)}")
+        elif not record.advisory:
+            skipped["not_advisory"] += 1
+        elif record.result == "error":
+            skipped["error"] += 1
+        else:
+            skipped["superseded"] += record.key in verdicts
+            verdicts[record.key] = record
+            order[record.key] = position
+    groups: dict[tuple[str, str], list[tuple[VerdictRecord, DecisionRecord]]] = {}
+    for key, verdict in verdicts.items():
+        decision = decisions.get(key)
+        if decision is None:
+            skipped["no_decision"] += 1
+        else:
+            groups.setdefault((verdict.step, _asked(verdict.check)), []).append((verdict, decision))
+    skipped["no_verdict"] += sum(key not in verdicts for key in decisions)
+    per_step = Counter(step for step, _ in groups)
+    numbered: Counter[str] = Counter()
+    cases = []
+    for (step, _), pairs in groups.items():
+        numbered[step] += 1
+        name = step if per_step[step] == 1 else f"{step} (check {numbered[step]})"
+        latest = max(pairs, key=lambda pair: order[pair[0].key])
+        cases.append(
+            CheckCases(
+                name=name,
+                check=latest[0].check,
+                cases=tuple(
+                    Case(
+                        key=verdict.key,
+                        answers=tuple(_answer_of(q) for q in verdict.verdict.questions),
+                        person="accepted" if decision.accepted else "refused",
+                    )
+                    for verdict, decision in pairs
+                ),
+            )
+        )
+    return calibrate_cases(
+        cases,
+        target=target,
+        min_cases=min_cases,
+        skipped=tuple((reason, skipped[reason]) for reason in SKIP_REASONS),
     )

@@ -22,7 +22,7 @@ from ._calibrate import (
     Thresholds,
 )
 
-__all__ = ["render_html", "render_text"]
+__all__ = ["calibration_html", "calibration_text"]
 
 _KIND: Final = {"yes_no": "yes/no", "choice": "choice", "rubric": "rubric"}
 _SKIPPED: Final = {
@@ -150,7 +150,7 @@ _LEGEND: Final = (
 )
 
 
-def render_text(calibration: Calibration) -> str:
+def calibration_text(calibration: Calibration) -> str:
     """The report as a plain-text table, one block per check, ending in a newline."""
     lines = _summary(calibration)
     for check in calibration.checks:
@@ -348,7 +348,7 @@ def _chart(question: QuestionCalibration, target: float, number: int, anchor: st
     return "".join(parts)
 
 
-def render_html(calibration: Calibration, *, title: str = "Calibration report") -> str:
+def calibration_html(calibration: Calibration, *, title: str = "Calibration report") -> str:
     """The report as one self-contained HTML page (inline CSS and SVG; nothing fetched)."""
     body = [f"<h1>{_e(title)}</h1>"]
     body += [f"<p>{_e(line)}</p>" for line in _summary(calibration)]
