@@ -1,0 +1,500 @@
+"""Write the generated cases of the conformance corpus: the rules that have a law.
+
+Run ``python -m checkprofile.conformance._generate`` after changing this file; ``--check``
+only says whether the files on disk are what it would write (the test suite runs that), and
+``--node`` also checks the JavaScript table below against Node.js, when it is installed.
+
+Two laws are generated:
+
+* threshold edges (decision 7): for seeded random thresholds, an answer exactly at ``pass``,
+  the next double below it, exactly at ``fail``, the next double below and above it, and the
+  same for confidence thresholds and rubric levels;
+* number formatting (decision 11): JavaScript's ``String(x)`` for a table of numbers,
+  recorded from Node.js v20 and checked by hand against ECMA-262 Number::toString, both as
+  plain numbers and, for probabilities, inside issue lines.
+
+Not imported by :mod:`checkprofile.conformance`: the runner never needs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+# Where the generated files go (inside the package, beside the hand-written ones).
+CASES: Final = Path(__file__).resolve().parent / "cases"
+
+# The fixed time and model of every generated verdict (decision 14: the host gives `at`).
+AT: Final = "2026-10-06T09:04:20Z"
+MODEL: Final = "example-evaluator-1"
+SEED: Final = 20261006
+
+#: JavaScript's ``String(x)`` (ECMA-262 Number::toString, radix 10), recorded from Node.js
+#: v20.20.2 by :func:`check_node` (``python -m checkprofile.conformance._generate --node``).
+#: Each row was also worked by hand: let n, k, s be the decimal exponent, digit count and
+#: shortest digits of x (x = s × 10^(n-k)); k <= n <= 21 prints the digits and n-k zeros;
+#: 0 < n <= 21 puts the point after n digits; -6 < n <= 0 prints "0." and -n zeros first;
+#: otherwise exponent form "d.ddde±(n-1)". -0 prints as "0".
+JS_STRINGS: Final[tuple[tuple[float, str], ...]] = (
+    (0.0, "0"),
+    (-0.0, "0"),
+    (1.0, "1"),
+    (100.0, "100"),
+    (0.1, "0.1"),
+    (0.12, "0.12"),
+    (0.9, "0.9"),
+    (0.5, "0.5"),
+    (0.30000000000000004, "0.30000000000000004"),
+    (0.3333333333333333, "0.3333333333333333"),
+    (0.6666666666666666, "0.6666666666666666"),
+    (0.8999999999999999, "0.8999999999999999"),
+    (0.9999999999999999, "0.9999999999999999"),
+    (0.00005, "0.00005"),
+    (0.00001, "0.00001"),
+    (0.000001, "0.000001"),
+    (0.000001234, "0.000001234"),
+    (1e-7, "1e-7"),
+    (1.5e-7, "1.5e-7"),
+    (1.234e-7, "1.234e-7"),
+    (9.5367431640625e-7, "9.5367431640625e-7"),
+    (2.220446049250313e-16, "2.220446049250313e-16"),
+    (1.23e-18, "1.23e-18"),
+    (2.2250738585072014e-308, "2.2250738585072014e-308"),
+    (1e-323, "1e-323"),
+    (5e-324, "5e-324"),
+    (-1e-7, "-1e-7"),
+    (-1.5, "-1.5"),
+    (12345.678, "12345.678"),
+    (123456789.0, "123456789"),
+    (1e15, "1000000000000000"),
+    (1e16, "10000000000000000"),
+    (9007199254740992.0, "9007199254740992"),
+    (1e20, "100000000000000000000"),
+    (1.2345678901234568e20, "123456789012345680000"),
+    (9.999999999999999e20, "999999999999999900000"),
+    (1e21, "1e+21"),
+    (1.5e21, "1.5e+21"),
+    (1e100, "1e+100"),
+    (1.5e300, "1.5e+300"),
+    (1.7976931348623157e308, "1.7976931348623157e+308"),
+)
+
+
+# -- a small YAML writer ------------------------------------------------------------------------
+# Every file it writes reads the same under YAML 1.2 (core schema) and YAML 1.1: strings are
+# double-quoted JSON strings (so "yes", "no", "on", "off" and timestamps stay strings), keys are
+# plain only when they are lower-case words no YAML version reads otherwise, and floats always
+# have a "." in the mantissa and a signed exponent (YAML 1.1 reads "1e-7" as a string).
+
+_PLAIN_KEY = re.compile(r"[a-z_][a-z0-9_]*\Z")
+# Plain scalars YAML 1.1 gives another type (booleans, null), which must be quoted as keys.
+_YAML11_WORDS = frozenset(
+    {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "nan", "inf"}
+)
+
+
+def yaml_float(value: float) -> str:
+    """``value`` as a YAML float both YAML 1.1 and 1.2 read as the same double."""
+    if not math.isfinite(value):
+        raise ValueError(f"the corpus holds JSON numbers only, got {value!r}")
+    text = repr(value)  # the shortest digits that round-trip
+    mantissa, _, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    if exponent:
+        sign = exponent[0] if exponent[0] in "+-" else "+"
+        exponent = "e" + sign + exponent.lstrip("+-")
+    return mantissa + exponent
+
+
+def _scalar(value: object) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return yaml_float(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    raise TypeError(f"not JSON data: {value!r}")
+
+
+def _key(key: str) -> str:
+    if _PLAIN_KEY.match(key) and key not in _YAML11_WORDS:
+        return key
+    return json.dumps(key, ensure_ascii=False)
+
+
+def _flow(value: object) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_key(k)}: {_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_flow(item) for item in value) + "]"
+    return _scalar(value)
+
+
+# A container whose flow form fits in this many characters is written on one line.
+_FLOW_WIDTH = 72
+
+
+def _block(value: object, indent: int) -> Iterator[str]:
+    """Lines of ``value`` (a non-empty dict or list) in block style at ``indent`` spaces."""
+    pad = " " * indent
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if _is_block(item, indent + len(_key(key)) + 2):
+                yield f"{pad}{_key(key)}:"
+                yield from _block(item, indent + 2)
+            else:
+                yield f"{pad}{_key(key)}: {_flow(item)}"
+        return
+    assert isinstance(value, list)
+    for item in value:
+        if _is_block(item, indent + 2):
+            lines = list(_block(item, indent + 2))
+            if isinstance(item, dict):
+                yield f"{pad}- {lines[0].lstrip()}"
+                yield from lines[1:]
+            else:
+                yield f"{pad}-"
+                yield from lines
+        else:
+            yield f"{pad}- {_flow(item)}"
+
+
+def _is_block(value: object, used: int) -> bool:
+    if not isinstance(value, (dict, list)) or not value:
+        return False
+    return used + len(_flow(value)) > _FLOW_WIDTH + 28 or any(
+        isinstance(item, (dict, list)) and item
+        for item in (value.values() if isinstance(value, dict) else value)
+    )
+
+
+def dump_cases(header: str, cases: Sequence[Mapping[str, Any]]) -> str:
+    """A case file: ``header`` as comment lines, then the cases as a YAML sequence."""
+    lines = [f"# {line}".rstrip() for line in header.splitlines()]
+    for case in cases:
+        lines.append("")
+        lines.extend(_block([dict(case)], 0))
+    return "\n".join(lines) + "\n"
+
+
+# -- threshold edges ----------------------------------------------------------------------------
+
+
+def _below(x: float) -> float:
+    return math.nextafter(x, -math.inf)
+
+
+def _above(x: float) -> float:
+    return math.nextafter(x, math.inf)
+
+
+def _threshold(rng: random.Random, low: float, high: float) -> float:
+    # Short decimals as people write them, and arbitrary doubles as a model could emit them.
+    value = rng.uniform(low, high)
+    digits = rng.choice((1, 2, 3, None))
+    return value if digits is None else round(value, digits)
+
+
+def _js(x: float) -> str:
+    """JavaScript's String(x) for the numbers this module generates (all in [0, 1]).
+
+    An oracle written from ECMA-262 (the note on JS_STRINGS), on purpose not the library's
+    ``js_number``: an expected value must not come from the code under test. The test suite
+    checks it against every row of JS_STRINGS, which Node.js printed.
+    """
+    if x == 0:
+        return "0"
+    mantissa, _, exponent = repr(x).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    n = len(whole) + int(exponent or 0) - (len(whole + fraction) - len(digits))
+    digits = digits.rstrip("0")
+    k = len(digits)
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * -n + digits
+    head = digits if k == 1 else digits[0] + "." + digits[1:]
+    return f"{head}e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
+
+
+def _verdict_case(
+    case_id: str,
+    rule: str,
+    decisions: list[int],
+    question: dict[str, Any],
+    kind: str,
+    answer: dict[str, Any],
+    result: str,
+    line: str | None,
+) -> dict[str, Any]:
+    ask = question["ask"]
+    record: dict[str, Any] = {"ask": ask, "kind": kind}
+    if kind == "yes_no":
+        record["answer"] = answer["p"]
+    else:
+        record["answer"] = answer["name"] if kind == "choice" else answer["level"]
+        record["confidence"] = answer["confidence"]
+    record["result"] = result
+    return {
+        "id": case_id,
+        "stage": "grading",
+        "rule": rule,
+        "decisions": decisions,
+        "check": [question],
+        "answers": [answer],
+        "model": MODEL,
+        "at": AT,
+        "expect": {
+            "results": [result],
+            "verdict": result,
+            "verdict_json": {
+                "verdict": result,
+                "advisory": False,
+                "model": MODEL,
+                "questions": [record],
+                "at": AT,
+            },
+            "issue_lines": [] if line is None else [f"check: {ask} → {line}"],
+        },
+    }
+
+
+def _yes_no_edges(rng: random.Random, count: int) -> Iterator[dict[str, Any]]:
+    ask = "Is the report attached?"
+    for number in range(1, count + 1):
+        pass_at = _threshold(rng, 0.5, 0.99)
+        with_fail = number % 2 == 0
+        # Rounding may carry a fail past pass; fail <= pass is the check key's rule (decision 3).
+        fail = min(_threshold(rng, 0.05, pass_at), pass_at) if with_fail else None
+        question: dict[str, Any] = {"ask": ask, "pass": pass_at}
+        if fail is not None:
+            question["fail"] = fail
+        below_pass = "unsure" if fail is not None and _below(pass_at) >= fail else "fail"
+        edges: list[tuple[str, float, str]] = [
+            ("at-pass", pass_at, "pass"),
+            ("above-pass", _above(pass_at), "pass"),
+            ("below-pass", _below(pass_at), below_pass),
+        ]
+        if fail is not None:
+            edges += [
+                ("at-fail", fail, "unsure" if fail < pass_at else "pass"),
+                ("above-fail", _above(fail), "unsure" if _above(fail) < pass_at else "pass"),
+                ("below-fail", _below(fail), "fail"),
+            ]
+        band = f"pass {_js(pass_at)}" + (f", fail {_js(fail)}" if fail is not None else "")
+        for name, p, result in edges:
+            if not 0 <= p <= 1:
+                continue
+            yield _verdict_case(
+                f"grading/gen-yes-no-{number:02d}-{name}",
+                f"yes/no ({band}): p = {_js(p)}, {name.replace('-', ' ')}, is {result}.",
+                [7] if result == "pass" else [7, 11],
+                question,
+                "yes_no",
+                {"p": p},
+                result,
+                None if result == "pass" else f"no ({_js(p)})",
+            )
+
+
+def _confidence_edges(rng: random.Random, count: int) -> Iterator[dict[str, Any]]:
+    one_of = {
+        "states": "States the verdict.",
+        "hedges": "Avoids a verdict.",
+        "unclear": "Cannot tell.",
+    }
+    levels = ["Neither list.", "One list.", "Both lists."]
+    for number in range(1, count + 1):
+        threshold = _threshold(rng, 0.05, 0.99)
+        choice = number % 2 == 1
+        if choice:
+            question: dict[str, Any] = {
+                "ask": "What does the summary do?",
+                "one_of": one_of,
+                "pass": ["states"],
+                "unsure": ["unclear"],
+                "confidence": threshold,
+            }
+            name = rng.choice(("states", "hedges"))
+            graded = "pass" if name == "states" else "fail"
+        else:
+            pass_level = rng.choice((1, 2))
+            question = {
+                "ask": "How complete is the screening?",
+                "levels": levels,
+                "pass": pass_level,
+                "confidence": threshold,
+            }
+            level = rng.choice((pass_level - 1, pass_level))
+            graded = "pass" if level >= pass_level else "fail"
+        kind = "choice" if choice else "rubric"
+        for edge, confidence, result in (
+            ("at-threshold", threshold, graded),
+            ("above-threshold", _above(threshold), graded),
+            ("below-threshold", _below(threshold), "unsure"),
+        ):
+            if not 0 <= confidence <= 1:
+                continue  # past 1: not a confidence at all (the unfit cases show those)
+            if choice:
+                answer: dict[str, Any] = {"name": name, "confidence": confidence}
+                shown = f"{name} ({_js(confidence)})"
+                given = f"choice (confidence {_js(threshold)}): {name}"
+            else:
+                answer = {"level": level, "confidence": confidence}
+                shown = f"level {level}: {levels[level]} ({_js(confidence)})"
+                given = f"rubric (pass {pass_level}, confidence {_js(threshold)}): level {level}"
+            yield _verdict_case(
+                f"grading/gen-{kind}-{number:02d}-{edge}",
+                f"{given} at confidence {_js(confidence)}, {edge.replace('-', ' ')}, is {result}.",
+                [7] if result == "pass" else [7, 11],
+                question,
+                kind,
+                answer,
+                result,
+                None if result == "pass" else shown,
+            )
+
+
+def threshold_cases() -> list[dict[str, Any]]:
+    """Seeded random thresholds and the answers at and beside each edge."""
+    rng = random.Random(SEED)
+    return [*_yes_no_edges(rng, 12), *_confidence_edges(rng, 12)]
+
+
+# -- number formatting --------------------------------------------------------------------------
+
+
+def _slug(x: float) -> str:
+    text = "minus-zero" if x == 0 and math.copysign(1, x) < 0 else repr(x)
+    return re.sub(r"[^a-z0-9]+", "-", text.lower().replace("-", "m").replace("+", "p")).strip("-")
+
+
+def number_cases() -> list[dict[str, Any]]:
+    """JavaScript's String(x) for every number of the table, and in an issue line for those
+    that are probabilities."""
+    cases: list[dict[str, Any]] = []
+    for x, text in JS_STRINGS:
+        cases.append(
+            {
+                "id": f"grading/gen-js-number-{_slug(x)}",
+                "stage": "grading",
+                "rule": f"Numbers print as JavaScript's String(x): {yaml_float(x)} prints {text}.",
+                "decisions": [11],
+                "number": x,
+                "expect": {"text": text},
+            }
+        )
+    question = {
+        "ask": "What does the summary do?",
+        "one_of": {"states": "States the verdict.", "hedges": "Avoids a verdict."},
+        "pass": ["states"],
+        "confidence": 0,
+    }
+    for x, text in JS_STRINGS:
+        # -0 is a double in [0, 1]; it prints "0" like 0, which the plain case shows.
+        if not 0 <= x <= 1 or math.copysign(1, x) < 0:
+            continue
+        cases.append(
+            _verdict_case(
+                f"grading/gen-js-line-{_slug(x)}",
+                f"A confidence of {yaml_float(x)} prints as {text} in an issue line.",
+                [11],
+                question,
+                "choice",
+                {"name": "hedges", "confidence": x},
+                "fail",
+                f"hedges ({text})",
+            )
+        )
+    return cases
+
+
+# -- files --------------------------------------------------------------------------------------
+
+_HEADER = """Generated by python -m checkprofile.conformance._generate: do not edit by hand.
+{what}
+YAML 1.2 core schema, written so that YAML 1.1 readers get the same data
+(see docs/conformance.md)."""
+
+FILES: Final[Mapping[str, tuple[str, Callable[[], list[dict[str, Any]]]]]] = {
+    "grading/gen_thresholds.yaml": (
+        f"Threshold edges (decision 7) for random thresholds, seed {SEED}: at each threshold,"
+        " and the next double above and below it.",
+        threshold_cases,
+    ),
+    "grading/gen_numbers.yaml": (
+        "JavaScript's String(x) (decision 11), recorded from Node.js v20, alone and in issue"
+        " lines.",
+        number_cases,
+    ),
+}
+
+
+def render() -> dict[str, str]:
+    """Each generated file's path (under ``cases/``) and its text."""
+    return {
+        path: dump_cases(_HEADER.format(what=what), make()) for path, (what, make) in FILES.items()
+    }
+
+
+def check_node() -> list[str]:
+    """Rows of JS_STRINGS that Node.js prints differently (empty when all agree)."""
+    numbers = [repr(x) for x, _ in JS_STRINGS]
+    script = "for (const s of process.argv.slice(1)) console.log(String(Number(s)))"
+    done = subprocess.run(
+        ["node", "-e", script, "--", *numbers], capture_output=True, text=True, check=True
+    )
+    printed = done.stdout.splitlines()
+    return [
+        f"{number}: the table says {text!r}, Node.js prints {shown!r}"
+        for number, (_, text), shown in zip(numbers, JS_STRINGS, printed, strict=True)
+        if text != shown
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--check", action="store_true", help="only compare, write nothing")
+    parser.add_argument("--node", action="store_true", help="check the table against Node.js")
+    args = parser.parse_args(argv)
+    if args.node:
+        wrong = check_node()
+        for line in wrong:
+            print(line, file=sys.stderr)
+        if wrong:
+            return 1
+    stale = []
+    for path, text in render().items():
+        target = CASES / path
+        current = target.read_text(encoding="utf-8") if target.exists() else None
+        if current == text:
+            continue
+        stale.append(path)
+        if not args.check:
+            target.write_text(text, encoding="utf-8")
+    if args.check and stale:
+        print(f"out of date: {', '.join(stale)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
