@@ -576,20 +576,24 @@ def calibrate(
     thresholds in force are those of the group's last verdict. Records left out are counted
     in ``skipped``, by reason: ``not_advisory`` (a blocking verdict changed what people
     saw), ``error`` (the evaluator did not answer), ``no_decision`` (no person decided the
-    submission yet), ``no_verdict`` (a decision with no advisory verdict), ``superseded``
-    (an earlier record of a submission recorded again).
+    submission yet), ``no_verdict`` (a decision on a submission with no verdict at all),
+    ``superseded`` (an earlier record of a submission recorded again). A decision on a
+    submission whose verdict was left out is left out with it, and not counted again.
     """
     skipped: Counter[str] = Counter()
     verdicts: dict[str, VerdictRecord] = {}
     decisions: dict[str, DecisionRecord] = {}
     order: dict[str, int] = {}  # where each kept verdict is in the file
+    seen: set[str] = set()  # the key of every verdict, kept or not
     for position, record in enumerate(records):
         if isinstance(record, DecisionRecord):
             skipped["superseded"] += record.key in decisions
             decisions[record.key] = record
-        elif not isinstance(record, VerdictRecord):
+            continue
+        if not isinstance(record, VerdictRecord):
             raise TypeError(f"an audit record is needed (see read_records), got {show(record)}")
-        elif not record.advisory:
+        seen.add(record.key)
+        if not record.advisory:
             skipped["not_advisory"] += 1
         elif record.result == "error":
             skipped["error"] += 1
@@ -604,7 +608,9 @@ def calibrate(
             skipped["no_decision"] += 1
         else:
             groups.setdefault((verdict.step, _asked(verdict.check)), []).append((verdict, decision))
-    skipped["no_verdict"] += sum(key not in verdicts for key in decisions)
+    # A decision on a submission whose verdict was left out (not advisory, error) is left out
+    # with it, and counted once, under the verdict's reason.
+    skipped["no_verdict"] += sum(key not in seen for key in decisions)
     per_step = Counter(step for step, _ in groups)
     numbered: Counter[str] = Counter()
     cases = []

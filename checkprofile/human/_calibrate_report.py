@@ -8,6 +8,7 @@ Every piece of user text (check names, asks, reasons) is escaped before it enter
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Final
 
@@ -55,12 +56,13 @@ def _thresholds(value: Thresholds | None) -> str:
 def _cells(figures: Figures | None) -> list[str]:
     if figures is None:
         return ["n/a"] * 6
-    star = "*" if figures.agreement.too_few else ""
+    # A star, or a space where there is none, keeps the right-aligned numbers in line.
+    star = "*" if figures.agreement.too_few else " "
     share = figures.to_person_share
-    person_star = "*" if share.too_few else ""
+    person_star = "*" if share.too_few else " "
     c = figures.confusion
     return [
-        f"{_number(figures.agreement.value)}{star} n={figures.decided}",
+        f"{_number(figures.agreement.value)} n={figures.decided}{star}",
         f"{_number(figures.kappa.value, 2)}{star}",
         f"{figures.to_person}/{figures.cases} {_percent(share.value)}{person_star}",
         f"{c.pass_accepted}/{c.pass_refused}",
@@ -160,10 +162,11 @@ def calibration_text(calibration: Calibration) -> str:
             lines.append(f"  Q{number}: {one_line(question.ask)}")
     if not calibration.checks:
         lines += ["", "No case joins an advisory verdict to a person's decision yet."]
-    lines += ["", *_LEGEND]
+    lines.append("")
+    lines += [wrapped for line in _LEGEND for wrapped in textwrap.wrap(line, 96)]
     if _any_too_few(calibration):
         lines.append(
-            f"* fewer than {calibration.min_cases} cases behind this figure: too few to trust."
+            f"*: fewer than {calibration.min_cases} cases behind the figure: too few to trust."
         )
     return "\n".join(lines) + "\n"
 
@@ -284,7 +287,7 @@ def _chart(question: QuestionCalibration, target: float, number: int, anchor: st
     if question.curve_of == "pass" and question.suggested and question.suggested.fail_below:
         what += f" (fail at {js_number(question.suggested.fail_below)})"
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {_H}" width="{_W}"'
+        f'<svg viewBox="0 0 {_W} {_H}" width="{_W}"'
         f' height="{_H}" role="img" aria-labelledby="{anchor}">'
         f'<title id="{anchor}">Q{number}: agreement and share sent to a person'
         f" against the {_e(what)}</title>",
