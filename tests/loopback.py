@@ -34,7 +34,17 @@ from typing import Any
 import attrs
 import pytest
 
-__all__ = ["LoopbackServer", "Recorded", "Response", "Scripted", "loopback_fixture"]
+__all__ = [
+    "LoopbackServer",
+    "Recorded",
+    "Response",
+    "Scripted",
+    "decisions",
+    "decisions_answers",
+    "loopback_fixture",
+    "systemone",
+    "systemone_answers",
+]
 
 
 @attrs.frozen(kw_only=True)
@@ -89,6 +99,13 @@ def _decoded(headers: Mapping[str, str], body: bytes) -> bytes:
     return data
 
 
+class _Server(ThreadingHTTPServer):
+    # The stdlib's backlog of 5 makes the sixth simultaneous connect wait a full SYN retry
+    # (about a second): concurrency tests and the benchmark open dozens at once.
+    request_queue_size = 256
+    daemon_threads = True
+
+
 class LoopbackServer:
     """A threaded HTTP/1.1 server on an ephemeral loopback port. Safe to use from many
     concurrent clients: each request is handled on its own thread."""
@@ -100,8 +117,7 @@ class LoopbackServer:
         self.requests: list[Recorded] = []
         self._queue: deque[Response] = deque()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), self._handler_class())
         self._thread: threading.Thread | None = None
 
     @property
@@ -125,7 +141,10 @@ class LoopbackServer:
             return self.requests[-1]
 
     def start(self) -> LoopbackServer:
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll interval: stop() waits up to one interval, after every test.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.01,), daemon=True
+        )
         self._thread.start()
         return self
 
@@ -216,3 +235,141 @@ def loopback_fixture() -> Iterator[LoopbackServer]:
     """A started :class:`LoopbackServer`, stopped after the test."""
     with LoopbackServer() as server:
         yield server
+
+
+# --- Wire formats ----------------------------------------------------------------------------
+# Responders that answer whatever was asked with a valid, confident answer, so a test scripts
+# only what it is about (an override for one question) and the rest stays well-formed.
+
+
+def systemone_answers(
+    request: Recorded, overrides: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Valid System One answers for every question of ``request``: noul 0.95; a choice of the
+    first criterion (0.8, the rest sharing 0.2); a score on the top level (0.7). ``overrides``
+    replaces the answer of a named question (``None`` leaves it out)."""
+    answers: dict[str, Any] = {}
+    for name, question in request.json["questions"].items():
+        if question["type"] == "noul":
+            answer: Any = {"type": "noul", "noul": 0.95}
+        elif question["type"] == "choice":
+            names = list(question["criteria"])
+            rest = 0.2 / (len(names) - 1)
+            answer = {
+                "type": "choice",
+                "choice": names[0],
+                "confidence": 0.9,
+                "probabilities": {n: 0.8 if i == 0 else rest for i, n in enumerate(names)},
+            }
+        else:
+            count = len(question["criteria"])
+            rest = 0.3 / (count - 1)
+            answer = {
+                "type": "score",
+                "score": 0.0,
+                "confidence": 0.85,
+                "legend": {str(i): text for i, text in enumerate(question["criteria"])},
+                "probabilities": {str(i): 0.7 if i == count - 1 else rest for i in range(count)},
+            }
+        answers[name] = answer
+    for name, answer in (overrides or {}).items():
+        if answer is None:
+            answers.pop(name, None)
+        else:
+            answers[name] = answer
+    return answers
+
+
+def systemone(
+    model: str = "jev-2026-09-15",
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    delay: float = 0.0,
+) -> Callable[[Recorded], Scripted]:
+    """A System One host answering as :func:`systemone_answers`, reporting ``model``."""
+
+    def respond(request: Recorded) -> Scripted:
+        body = {
+            "model": model,
+            "answers": systemone_answers(request, overrides),
+            "usage": {"input_tokens": len(request.body) // 4, "output_tokens": 0},
+        }
+        return Scripted(json=body, delay=delay, headers={"x-typesafe-request-id": "req-1"})
+
+    return respond
+
+
+def decisions_answers(request: Recorded, overrides: Mapping[str, Any] | None = None) -> list[Any]:
+    """Valid OpenAI Decisions answers, in question order: predicate 0.95; a choice of the
+    first value (0.8); a score on the top level (0.7). ``overrides`` replaces the answer of a
+    named question (``None`` leaves it out)."""
+    answers: list[Any] = []
+    for question in request.json["questions"]:
+        name = question["name"]
+        if name in (overrides or {}):
+            override = (overrides or {})[name]
+            if override is not None:
+                answers.append(override)
+            continue
+        if question["type"] == "predicate":
+            answers.append({"type": "predicate", "name": name, "probability": 0.95})
+        elif question["type"] == "choice":
+            values = [choice["value"] for choice in question["choices"]]
+            rest = 0.2 / (len(values) - 1)
+            answers.append(
+                {
+                    "type": "choice",
+                    "name": name,
+                    "choice": values[0],
+                    "confidence": 0.9,
+                    "probabilities": [
+                        {"value": v, "probability": 0.8 if i == 0 else rest}
+                        for i, v in enumerate(values)
+                    ],
+                }
+            )
+        else:
+            levels = question["levels"]
+            rest = 0.3 / (len(levels) - 1)
+            answers.append(
+                {
+                    "type": "score",
+                    "name": name,
+                    "score": 0.0,
+                    "confidence": 0.85,
+                    "probabilities": [
+                        {
+                            "value": i,
+                            "label": level["label"],
+                            "probability": 0.7 if i == len(levels) - 1 else rest,
+                        }
+                        for i, level in enumerate(levels)
+                    ],
+                }
+            )
+    return answers
+
+
+def decisions(
+    model: str = "gpt-6-luna-2026-10-01",
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    delay: float = 0.0,
+) -> Callable[[Recorded], Scripted]:
+    """An OpenAI Decisions host answering as :func:`decisions_answers`, reporting ``model``."""
+
+    def respond(request: Recorded) -> Scripted:
+        body = {
+            "model": model,
+            "answers": decisions_answers(request, overrides),
+            "usage": {
+                "input_tokens": 10,
+                "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 0},
+                "output_tokens": 0,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": 10,
+            },
+        }
+        return Scripted(json=body, delay=delay, headers={"x-request-id": "req-1"})
+
+    return respond
