@@ -119,6 +119,13 @@ def _at(value: object, received: object) -> str:
         ) from None
 
 
+def _at_field(value: str | datetime) -> str:
+    # A typed decision takes a timezone-aware datetime too, stored as its RFC 3339 text.
+    if isinstance(value, datetime):
+        return _at(value, value)
+    return value  # a string is checked with the rest, by _checked
+
+
 def _text(what: str, value: object, received: object) -> str:
     if not isinstance(value, str):
         raise DecisionRequiredError(f"a decision's {what} must be a string", received)
@@ -140,7 +147,7 @@ class Returned:
 
     note: str
     by: str
-    at: str
+    at: str = attrs.field(converter=_at_field)
     kind: Literal["returned"] = attrs.field(default="returned", init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -157,7 +164,7 @@ class Completed:
     their own ``output``, ``summary`` and ``evidence``."""
 
     by: str
-    at: str
+    at: str = attrs.field(converter=_at_field)
     output: Any = None
     summary: str | None = None
     evidence: tuple[Evidence, ...] = ()
@@ -193,7 +200,7 @@ class Failed:
 
     note: str
     by: str
-    at: str
+    at: str = attrs.field(converter=_at_field)
     kind: Literal["failed"] = attrs.field(default="failed", init=False)
 
     def __attrs_post_init__(self) -> None:
