@@ -7,7 +7,6 @@ Install with ``pip install "checkprofile[systemone]"``. See ``docs/evaluators-sy
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 try:
     import typesafe_sdk
@@ -38,15 +37,18 @@ __all__ = ["SystemOneEvaluator"]
 _NO_RETRIES = typesafe_sdk.RetryPolicy(max_retries=0)
 
 
-def system_one_question(question: Question) -> dict[str, Any]:
+_KINDS = {"yes_no": "noul", "choice": "choice", "rubric": "score"}
+
+
+def system_one_question(question: Question) -> typesafe_sdk.Question:
     """The System One question for one check question: yes/no -> ``noul``; choice ->
     ``choice`` with the ``one_of`` descriptions as criteria; rubric -> ``score`` with the
     levels, worst first, as criteria (a level's position is its score)."""
     if isinstance(question, ChoiceQuestion):
-        return {"type": "choice", "instructions": question.ask, "criteria": dict(question.one_of)}
+        return typesafe_sdk.Choice(instructions=question.ask, criteria=dict(question.one_of))
     if isinstance(question, RubricQuestion):
-        return {"type": "score", "instructions": question.ask, "criteria": list(question.levels)}
-    return {"type": "noul", "instructions": question.ask}
+        return typesafe_sdk.Score(instructions=question.ask, criteria=list(question.levels))
+    return typesafe_sdk.Noul(instructions=question.ask)
 
 
 def _name(index: int) -> str:
@@ -126,7 +128,7 @@ class SystemOneEvaluator:
 
 
 def _read(question: Question, answer: object) -> Answer | Failure:
-    expected = system_one_question(question)["type"]
+    expected = _KINDS[question.kind]
     try:
         if answer is None:
             raise Malformed(f"the response has no {expected} answer for {show(question.ask)}")
