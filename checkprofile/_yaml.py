@@ -112,7 +112,8 @@ def load_yaml(text: str, *, line_offset: int = 0) -> Document:
     """
     builder = _Builder(line_offset)
     try:
-        events = YAML(typ="rt", pure=True).parse(text)
+        # Not typ="rt": its scanner marks folds in ">" scalars with BEL characters.
+        events = YAML(typ="safe", pure=True).parse(text)
         return builder.document(iter(events))
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
@@ -230,7 +231,8 @@ class _Builder:
         if isinstance(event, ScalarEvent):
             self.tag(event, f"{_TAG}str", "a key")
             self.count(1, event)
-            return str(event.value)
+            text = str(event.value)
+            return _join_surrogates(text) if event.style == '"' else text
         if isinstance(event, AliasEvent):
             value, _ = self.anchors.get(str(event.anchor), (None, 0))
             if isinstance(value, str):
@@ -248,6 +250,8 @@ class _Builder:
                 "!!float, !!bool, !!null)",
                 self.mark(event.start_mark),
             )
+        if event.style == '"':
+            text = _join_surrogates(text)
         if tag == "!" or (tag is None and event.style is not None):
             return text  # quoted and block scalars are strings
         if tag is None:
@@ -285,6 +289,16 @@ def _resolve_plain(text: str) -> Any:
     if _NAN.match(text):
         return float("nan")
     return text
+
+
+def _join_surrogates(text: str) -> str:
+    """``"\\ud83d\\ude00"`` as JSON means one character; the YAML parser leaves two halves."""
+    if not any("\ud800" <= char <= "\udfff" for char in text):
+        return text
+    try:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeDecodeError:
+        return text  # a lone half stays as written
 
 
 def _short(tag: str) -> str:

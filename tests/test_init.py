@@ -64,8 +64,9 @@ def test_contract_signatures() -> None:
     assert kwonly(checkprofile.build_bundle) == {"state_bytes"}
     assert kwonly(checkprofile.combine) == {"model", "at", "advisory", "truncated"}
     assert kwonly(checkprofile.error_verdict) == {"model", "at", "advisory", "truncated"}
-    assert kwonly(checkprofile.run_check) == {"limits", "advisory", "now"}
-    assert kwonly(checkprofile.run_check_sync) == {"limits", "advisory", "now"}
+    # max_retry_wait came later, with a default: callers of the contract are unaffected.
+    assert kwonly(checkprofile.run_check) == {"limits", "advisory", "now", "max_retry_wait"}
+    assert kwonly(checkprofile.run_check_sync) == kwonly(checkprofile.run_check)
     assert inspect.iscoroutinefunction(checkprofile.run_check)
     limits = checkprofile.Limits()
     assert (limits.check_pass, limits.check_fail, limits.check_confidence) == (0.9, None, 0.8)
