@@ -127,6 +127,9 @@ def _scalar(value: object) -> str:
     if isinstance(value, float):
         return yaml_float(value)
     if isinstance(value, str):
+        if ('"' in value or "\\" in value) and value.isprintable():
+            # Single quotes keep JSON text (a run data view) readable: nothing is escaped.
+            return "'" + value.replace("'", "''") + "'"
         return json.dumps(value, ensure_ascii=False)
     raise TypeError(f"not JSON data: {value!r}")
 
