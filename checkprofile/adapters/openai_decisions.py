@@ -36,6 +36,7 @@ from ._read import Malformed, read_choice, read_rubric, read_yes_no
 __all__ = ["DecisionsEvaluator"]
 
 _KINDS = {"yes_no": "predicate", "choice": "choice", "rubric": "score"}
+_WORDS = {"yes_no": "yes/no", "choice": "choice", "rubric": "rubric"}
 
 
 def decisions_question(question: Question, name: str) -> decision_create_params.Question:
@@ -98,8 +99,15 @@ class DecisionsEvaluator:
 
         def make() -> openai.AsyncOpenAI:
             # max_retries=0: the profile's single re-ask (run_check) is the only retry.
+            # The SDK's default HTTP client closes itself from __del__ on whatever loop is
+            # running then, which fails (noisily) for a client of a loop run_check_sync closed.
+            http = openai.DefaultAsyncHttpxClient(timeout=seconds)
             return openai.AsyncOpenAI(
-                api_key=api_key, base_url=base_url, timeout=seconds, max_retries=0
+                api_key=api_key,
+                base_url=base_url,
+                timeout=seconds,
+                max_retries=0,
+                http_client=http,
             )
 
         try:
@@ -196,7 +204,7 @@ def _read(question: Question, item: object) -> Answer | Failure:
         if kind == "refusal":
             return Failure("refusal", f"the model declined to answer {show(question.ask)}")
         if kind != expected:
-            raise Malformed(f"a {question.kind} question got a {show(kind)} answer")
+            raise Malformed(f"a {_WORDS[question.kind]} question got a {show(kind)} answer")
         if isinstance(question, ChoiceQuestion):
             return read_choice(
                 item.get("choice"),
