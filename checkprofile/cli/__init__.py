@@ -10,14 +10,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import _calibrate, _process
+from . import _calibrate, _conformance, _process
 from ._common import EXIT_USAGE, UsageError
 
 __all__ = ["main"]
 
 # Each command module adds its parsers with ``register(commands)``; a parser's ``handler`` runs
 # it and returns the exit code.
-COMMAND_MODULES = (_process, _calibrate)
+COMMAND_MODULES = (_process, _calibrate, _conformance)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -19,7 +19,7 @@ import json
 import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any, Final, Literal
 
@@ -93,8 +93,9 @@ class CorpusError(CheckprofileError, ValueError):
 
 @attrs.frozen
 class Case:
-    """One case as read from the corpus: ``data`` is the whole case, as plain JSON data;
-    ``source`` names its file and ``index`` its place in that file's sequence."""
+    """One case as read from the corpus: ``data`` is the whole case, as plain JSON data (shared
+    between loads of the same file: read it, do not change it); ``source`` names its file and
+    ``index`` its place in that file's sequence."""
 
     id: str
     stage: Stage
@@ -149,6 +150,14 @@ def _yaml() -> YAML:
     return yaml
 
 
+@lru_cache(maxsize=256)
+def _parse(text: str) -> Any:
+    # A pure-Python YAML parser reads about 40 KB a second, and a test session loads the same
+    # corpus several times: each file's text is parsed once per process. The data is shared,
+    # so nothing here changes it (Case.data is read-only).
+    return _yaml().load(text)
+
+
 def _pointer(path: Sequence[str | int]) -> str:
     return "".join("/" + pointer_token(token) for token in path) or "/"
 
@@ -188,7 +197,7 @@ def _read_file(file: Traversable, shown: str) -> list[Any]:
     except OSError as error:
         raise CorpusError(f"{shown}: cannot read: {error.strerror or error}") from None
     try:
-        data = _yaml().load(text)
+        data = _parse(text)
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         problem = " ".join(str(error.problem or error.context or "invalid YAML").split())
