@@ -1,0 +1,111 @@
+"""Build an evaluator from a command-line spec such as ``systemone:jev-latest``.
+
+The SDK behind each scheme is imported only when that scheme is asked for, so a missing
+extra is a one-line error naming what to install, and an unused one costs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from checkprofile import Evaluator
+
+__all__ = ["SCHEMES", "evaluator_from_spec"]
+
+
+@attrs.frozen
+class _Scheme:
+    module: str  # the adapter module
+    name: str  # the evaluator class in it
+    extra: str  # the checkprofile extra that installs its SDK
+    sdk: str  # the SDK's import name
+    key: str  # the SDK's usual environment variables
+    base_url: str
+    key_required: bool = True
+
+
+SCHEMES: Mapping[str, _Scheme] = {
+    "systemone": _Scheme(
+        "checkprofile.adapters.systemone",
+        "SystemOneEvaluator",
+        "systemone",
+        "typesafe_sdk",
+        "TYPESAFE_API_KEY",
+        "TYPESAFE_BASE_URL",
+    ),
+    "openai-decisions": _Scheme(
+        "checkprofile.adapters.openai_decisions",
+        "DecisionsEvaluator",
+        "openai",
+        "openai",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+    ),
+    # Local OpenAI-compatible runtimes (vLLM, llama.cpp, Ollama) usually take no key.
+    "openai-chat": _Scheme(
+        "checkprofile.adapters.openai_chat",
+        "ChatEvaluator",
+        "openai",
+        "openai",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        key_required=False,
+    ),
+}
+
+# Sent as the key to a host that needs none: the openai SDK refuses to start without one.
+_NO_KEY = "no-key"
+
+
+def evaluator_from_spec(
+    spec: str, *, environ: Mapping[str, str], timeout: float | None = None
+) -> Evaluator:
+    """The evaluator ``spec`` names: ``SCHEME:MODEL``, where the scheme is ``systemone``,
+    ``openai-decisions`` or ``openai-chat`` and the model is everything after the first colon
+    (``openai-chat:llama3:8b`` asks for ``llama3:8b``).
+
+    The API key and base URL come from ``environ`` under each SDK's usual names:
+    ``TYPESAFE_API_KEY`` and ``TYPESAFE_BASE_URL`` for ``systemone``, ``OPENAI_API_KEY`` and
+    ``OPENAI_BASE_URL`` for the other two (``openai-chat`` works without a key). Without a
+    base URL there, the SDK's default host is used. ``timeout`` (seconds) overrides the
+    adapter's default.
+
+    Raises ``ValueError`` with a one-line message naming the spec for an unknown scheme, an
+    empty model, a missing key, or an SDK that is not installed (with the
+    ``pip install "checkprofile[...]"`` to run).
+    """
+    if not isinstance(spec, str):
+        raise ValueError(f"an evaluator spec is a string SCHEME:MODEL, got {spec!r}")
+    scheme_name, colon, model = spec.partition(":")
+    scheme = SCHEMES.get(scheme_name.strip())
+    known = ", ".join(f"{name}:MODEL" for name in SCHEMES)
+    if scheme is None or not colon:
+        raise ValueError(f"unknown evaluator {spec!r}: use one of {known}")
+    if not model.strip():
+        raise ValueError(f"evaluator {spec!r} names no model: use {scheme_name}:MODEL")
+    install = f'pip install "checkprofile[{scheme.extra}]"'
+    if importlib.util.find_spec(scheme.sdk) is None:
+        raise ValueError(f"evaluator {spec!r} needs the {scheme.extra} extra: {install}")
+    key = (environ.get(scheme.key) or "").strip() or None
+    if key is None:
+        if scheme.key_required:
+            raise ValueError(f"evaluator {spec!r} needs an API key: set {scheme.key}")
+        key = _NO_KEY
+    base_url = (environ.get(scheme.base_url) or "").strip() or None
+    try:
+        module = importlib.import_module(scheme.module)
+    except ImportError as error:
+        raise ValueError(f"evaluator {spec!r} cannot be loaded ({error}): {install}") from None
+    options: dict[str, Any] = {"base_url": base_url, "api_key": key}
+    if timeout is not None:
+        options["timeout"] = timeout
+    try:
+        evaluator: Evaluator = getattr(module, scheme.name)(model.strip(), **options)
+    except ValueError as error:
+        raise ValueError(f"evaluator {spec!r}: {error}") from None
+    return evaluator
