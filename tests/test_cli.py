@@ -1,0 +1,616 @@
+"""The ``checkprofile`` command, run as a user runs it: in a subprocess.
+
+Every case checks the exit code and that nothing printed a traceback: bad input is one line
+naming the file (and the line and column where there is one).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from checkprofile import Verdict, load_process
+from checkprofile.cli._process import PROGRESS_FROM
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+NOW = "2026-11-30T10:00:00Z"
+
+
+def cli(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """``python -m checkprofile ARGS`` with stdout and stderr captured (never a terminal)."""
+    env = {**os.environ, "NO_COLOR": ""}
+    env.pop("NO_COLOR")
+    result = subprocess.run(
+        [sys.executable, "-m", "checkprofile", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+    )
+    assert "Traceback" not in result.stderr, result.stderr
+    assert "Traceback" not in result.stdout, result.stdout
+    return result
+
+
+def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("checkprofile: ")
+    return lines[0].removeprefix("checkprofile: ")
+
+
+# The examples: every process, every recorded case ---------------------------------------------
+
+CASES = [
+    # process, step, submission, answers, verdict, action
+    ("expense-report", "assemble", "submission.json", "pass", "pass", "complete"),
+    ("expense-report", "assemble", "submission-unflagged.json", "fail", "fail", "not_accepted"),
+    ("expense-report", "assemble", "submission.json", "unsure", "unsure", "escalate"),
+    ("expense-report", "assemble", "submission.json", "error", "error", "retry"),
+    ("release-notes", "draft", "submission.json", "pass", "pass", "complete"),
+    ("release-notes", "draft", "submission-hostile.json", "fail", "fail", "not_accepted"),
+    ("release-notes", "draft", "submission.json", "unsure", "unsure", "escalate"),
+    ("release-notes", "draft", "submission.json", "error", "error", "retry"),
+    # Advisory: every verdict is recorded and the step completes.
+    ("incident-review", "write_review", "submission.json", "pass", "pass", "complete"),
+    ("incident-review", "write_review", "submission.json", "fail", "fail", "complete"),
+    ("incident-review", "write_review", "submission.json", "unsure", "unsure", "complete"),
+    ("incident-review", "write_review", "submission.json", "error", "error", "complete"),
+]
+EXIT = {"pass": 0, "fail": 1, "unsure": 3, "error": 4}
+
+
+def run_args(process: str, step: str, submission: str, answers: str) -> list[str | Path]:
+    folder = EXAMPLES / process
+    return [
+        "run",
+        folder / "PROCESS.md",
+        "--step",
+        step,
+        "--submission",
+        folder / submission,
+        "--run-data",
+        folder / "run-data.json",
+        "--evaluator",
+        f"replay:{folder / 'answers' / f'{answers}.yaml'}",
+        "--now",
+        NOW,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("process", "step", "submission", "answers", "verdict", "action"),
+    CASES,
+    ids=[f"{case[0]}-{case[3]}" for case in CASES],
+)
+def test_run_on_every_example_gives_its_verdict_action_and_exit_code(
+    process: str, step: str, submission: str, answers: str, verdict: str, action: str
+) -> None:
+    result = cli(*run_args(process, step, submission, answers), "--json")
+    assert result.returncode == EXIT[verdict], result.stderr
+    assert result.stderr == ""
+    out = json.loads(result.stdout)
+    assert set(out) == {"action", "verdict", "issues"}
+    assert out["action"] == action
+    record = Verdict.from_json(out["verdict"])  # the record has the check-verdict shape
+    assert record.verdict == verdict
+    assert out["verdict"]["at"] == NOW
+    assert out["verdict"]["advisory"] is (process == "incident-review")
+    if action == "not_accepted":
+        assert out["issues"] and all(line.startswith("check: ") for line in out["issues"])
+        failed = [q["ask"] for q in out["verdict"]["questions"] if q["result"] != "pass"]
+        assert [line.split(" → ")[0].removeprefix("check: ") for line in out["issues"]] == failed
+    else:
+        assert out["issues"] == []
+
+
+def test_run_prints_a_readable_outcome() -> None:
+    result = cli(*run_args("expense-report", "assemble", "submission-unflagged.json", "fail"))
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0] == "fail: not_accepted"
+    assert lines[1] == f"model: replay  at: {NOW}"
+    assert "\x1b[" not in result.stdout  # no colour when not a terminal
+    assert (
+        "issue: check: How well are lines above the per-diem limit handled? → "
+        "level 0: Lines above the limit are not flagged. (0.91)"
+    ) in lines
+
+
+def test_run_says_which_questions_were_not_answered_and_why() -> None:
+    result = cli(*run_args("expense-report", "assemble", "submission.json", "error"))
+    assert result.returncode == 4
+    assert "error: retry" in result.stdout
+    assert (
+        "not answered: How well are lines above the per-diem limit handled?: timeout"
+        in result.stdout
+    )
+
+
+def test_advisory_flag_makes_any_verdict_complete_but_keeps_its_exit_code() -> None:
+    args = run_args("expense-report", "assemble", "submission-unflagged.json", "fail")
+    result = cli(*args, "--advisory", "--json")
+    assert result.returncode == 1
+    out = json.loads(result.stdout)
+    assert (out["action"], out["verdict"]["advisory"], out["issues"]) == ("complete", True, [])
+
+
+def test_a_recorded_verdict_replays_as_it_is(tmp_path: Path) -> None:
+    first = cli(*run_args("expense-report", "assemble", "submission.json", "unsure"), "--json")
+    recorded = tmp_path / "verdict.json"
+    recorded.write_text(json.dumps(json.loads(first.stdout)["verdict"]))
+    args = run_args("expense-report", "assemble", "submission.json", "unsure")
+    args[args.index("--evaluator") + 1] = f"replay:{recorded}"
+    again = cli(*args, "--json")
+    assert again.returncode == first.returncode == 3
+    assert (
+        json.loads(again.stdout)["verdict"]["questions"]
+        == json.loads(first.stdout)["verdict"]["questions"]
+    )
+
+
+def test_the_readme_main_job_is_a_passing_run() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = readme.split("```sh\n", 1)[1].splitlines()[0]
+    install, _, job = command.partition(" && ")
+    assert install == "pip install -e ."
+    assert job.startswith("checkprofile run ")
+    result = cli(*job.split()[1:])
+    assert result.returncode == 0
+    assert result.stdout.startswith("pass: complete")
+
+
+def test_the_installed_command_is_the_same_program() -> None:
+    exe = Path(sys.executable).parent / "checkprofile"
+    if not exe.exists():
+        pytest.skip(f"no checkprofile script beside {sys.executable} (not pip-installed here)")
+    result = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0
+    for command in ("lint", "normalize", "bundle", "run"):
+        assert command in result.stdout
+
+
+# lint ------------------------------------------------------------------------------------------
+
+BAD = """\
+---
+steps:
+  - id: one
+    approve: Sign.
+    advisory: yes
+    check:
+      - ask: Is it done?
+        pas: 0.9
+  - id: two
+    agent: Do.
+    advisory: true
+---
+Body.
+"""
+
+
+def test_lint_passes_the_examples() -> None:
+    result = cli("lint", *sorted(EXAMPLES.glob("*/PROCESS.md")))
+    assert result.returncode == 0
+    assert result.stdout == "3 files, no problems\n"
+
+
+def test_lint_prints_every_problem_as_file_line_col_pointer_message(tmp_path: Path) -> None:
+    path = tmp_path / "PROCESS.md"
+    path.write_text(BAD)
+    result = cli("lint", path)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        f'{path}:5:15: /steps/0/advisory: advisory must be true or false, got "yes"',
+        f"{path}:6:5: /steps/0/check: check is allowed only on agent and task steps; "
+        'step "one" is an approve step',
+        f'{path}:8:9: /steps/0/check/0/pas: unknown key "pas"; did you mean "pass"? '
+        "a yes/no question takes ask, pass, fail",
+        f"{path}:11:5: /steps/1/advisory: advisory is allowed only beside check",
+    ]
+
+
+def test_lint_json_gives_the_same_problems(tmp_path: Path) -> None:
+    path = tmp_path / "PROCESS.md"
+    path.write_text(BAD)
+    result = cli("lint", "--json", path)
+    assert result.returncode == 1
+    out = json.loads(result.stdout)
+    assert out["problems"] == 4 and out["unreadable"] == 0
+    (report,) = out["files"]
+    assert report["error"] is None
+    assert report["problems"][0] == {
+        "line": 5,
+        "column": 15,
+        "pointer": "/steps/0/advisory",
+        "message": 'advisory must be true or false, got "yes"',
+    }
+
+
+def test_lint_for_a_server_without_an_evaluator_refuses_checks() -> None:
+    path = EXAMPLES / "release-notes" / "PROCESS.md"
+    result = cli("lint", "--no-evaluator", path)
+    assert result.returncode == 1
+    pointers = [line.split(": ")[1] for line in result.stdout.splitlines()]
+    assert pointers == ["/steps/0/check", "/steps/1/check"]
+    assert "has none configured" in result.stdout
+    other = cli("lint", "--profiles", "core-1", path)
+    assert other.returncode == 1
+    assert "which this server does not offer (profiles: core-1)" in other.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("no frontmatter\n", ":1:1: no frontmatter", id="no-frontmatter"),
+        pytest.param("---\nsteps: [\n---\n", ":3:1: invalid YAML", id="bad-yaml"),
+        pytest.param(
+            "---\nsteps:\n  - id: a\n    id: b\n---\n",
+            ':4:5: invalid YAML: duplicate key "id" (first at line 3, column 5)',
+            id="duplicate-key",
+        ),
+        pytest.param("---\nsteps: 3\n---\n", ':2:8: "steps" must be a list', id="steps-not-a-list"),
+    ],
+)
+def test_lint_of_an_unreadable_file_is_one_line_and_exit_2(
+    tmp_path: Path, text: str, expected: str
+) -> None:
+    path = tmp_path / "PROCESS.md"
+    path.write_text(text)
+    result = cli("lint", path)
+    assert result.returncode == 2
+    assert result.stdout == f"{path}{expected}" + result.stdout.split(expected, 1)[1]
+    assert len(result.stdout.splitlines()) == 1
+
+
+def test_lint_reads_a_folder_of_many_processes_and_reports_each(tmp_path: Path) -> None:
+    good = (EXAMPLES / "release-notes" / "PROCESS.md").read_text()
+    count = PROGRESS_FROM + 5
+    for number in range(count):
+        folder = tmp_path / f"p{number:02}"
+        folder.mkdir()
+        (folder / "PROCESS.md").write_text(BAD if number in (3, 17) else good)
+    (tmp_path / "README.md").write_text("not a process, not read\n")
+    result = cli("lint", "--progress", tmp_path)
+    assert result.returncode == 1
+    files = {line.split(":")[0] for line in result.stdout.splitlines()}
+    assert files == {str(tmp_path / "p03" / "PROCESS.md"), str(tmp_path / "p17" / "PROCESS.md")}
+    assert len(result.stdout.splitlines()) == 8
+    # The progress line goes to stderr, one line per file when stderr is not a terminal.
+    progress = result.stderr.splitlines()
+    assert progress[0] == f"[1/{count}] {tmp_path / 'p00' / 'PROCESS.md'}"
+    assert progress[-1].startswith(f"[{count}/{count}] ")
+    quiet = cli("lint", tmp_path)
+    assert quiet.stderr == ""  # not a terminal, not asked for: no progress
+
+
+def test_lint_of_a_folder_without_processes_is_a_usage_error(tmp_path: Path) -> None:
+    result = cli("lint", tmp_path)
+    assert result.returncode == 2
+    assert (
+        one_error_line(result) == f"{tmp_path}: no PROCESS.md or *.process.md file in this folder"
+    )
+
+
+def test_lint_colours_only_a_terminal(tmp_path: Path) -> None:
+    path = tmp_path / "PROCESS.md"
+    path.write_text(BAD)
+    controller, terminal = pty.openpty()
+    env = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
+    with subprocess.Popen(
+        [sys.executable, "-m", "checkprofile", "lint", str(path)],
+        stdout=terminal,
+        stderr=terminal,
+        env=env,
+    ) as child:
+        os.close(terminal)
+        output = b""
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            output += chunk
+        assert child.wait(timeout=60) == 1
+    os.close(controller)
+    text = output.decode()
+    assert "\x1b[1m" in text and "\x1b[0m" in text
+    assert "Traceback" not in text
+    no_colour = subprocess.run(
+        [sys.executable, "-m", "checkprofile", "lint", str(path)],
+        capture_output=True,
+        text=True,
+        env={**env, "NO_COLOR": "1"},
+        timeout=60,
+    )
+    assert "\x1b[" not in no_colour.stdout
+
+
+# normalize, bundle -----------------------------------------------------------------------------
+
+
+def test_normalize_prints_the_full_form_with_every_threshold() -> None:
+    path = EXAMPLES / "release-notes" / "PROCESS.md"
+    result = cli("normalize", path, "--step", "publish")
+    assert result.returncode == 0
+    assert result.stdout == (
+        "check:\n- ask: The published notes keep every breaking change of the draft.\n  pass: 0.9\n"
+    )
+    as_json = cli("normalize", path, "--step", "draft", "--json")
+    out = json.loads(as_json.stdout)
+    assert out["step"] == "draft" and out["advisory"] is False
+    assert out["check"][1] == {
+        "ask": "Who are the notes written for?",
+        "one_of": {
+            "users": "Users of the library, in terms of what they can now do or must change.",
+            "contributors": "Contributors, in terms of internal refactors and file names.",
+            "mixed": "Both, with no clear reader.",
+        },
+        "pass": ["users"],
+        "unsure": ["mixed"],
+        "confidence": 0.8,
+    }
+
+
+def test_normalize_applies_the_limits_file(tmp_path: Path) -> None:
+    limits = tmp_path / "limits.json"
+    limits.write_text(json.dumps({"checkPass": 0.95, "checkFail": 0.3, "runDataBytes": 1000}))
+    path = EXAMPLES / "release-notes" / "PROCESS.md"
+    out = json.loads(
+        cli("normalize", path, "--step", "publish", "--limits", limits, "--json").stdout
+    )
+    assert out["check"] == [
+        {
+            "ask": "The published notes keep every breaking change of the draft.",
+            "pass": 0.95,
+            "fail": 0.3,
+        }
+    ]
+
+
+def test_normalize_of_a_bad_check_lists_its_problems_located(tmp_path: Path) -> None:
+    path = tmp_path / "PROCESS.md"
+    path.write_text(BAD)
+    result = cli("normalize", path, "--step", "one")
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f'checkprofile: {path}:8:9: /steps/0/check/0/pas: unknown key "pas"; did you mean "pass"? '
+        "a yes/no question takes ask, pass, fail"
+    ]
+
+
+def test_the_normalized_form_reads_back_as_the_same_check(tmp_path: Path) -> None:
+    path = EXAMPLES / "expense-report" / "PROCESS.md"
+    printed = cli("normalize", path, "--step", "assemble").stdout
+    body = "".join("    " + line + "\n" for line in printed.splitlines())
+    again = tmp_path / "PROCESS.md"
+    again.write_text(f"---\nsteps:\n  - id: s\n    agent: Do.\n{body}---\n")
+    assert load_process(again).check_for("s") == load_process(path).check_for("assemble")
+
+
+def test_bundle_shows_what_the_evaluator_sees_and_what_was_cut(tmp_path: Path) -> None:
+    folder = EXAMPLES / "incident-review"
+    args: list[str | Path] = [
+        "bundle",
+        folder / "PROCESS.md",
+        "--step",
+        "write_review",
+        "--submission",
+        folder / "submission.json",
+        "--run-data",
+        folder / "run-data.json",
+    ]
+    whole = json.loads(cli(*args, "--json").stdout)
+    assert whole["truncated"] is False and whole["dropped_steps"] == []
+    assert whole["run_data"] == json.loads((folder / "run-data.json").read_text())
+    assert whole["body"] == load_process(folder / "PROCESS.md").body
+    assert whole["questions"][0]["ask"] == "How clear is the root cause?"
+
+    limits = tmp_path / "limits.yaml"
+    limits.write_text("checkStateBytes: 300\n")
+    cut = cli(*args, "--limits", limits)
+    assert cut.returncode == 0
+    assert "# Run data (" in cut.stdout and "of 300 bytes)" in cut.stdout
+    assert cut.stdout.rstrip().endswith("steps (oldest first): page")
+    cut_json = json.loads(cli(*args, "--limits", limits, "--json").stdout)
+    assert cut_json["truncated"] is True
+    assert cut_json["dropped_steps"] == ["page"]
+    assert cut_json["bytes"]["run_data"] <= 300
+
+
+# Bad input: one line, the file and the line, the documented exit code ---------------------------
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def run_with(tmp_path: Path, **replace: Any) -> subprocess.CompletedProcess[str]:
+    args = run_args("expense-report", "assemble", "submission.json", "pass")
+    for option, value in replace.items():
+        flag = "--" + option.replace("_", "-")
+        if flag in args:
+            args[args.index(flag) + 1] = value
+        else:
+            args += [flag, value]
+    return cli(*args)
+
+
+ANSWERS = EXAMPLES / "expense-report" / "answers" / "pass.yaml"
+ASK1 = "Every line of the report has a receipt attached, and the amounts match them."
+ASK2 = "How does the report state the business purpose?"
+ASK3 = "How well are lines above the per-diem limit handled?"
+
+
+@pytest.mark.parametrize(
+    ("option", "name", "text", "expected"),
+    [
+        pytest.param(
+            "submission",
+            "sub.json",
+            '{"output": {}, "sumary": "x"}',
+            ':1:16: a submission has output, summary and evidence; unknown key "sumary"',
+            id="submission-unknown-key",
+        ),
+        pytest.param(
+            "submission",
+            "sub.json",
+            '{\n  "output": {},\n  "evidence": [{"kind": "file"}]\n}',
+            ":3:16: an evidence item must have a string kind and ref, got a map",
+            id="submission-bad-evidence-item",
+        ),
+        pytest.param(
+            "submission",
+            "sub.json",
+            '{"output": {}, "summary": 3}',
+            ":1:27: a submission's summary must be a string, got 3",
+            id="submission-summary-not-text",
+        ),
+        pytest.param(
+            "submission",
+            "sub.json",
+            '{"output": {},\n "summary": "x",\n}',
+            ":3:1: submission is not valid JSON: Expecting property name enclosed in double quotes",
+            id="submission-bad-json",
+        ),
+        pytest.param(
+            "run_data",
+            "run.yaml",
+            "- not\n- a map\n",
+            ":1:1: run data must be a JSON object, got a list",
+            id="run-data-a-list",
+        ),
+        pytest.param(
+            "limits",
+            "limits.json",
+            '{"checkPass": 0.9,\n "checkConfidence": 2}',
+            ":2:21: checkConfidence must be a number in [0, 1], got 2",
+            id="limits-out-of-range",
+        ),
+        pytest.param(
+            "evaluator",
+            "answers.yaml",
+            f"{ASK1}: {{answer: 0.9}}\n{ASK2}: {{answer: specific, confidence: 0.9}}\n"
+            f"{ASK3}: {{answer: 2, confidence: 0.9}}\nIs it on time?: {{answer: 0.9}}\n",
+            ':4:1: "Is it on time?" is not a question of this check',
+            id="answers-unknown-ask",
+        ),
+        pytest.param(
+            "evaluator",
+            "answers.yaml",
+            f"{ASK1}: {{answer: 0.9}}\n{ASK2}: {{answer: specific, confidence: 0.9}}\n",
+            f':1:1: no recorded answer for "{ASK3}"',
+            id="answers-missing-ask",
+        ),
+        pytest.param(
+            "evaluator",
+            "answers.yaml",
+            f"{ASK1}: {{error: timed_out}}\n{ASK2}: {{answer: specific, confidence: 0.9}}\n"
+            f"{ASK3}: {{answer: 2, confidence: 0.9}}\n",
+            ':1:87: "timed_out" is not a reason: timeout, rate_limited, refusal, malformed, '
+            "tokens_exceeded, auth, server_error, unavailable, unknown",
+            id="answers-unknown-reason",
+        ),
+        pytest.param(
+            "evaluator",
+            "answers.yaml",
+            f"{ASK1}: {{answer: 0.9}}\n{ASK2}: {{answer: specific}}\n"
+            f"{ASK3}: {{answer: 2, confidence: 0.9}}\n",
+            ':2:50: a choice answer needs "confidence"',
+            id="answers-choice-without-confidence",
+        ),
+        pytest.param(
+            "evaluator",
+            "answers.yaml",
+            f"{ASK1}: {{answer: 0.9}}\n{ASK2}: {{answer: specific, confidence: 0.9, why: x}}\n"
+            f"{ASK3}: {{answer: 2, confidence: 0.9}}\n",
+            ':2:86: unknown key "why"',
+            id="answers-unknown-key",
+        ),
+        pytest.param(
+            "evaluator",
+            "answers.yaml",
+            f"{ASK1}: {{answer: 0.9}}\n{ASK1}: {{answer: 0.1}}\n",
+            f':2:1: answers file is not valid YAML: duplicate key "{ASK1}" '
+            "(first at line 1, column 1)",
+            id="answers-duplicate-ask",
+        ),
+    ],
+)
+def test_bad_input_files_are_one_line_with_file_line_and_exit_2(
+    tmp_path: Path, option: str, name: str, text: str, expected: str
+) -> None:
+    path = write(tmp_path, name, text)
+    value = f"replay:{path}" if option == "evaluator" else str(path)
+    result = run_with(tmp_path, **{option: value})
+    assert result.returncode == 2, result.stdout
+    assert result.stdout == ""
+    assert one_error_line(result) == f"{path}{expected}"
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        pytest.param(
+            ["--step", "nope"],
+            'PROCESS.md:5:1: no step has id "nope" (steps: assemble, sign_off)',
+            id="unknown-step",
+        ),
+        pytest.param(
+            ["--step", "sign_off"],
+            'PROCESS.md:31:5: step "sign_off" has no check',
+            id="step-without-check",
+        ),
+        pytest.param(
+            ["--submission", "/no/such.json"],
+            "/no/such.json: submission not found",
+            id="missing-submission",
+        ),
+        pytest.param(
+            ["--evaluator", "replay"],
+            '--evaluator "replay": expected SCHEME:VALUE',
+            id="spec-without-value",
+        ),
+        pytest.param(["--now", "yesterday"], "--now: ", id="bad-now"),
+    ],
+)
+def test_bad_arguments_are_one_line_and_exit_2(
+    tmp_path: Path, args: list[str], expected: str
+) -> None:
+    result = run_with(tmp_path, **{args[0].removeprefix("--").replace("-", "_"): args[1]})
+    assert result.returncode == 2
+    assert expected in one_error_line(result)
+
+
+def test_usage_errors_are_one_line_and_exit_2() -> None:
+    for args in (["run"], [], ["lint"], ["nope"], ["run", "x", "--step"]):
+        result = cli(*args)
+        assert result.returncode == 2, args
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert result.stderr.startswith("checkprofile")
+
+
+def test_a_replayed_answer_that_does_not_fit_is_an_error_never_a_pass(tmp_path: Path) -> None:
+    answers = write(
+        tmp_path,
+        "answers.yaml",
+        f"{ASK1}: {{answer: 'yes'}}\n{ASK2}: {{answer: specific, confidence: 0.9}}\n"
+        f"{ASK3}: {{answer: 7, confidence: 0.9}}\n",
+    )
+    result = run_with(tmp_path, evaluator=f"replay:{answers}")
+    assert result.returncode == 4
+    assert "error: retry" in result.stdout
+    assert "malformed" in result.stdout
