@@ -6,7 +6,7 @@ report's verdict and the sign-off decision on the same submission went to one au
 through checkprofile's own recorder, as a host would write them. The answers are simulated
 (seeded, so the file is the same on every run); docs/earning-trust.md calibrates this file.
 
-Run from the repository root: ``python examples/make_advisory_records.py``.
+Run it as ``python examples/make_advisory_records.py [OUT.jsonl]`` (default: the file beside it).
 """
 
 from __future__ import annotations
@@ -123,10 +123,11 @@ def submission_for(rng: random.Random, traveller: str, number: int) -> Submissio
     )
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    out = Path(argv[0]) if argv else OUT
     rng = random.Random(20261101)
-    OUT.unlink(missing_ok=True)
-    recorder = JsonLinesRecorder(OUT)
+    out.unlink(missing_ok=True)
+    recorder = JsonLinesRecorder(out)
     start = datetime(2026, 11, 2, 8, 0, tzinfo=timezone.utc)
     number = 0
     pending = []
@@ -174,9 +175,9 @@ def main() -> int:
             recorder.record(
                 decision_record(decision, run_id=run_id, step_id="assemble", submission=submission)
             )
-    print(f"wrote {OUT.name}: {number} reports, {len(pending)} awaiting sign-off", file=sys.stderr)
+    print(f"wrote {out}: {number} reports, {len(pending)} awaiting sign-off", file=sys.stderr)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

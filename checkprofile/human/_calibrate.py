@@ -29,6 +29,7 @@ The definitions (docs/earning-trust.md says the same for users):
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
@@ -378,9 +379,10 @@ class _Sweep:
         return figures
 
 
-def _candidates(question: Question) -> list[tuple[Thresholds, tuple[int, ...]]]:
-    """Every thresholds tried for ``question``, with the grid indexes that set them."""
-    if isinstance(question, YesNoQuestion):
+@functools.cache
+def _candidates(yes_no: bool) -> tuple[tuple[Thresholds, tuple[int, ...]], ...]:
+    """Every thresholds tried for a question, with the grid indexes that set them."""
+    if yes_no:
         found: list[tuple[Thresholds, tuple[int, ...]]] = []
         for p in range(101):
             # fail=None grades as a fail equal to pass: below pass fails.
@@ -388,8 +390,8 @@ def _candidates(question: Question) -> list[tuple[Thresholds, tuple[int, ...]]]:
             found.extend(
                 (Thresholds(pass_at=GRID[p], fail_below=GRID[f]), (f, p)) for f in range(p + 1)
             )
-        return found
-    return [(Thresholds(confidence=GRID[c]), (c,)) for c in range(101)]
+        return tuple(found)
+    return tuple((Thresholds(confidence=GRID[c]), (c,)) for c in range(101))
 
 
 def _values(thresholds: Thresholds) -> tuple[float, ...]:
@@ -402,6 +404,27 @@ def _values(thresholds: Thresholds) -> tuple[float, ...]:
 
 def _distance(a: Thresholds, b: Thresholds) -> float:
     return sum(abs(x - y) for x, y in zip(_values(a), _values(b), strict=True))
+
+
+def _merit(figures: Figures, target: float) -> tuple[Any, ...]:
+    """How good thresholds with these figures are (smaller is better); empty when they
+    decide no case, so there is no agreement to speak of."""
+    agreement = figures.agreement.value
+    if agreement is None:
+        return ()
+    if agreement >= target and not figures.agreement.too_few:
+        return (0, figures.to_person, -agreement)
+    return (1, figures.agreement.too_few, -agreement, figures.to_person)
+
+
+def _closeness(thresholds: Thresholds, current: Thresholds) -> tuple[Any, ...]:
+    """Among thresholds with equal figures: the nearest to the current ones, then the
+    stricter, then no ``fail`` over a ``fail`` that changes nothing."""
+    return (
+        _distance(thresholds, current),
+        tuple(-v for v in _values(thresholds)),
+        thresholds.fail_below is not None,
+    )
 
 
 def _calibrate_question(
@@ -418,26 +441,24 @@ def _calibrate_question(
         min_cases,
     )
     sweep = _Sweep(question, answers, people)
+    # Smaller is better, in the order the module docstring gives: first the figures (the
+    # same for every thresholds of a class), then, among the tied, the nearest and stricter.
+    merits: dict[int, tuple[Any, ...]] = {}
     scored: list[tuple[tuple[Any, ...], Thresholds, Figures]] = []
-    for thresholds, indexes in _candidates(question):
+    for thresholds, indexes in _candidates(isinstance(question, YesNoQuestion)):
         figures = sweep.figures(thresholds, indexes, min_cases)
-        agreement = figures.agreement.value
-        if agreement is None:
-            continue  # everything unsure: nothing to agree with
-        too_few = figures.agreement.too_few
-        # Smaller is better, in this order (the module docstring says why).
-        closeness = (
-            _distance(thresholds, current),
-            tuple(-v for v in _values(thresholds)),
-            thresholds.fail_below is not None,
+        merit = merits.get(id(figures))
+        if merit is None:
+            merit = merits[id(figures)] = _merit(figures, target)
+        if merit:
+            scored.append((merit, thresholds, figures))
+    best = None
+    if scored:
+        first = min(merit for merit, _, _ in scored)
+        best = min(
+            ((m, t, f) for m, t, f in scored if m == first),
+            key=lambda item: _closeness(item[1], current),
         )
-        rank: tuple[Any, ...]
-        if agreement >= target and not too_few:
-            rank = (0, figures.to_person, -agreement, closeness)
-        else:
-            rank = (1, too_few, -agreement, figures.to_person, closeness)
-        scored.append((rank, thresholds, figures))
-    best = min(scored, key=lambda item: item[0], default=None)
     suggested = None if best is None else best[1]
     curve = _curve(question, sweep, suggested, min_cases)
     return QuestionCalibration(
@@ -467,7 +488,7 @@ def _curve(
                 f = GRID.index(fail)
                 points.append((Thresholds(pass_at=GRID[p], fail_below=fail), (f, p)))
     else:
-        points = _candidates(question)
+        points = list(_candidates(False))
     curve = []
     for thresholds, indexes in points:
         figures = sweep.figures(thresholds, indexes, min_cases)

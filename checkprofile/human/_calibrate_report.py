@@ -27,10 +27,10 @@ __all__ = ["calibration_html", "calibration_text"]
 
 _KIND: Final = {"yes_no": "yes/no", "choice": "choice", "rubric": "rubric"}
 _SKIPPED: Final = {
-    "not_advisory": "verdicts not advisory (a blocking verdict changed what people saw)",
-    "error": "error verdicts (the evaluator did not answer)",
-    "no_decision": "verdicts no person decided",
-    "no_verdict": "decisions with no advisory verdict",
+    "not_advisory": "blocking verdicts, which changed what people saw",
+    "error": "error verdicts, where the evaluator did not answer",
+    "no_decision": "verdicts no person has decided yet",
+    "no_verdict": "decisions on submissions with no verdict",
     "superseded": "earlier records of a submission recorded again",
 }
 
@@ -137,7 +137,7 @@ def _summary(calibration: Calibration) -> list[str]:
     ]
     for reason, count in calibration.skipped:
         if count:
-            lines.append(f"Left out: {count} {_SKIPPED.get(reason, reason)}.")
+            lines.append(f"Left out: {_SKIPPED.get(reason, reason)}: {count}.")
     return lines
 
 
@@ -190,7 +190,8 @@ body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin:
 h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2.5rem; }
 h3 { font-size: 1rem; font-weight: 600; margin: 1.5rem 0 .25rem; }
 table { border-collapse: collapse; margin: .5rem 0 1rem; font-variant-numeric: tabular-nums; }
-th, td { padding: .25rem .6rem; border-bottom: 1px solid #d8dce4; text-align: right; }
+th, td { padding: .25rem .6rem; border-bottom: 1px solid #d8dce4; text-align: right;
+  white-space: nowrap; }
 th { background: #f1f3f7; font-weight: 600; }
 td.l, th.l { text-align: left; }
 .few { color: #9a5b00; } .met { color: #1c7a3a; } .not { color: #b3261e; }
@@ -281,7 +282,9 @@ def _polylines(points: Iterable[tuple[float, float | None]]) -> list[str]:
     return [" ".join(run) for run in runs if run]
 
 
-def _chart(question: QuestionCalibration, target: float, number: int, anchor: str) -> str:
+def _chart(
+    question: QuestionCalibration, target: float, min_cases: int, number: int, anchor: str
+) -> str:
     curve: Sequence[CurvePoint] = question.curve
     what = "pass threshold" if question.curve_of == "pass" else "confidence threshold"
     if question.curve_of == "pass" and question.suggested and question.suggested.fail_below:
@@ -321,7 +324,15 @@ def _chart(question: QuestionCalibration, target: float, number: int, anchor: st
                 f'<line x1="{_x(t):.1f}" x2="{_x(t):.1f}" y1="{_TOP}" y2="{_H - _BOTTOM}"'
                 f' stroke="{colour}" stroke-width="1.5" stroke-dasharray="2 3"/>'
             )
+    # Agreement on too few decided cases is drawn faint: it is there, but not to be trusted.
     for points in _polylines((p.threshold, p.agreement) for p in curve):
+        parts.append(
+            f'<polyline points="{points}" fill="none" stroke="#1f5fbf" stroke-width="2"'
+            ' stroke-opacity="0.3"/>'
+        )
+    for points in _polylines(
+        (p.threshold, p.agreement if p.decided >= min_cases else None) for p in curve
+    ):
         parts.append(f'<polyline points="{points}" fill="none" stroke="#1f5fbf" stroke-width="2"/>')
     for points in _polylines(
         (p.threshold, p.to_person / (p.decided + p.to_person) if p.decided + p.to_person else None)
@@ -333,6 +344,7 @@ def _chart(question: QuestionCalibration, target: float, number: int, anchor: st
         )
     legend = [
         ("#1f5fbf", "", "agreement"),
+        ("#a5bfe5", "", f"on < {min_cases} cases"),
         ("#c26a00", "5 3", "to a person"),
         ("#1c7a3a", "6 4", f"target {js_number(target)}"),
         ("#6b7385", "2 3", "current"),
@@ -364,7 +376,15 @@ def calibration_html(calibration: Calibration, *, title: str = "Calibration repo
             few = ' <span class="few">(too few cases to trust)</span>' if question.too_few else ""
             body.append(f"<h3>Q{number} ({_e(_KIND.get(question.kind, question.kind))}):")
             body.append(f" {_e(one_line(question.ask))}{few}</h3>")
-            body.append(_chart(question, calibration.target, number, f"c{index}q{number}"))
+            body.append(
+                _chart(
+                    question,
+                    calibration.target,
+                    calibration.min_cases,
+                    number,
+                    f"c{index}q{number}",
+                )
+            )
     body += [f'<p class="note">{_e(line)}</p>' for line in _LEGEND]
     body.append(
         f'<p class="note">* or <span class="few">amber</span>: fewer than'
