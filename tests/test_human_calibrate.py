@@ -1,0 +1,838 @@
+"""Calibration: the figures against a data set computed by hand, the too-few marking, the
+records left out, the command line (in a subprocess and in process), the example records, and
+the HTML report opened in a real headless Chromium. The example report that
+docs/earning-trust.md shows is run by tests/test_docs.py."""
+
+from __future__ import annotations
+
+import base64
+import html.parser
+import json
+import os
+import re
+import select
+import shutil
+import struct
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checkprofile import (
+    Answer,
+    Check,
+    ChoiceAnswer,
+    RubricAnswer,
+    Submission,
+    YesNoAnswer,
+    combine,
+    error_verdict,
+    grade,
+    outcome_for,
+    parse_check,
+)
+from checkprofile.cli import main
+from checkprofile.human import (
+    Completed,
+    Decision,
+    Failed,
+    JsonLinesRecorder,
+    Returned,
+    decision_record,
+    read_records,
+    verdict_record,
+)
+from checkprofile.human._calibrate import (
+    GRID,
+    Calibration,
+    Case,
+    CheckCases,
+    Figures,
+    Person,
+    Thresholds,
+    calibrate,
+    calibrate_cases,
+)
+from checkprofile.human._calibrate_report import calibration_html, calibration_text
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "advisory_records.jsonl"
+AT = "2026-11-02T09:00:00Z"
+LATER = "2026-11-02T15:30:00Z"
+CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+# --- the hand-computed data set ---------------------------------------------------------------
+#
+# One check, two questions:
+#   Q1 yes/no  pass 0.9, fail 0.5
+#   Q2 choice  states (passes) / hedges (fails), confidence 0.8
+#
+#  case  Q1 p   Q2 answer (conf)  the person's decision          person
+#   1    0.95   states 0.90       completed with the candidate   accepted
+#   2    0.92   states 0.85       completed with the candidate   accepted
+#   3    0.91   states 0.70       completed with the candidate   accepted
+#   4    0.85   states 0.95       completed with the candidate   accepted
+#   5    0.70   hedges 0.90       completed with the candidate   accepted
+#   6    0.60   states 0.90       returned                       refused
+#   7    0.40   hedges 0.95       failed                         refused
+#   8    0.30   hedges 0.60       completed with their own output refused
+#   9    0.93   hedges 0.90       returned                       refused
+#  10    0.10   hedges 0.85       failed                         refused
+#
+# Q1 at pass 0.9 / fail 0.5: pass 1,2,3,9; unsure 4,5,6; fail 7,8,10.
+#   confusion (accepted/refused): pass 3/1, fail 0/3, unsure 2/1.
+#   decided 7, agreed 3 + 3 = 6: agreement 6/7.
+#   kappa: po = 6/7 = 42/49; pe = (4 passed * 3 accepted + 3 failed * 4 refused) / 7^2 = 24/49;
+#   (42/49 - 24/49) / (1 - 24/49) = 18/25 = 0.72. To a person: 3 of 10.
+# Q1 suggested at target 0.95 (min_cases 5): with 5 to 9 decided cases, 0.95 means no
+#   disagreement. Case 9 (0.93, refused) can neither pass nor fail without dragging accepted
+#   cases with it, so it must be unsure: pass >= 0.94, and the accepted 0.92, 0.91, 0.85, 0.70
+#   must be unsure too: fail <= 0.70. Fewest unsure (5) when 0.95 still passes (pass <= 0.95)
+#   and 0.60 fails (fail >= 0.61). Nearest to 0.9 / 0.5 of those: pass 0.94, fail 0.61.
+#   confusion: pass 1/0, fail 0/4, unsure 4/1; agreement 5/5 = 1; kappa: pe = (1*1 + 4*4)/25
+#   = 17/25, so (1 - 17/25) / (1 - 17/25) = 1. To a person: 5 of 10.
+# Q2 at confidence 0.8: pass 1,2,4,6; fail 5,7,9,10; unsure 3 (0.70), 8 (0.60).
+#   confusion: pass 3/1, fail 1/3, unsure 1/1; agreement 6/8 = 0.75;
+#   kappa: pe = (4*4 + 4*4)/64 = 1/2, so (3/4 - 1/2) / (1 - 1/2) = 0.5. To a person: 2 of 10.
+# Q2 suggested: cases 6 and 5 disagree at confidence 0.90; leaving them out (c >= 0.91) leaves
+#   2 decided cases, too few. Of the thresholds with 5 or more decided cases, agreement is
+#   8/10 for c <= 0.60, 7/9 up to 0.70, 6/8 up to 0.85, 4/6 up to 0.90: none reaches 0.95, so
+#   the suggestion is the highest agreement, 0.8, nearest 0.8: confidence 0.6, target not met.
+#   confusion: pass 4/1, fail 1/4, unsure 0/0; kappa: pe = (5*5 + 5*5)/100 = 1/2, so 0.6.
+# The check (worst of the two) at current thresholds: pass 1,2; fail 7,9,10; unsure 3,4,5,6,8.
+#   confusion: pass 2/0, fail 0/3, unsure 3/2; agreement 5/5; kappa 1. To a person: 5.
+# The check with both suggestions: pass 1; fail 6,7,8,10; unsure 2,3,4,5,9.
+#   confusion: pass 1/0, fail 0/4, unsure 4/1; agreement 1; kappa 1. To a person: 5.
+
+HAND_CHECK = parse_check(
+    [
+        {"ask": "The report matches its receipts.", "pass": 0.9, "fail": 0.5},
+        {
+            "ask": "What does the summary do?",
+            "one_of": {"states": "States the verdict.", "hedges": "Avoids a verdict."},
+            "pass": ["states"],
+            "confidence": 0.8,
+        },
+    ]
+)
+ACCEPT: Decision = Completed(by="pat", at=LATER)
+RETURN: Decision = Returned(note="Two receipts are missing.", by="pat", at=LATER)
+FAIL: Decision = Failed(note="Not an expense report.", by="sam", at=LATER)
+OWN: Decision = Completed(by="sam", at=LATER, output={"fixed": True})
+HAND: list[tuple[float, str, float, Decision]] = [
+    (0.95, "states", 0.90, ACCEPT),
+    (0.92, "states", 0.85, ACCEPT),
+    (0.91, "states", 0.70, ACCEPT),
+    (0.85, "states", 0.95, ACCEPT),
+    (0.70, "hedges", 0.90, ACCEPT),
+    (0.60, "states", 0.90, RETURN),
+    (0.40, "hedges", 0.95, FAIL),
+    (0.30, "hedges", 0.60, OWN),
+    (0.93, "hedges", 0.90, RETURN),
+    (0.10, "hedges", 0.85, FAIL),
+]
+
+
+def hand_answers(p: float, name: str, confidence: float) -> tuple[Answer, ...]:
+    return (YesNoAnswer(p), ChoiceAnswer(name, confidence))
+
+
+def record(
+    path: Path,
+    check: Check,
+    answers: Sequence[Answer] | None,
+    decision: Decision | None,
+    *,
+    run: str,
+    step: str = "review",
+    advisory: bool = True,
+) -> None:
+    """Append a verdict (an error verdict when ``answers`` is None) and, when given, the
+    decision on the same submission, as a host would."""
+    recorder = JsonLinesRecorder(path)
+    submission = Submission({"report": run})
+    verdict = (
+        error_verdict(check, model="m", at=AT, advisory=advisory)
+        if answers is None
+        else combine(check, answers, model="m", at=AT, advisory=advisory)
+    )
+    recorder.record(
+        verdict_record(outcome_for(verdict), run_id=run, step_id=step, submission=submission)
+    )
+    if decision is not None:
+        recorder.record(decision_record(decision, run_id=run, step_id=step, submission=submission))
+
+
+def decide(path: Path, decision: Decision, *, run: str, step: str = "review") -> None:
+    JsonLinesRecorder(path).record(
+        decision_record(decision, run_id=run, step_id=step, submission=Submission({"report": run}))
+    )
+
+
+@pytest.fixture
+def hand_records(tmp_path: Path) -> Path:
+    path = tmp_path / "records.jsonl"
+    for number, (p, name, confidence, decision) in enumerate(HAND, 1):
+        record(path, HAND_CHECK, hand_answers(p, name, confidence), decision, run=f"run-{number}")
+    return path
+
+
+def confusion(figures: Figures | None) -> dict[str, dict[str, int]]:
+    assert figures is not None
+    return figures.confusion.to_json()
+
+
+def matrix(pass_: tuple[int, int], fail: tuple[int, int], unsure: tuple[int, int]) -> Any:
+    return {
+        name: {"accepted": accepted, "refused": refused}
+        for name, (accepted, refused) in (("pass", pass_), ("fail", fail), ("unsure", unsure))
+    }
+
+
+def hand_calibration(path: Path, *, min_cases: int = 5) -> Calibration:
+    return calibrate(read_records(path), target=0.95, min_cases=min_cases)
+
+
+# --- the figures ------------------------------------------------------------------------------
+
+
+def test_each_question_at_its_current_thresholds(hand_records: Path) -> None:
+    (check,) = hand_calibration(hand_records).checks
+    q1, q2 = check.questions
+    assert q1.current == Thresholds(pass_at=0.9, fail_below=0.5)
+    assert confusion(q1.at_current) == matrix((3, 1), (0, 3), (2, 1))
+    assert q1.at_current.agreement.value == pytest.approx(6 / 7)
+    assert q1.at_current.agreement.cases == 7
+    assert q1.at_current.kappa.value == pytest.approx(0.72)
+    assert (q1.at_current.to_person, q1.at_current.to_person_share.value) == (3, 0.3)
+
+    assert q2.current == Thresholds(confidence=0.8)
+    assert confusion(q2.at_current) == matrix((3, 1), (1, 3), (1, 1))
+    assert q2.at_current.agreement.value == 0.75
+    assert q2.at_current.agreement.cases == 8
+    assert q2.at_current.kappa.value == pytest.approx(0.5)
+    assert q2.at_current.to_person == 2
+
+
+def test_the_suggested_thresholds_are_the_hand_computed_ones(hand_records: Path) -> None:
+    (check,) = hand_calibration(hand_records).checks
+    q1, q2 = check.questions
+    assert q1.suggested == Thresholds(pass_at=0.94, fail_below=0.61)
+    assert q1.meets_target
+    assert confusion(q1.at_suggested) == matrix((1, 0), (0, 4), (4, 1))
+    assert q1.at_suggested is not None
+    assert (q1.at_suggested.agreement.value, q1.at_suggested.kappa.value) == (1.0, 1.0)
+    assert q1.at_suggested.to_person == 5
+
+    # No confidence reaches 0.95 on 5 or more decided cases: the best agreement, nearest 0.8.
+    assert q2.suggested == Thresholds(confidence=0.6)
+    assert not q2.meets_target
+    assert confusion(q2.at_suggested) == matrix((4, 1), (1, 4), (0, 0))
+    assert q2.at_suggested is not None
+    assert q2.at_suggested.agreement.value == pytest.approx(0.8)
+    assert q2.at_suggested.kappa.value == pytest.approx(0.6)
+
+
+def test_the_whole_check_at_current_and_suggested_thresholds(hand_records: Path) -> None:
+    (check,) = hand_calibration(hand_records).checks
+    assert check.name == "review"
+    assert confusion(check.at_current) == matrix((2, 0), (0, 3), (3, 2))
+    assert (check.at_current.agreement.value, check.at_current.kappa.value) == (1.0, 1.0)
+    assert check.at_current.to_person == 5
+    assert confusion(check.at_suggested) == matrix((1, 0), (0, 4), (4, 1))
+    assert check.at_suggested.to_person == 5
+
+
+def test_a_rubric_keeps_its_confidence_when_that_is_already_best() -> None:
+    # Level 1 passes, confidence 0.8. Below 0.70 every case is decided and case 4 (level 0,
+    # accepted) disagrees: 3/4. From 0.71 to 0.75 case 4 alone joins: 2/3. From 0.76 to 0.90
+    # cases 1 and 2 are decided and agree: 2/2, two to a person, the fewest that meet 0.95;
+    # 0.8 is among them, so it stays.
+    check = parse_check([{"ask": "How complete?", "levels": ["none", "some", "all"], "pass": 1}])
+    people: list[tuple[RubricAnswer, Person]] = [
+        (RubricAnswer(2, 0.9), "accepted"),
+        (RubricAnswer(0, 0.9), "refused"),
+        (RubricAnswer(1, 0.7), "accepted"),
+        (RubricAnswer(0, 0.75), "accepted"),
+    ]
+    cases = tuple(
+        Case(key=str(i), answers=(answer,), person=person)
+        for i, (answer, person) in enumerate(people)
+    )
+    report = calibrate_cases([CheckCases(name="r", check=check, cases=cases)], min_cases=1)
+    (question,) = report.checks[0].questions
+    assert question.suggested == Thresholds(confidence=0.8)
+    assert question.meets_target
+    assert question.at_suggested == question.at_current
+    assert question.curve_of == "confidence"
+    by_threshold = {point.threshold: point for point in question.curve}
+    assert by_threshold[0.7].agreement == 0.75
+    assert by_threshold[0.75].agreement == pytest.approx(2 / 3)
+    assert (by_threshold[0.9].agreement, by_threshold[0.9].to_person) == (1.0, 2)
+    assert by_threshold[0.91].agreement is None  # nothing decided: no agreement to speak of
+
+
+def test_kappa_is_undefined_when_neither_side_ever_varied() -> None:
+    check = parse_check("Fine?")
+    cases = tuple(
+        Case(key=str(i), answers=(YesNoAnswer(0.99),), person="accepted") for i in range(3)
+    )
+    report = calibrate_cases([CheckCases(name="s", check=check, cases=cases)], min_cases=1)
+    figures = report.checks[0].at_current
+    assert (figures.agreement.value, figures.kappa.value) == (1.0, None)
+
+
+# --- too few cases ----------------------------------------------------------------------------
+
+
+def test_figures_on_fewer_than_min_cases_are_marked_too_few(hand_records: Path) -> None:
+    report = hand_calibration(hand_records, min_cases=30)  # the default
+    assert report.min_cases == 30
+    (check,) = report.checks
+    q1 = check.questions[0]
+    assert q1.too_few
+    assert q1.at_current.agreement.too_few and q1.at_current.kappa.too_few
+    assert q1.at_current.to_person_share.too_few
+    # With too few cases behind every threshold, nothing meets the target.
+    assert not any(q.meets_target for q in check.questions)
+    text = calibration_text(report)
+    assert "6/7" not in text and "0.857 n=7*" in text
+    assert "*: fewer than 30 cases behind the figure: too few to trust." in text
+    as_json = report.to_json()
+    assert as_json["checks"][0]["questions"][0]["at_current"]["agreement"] == {
+        "value": pytest.approx(6 / 7),
+        "cases": 7,
+        "too_few": True,
+    }
+
+
+def test_at_min_cases_a_figure_is_trusted(hand_records: Path) -> None:
+    (check,) = hand_calibration(hand_records, min_cases=7).checks
+    assert not check.questions[0].at_current.agreement.too_few  # 7 decided cases
+    assert check.questions[0].at_current.to_person_share.too_few is False  # 10 cases
+    assert check.at_current.agreement.too_few  # 5 decided cases
+
+
+# --- joining the audit trail ------------------------------------------------------------------
+
+
+def test_records_left_out_are_counted_by_reason(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    yes = (YesNoAnswer(0.95), ChoiceAnswer("states", 0.9))
+    record(path, HAND_CHECK, yes, ACCEPT, run="kept")
+    record(path, HAND_CHECK, yes, RETURN, run="blocking", advisory=False)
+    record(path, HAND_CHECK, None, ACCEPT, run="no-answer")
+    record(path, HAND_CHECK, yes, None, run="waiting")
+    decide(path, ACCEPT, run="never-checked")
+    # A second decision on the same submission: the last one counts.
+    decide(path, RETURN, run="kept")
+    report = calibrate(read_records(path), min_cases=1)
+    assert dict(report.skipped) == {
+        "not_advisory": 1,
+        "error": 1,
+        "no_decision": 1,
+        "no_verdict": 1,
+        "superseded": 1,
+    }
+    (check,) = report.checks
+    assert confusion(check.at_current) == matrix((0, 1), (0, 0), (0, 0))
+    text = calibration_text(report)
+    assert "Left out: blocking verdicts, which changed what people saw: 1." in text
+    assert "Left out: decisions on submissions with no verdict: 1." in text
+
+
+def test_a_step_whose_thresholds_changed_is_one_check_at_its_latest_thresholds(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "records.jsonl"
+    stricter = parse_check([{**HAND_CHECK.to_json()[0], "pass": 0.95}, HAND_CHECK.to_json()[1]])
+    answers = (YesNoAnswer(0.93), ChoiceAnswer("states", 0.9))
+    record(path, HAND_CHECK, answers, ACCEPT, run="early")
+    record(path, stricter, answers, ACCEPT, run="late")
+    record(path, HAND_CHECK, answers, ACCEPT, run="other-step", step="sign_off")
+    report = calibrate(read_records(path), min_cases=1)
+    assert [(c.name, c.at_current.cases) for c in report.checks] == [
+        ("review", 2),
+        ("sign_off", 1),
+    ]
+    review = report.checks[0]
+    assert review.questions[0].current == Thresholds(pass_at=0.95, fail_below=0.5)
+    assert review.at_current.to_person == 2  # 0.93 is unsure under pass 0.95
+
+
+def test_checks_asking_different_things_on_one_step_are_numbered(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    record(path, parse_check("Is it right?"), (YesNoAnswer(0.9),), ACCEPT, run="a")
+    record(path, parse_check("Is it complete?"), (YesNoAnswer(0.9),), ACCEPT, run="b")
+    names = [check.name for check in calibrate(read_records(path)).checks]
+    assert names == ["review (check 1)", "review (check 2)"]
+
+
+def test_no_case_yet_is_a_report_that_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    record(path, HAND_CHECK, (YesNoAnswer(0.95), ChoiceAnswer("states", 0.9)), None, run="a")
+    report = calibrate(read_records(path))
+    assert report.checks == ()
+    assert "No case joins an advisory verdict to a person's decision yet." in calibration_text(
+        report
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"target": 0}, "target must be a number above 0 and at most 1, got 0"),
+        ({"target": 1.5}, "target must be a number above 0 and at most 1, got 1.5"),
+        ({"target": True}, "target must be a number above 0 and at most 1, got true"),
+        ({"min_cases": 0}, "min_cases must be a whole number of at least 1, got 0"),
+    ],
+    ids=["target-zero", "target-above-one", "target-bool", "min-cases-zero"],
+)
+def test_bad_options_are_refused_naming_the_value(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        calibrate((), **options)
+
+
+def test_a_case_must_answer_every_question() -> None:
+    with pytest.raises(ValueError, match=r'case "k" has 1 answers for the 2 questions of "s"'):
+        CheckCases(
+            name="s",
+            check=HAND_CHECK,
+            cases=(Case(key="k", answers=(YesNoAnswer(0.5),), person="accepted"),),
+        )
+
+
+def test_the_report_is_plain_json(hand_records: Path) -> None:
+    data = hand_calibration(hand_records).to_json()
+    assert json.loads(json.dumps(data)) == data
+    assert data["target"] == 0.95 and data["min_cases"] == 5
+    q1 = data["checks"][0]["questions"][0]
+    assert q1["current"] == {"pass": 0.9, "fail": 0.5}
+    assert q1["suggested"] == {"pass": 0.94, "fail": 0.61}
+    assert data["checks"][0]["questions"][1]["suggested"] == {"confidence": 0.6}
+    assert q1["at_current"]["confusion"] == matrix((3, 1), (0, 3), (2, 1))
+    assert q1["curve_of"] == "pass" and len(q1["curve"]) == 101 - 61
+
+
+# --- the sweep is the core's grading ----------------------------------------------------------
+
+
+def regraded(question_check: Check, thresholds: Thresholds, cases: Sequence[Case]) -> Counter[Any]:
+    question = thresholds.apply(question_check[0])
+    return Counter((grade(question, case.answers[0]), case.person) for case in cases)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0, 1).map(lambda p: round(p, 3)), st.sampled_from(["accepted", "refused"])
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.sampled_from([0.5, 0.8, 0.95]),
+)
+def test_the_suggestion_is_the_best_of_every_threshold_graded_directly(
+    rows: list[tuple[float, Person]], target: float
+) -> None:
+    check = parse_check([{"ask": "Right?", "pass": 0.9, "fail": 0.5}])
+    cases = tuple(
+        Case(key=str(i), answers=(YesNoAnswer(p),), person=person)
+        for i, (p, person) in enumerate(rows)
+    )
+    report = calibrate_cases(
+        [CheckCases(name="s", check=check, cases=cases)], target=target, min_cases=1
+    )
+    (question,) = report.checks[0].questions
+    assert question.suggested is not None and question.at_suggested is not None
+    counts = regraded(check, question.suggested, cases)
+    assert question.at_suggested.confusion.to_json() == {
+        r: {p: counts[(r, p)] for p in ("accepted", "refused")} for r in ("pass", "fail", "unsure")
+    }
+    # No thresholds on the grid, graded one by one, meet the target with fewer to a person.
+    best = None
+    for p in GRID:
+        for fail in (None, *(f for f in GRID if f <= p)):
+            counts = regraded(check, Thresholds(pass_at=p, fail_below=fail), cases)
+            decided = sum(n for (result, _), n in counts.items() if result != "unsure")
+            agreed = counts[("pass", "accepted")] + counts[("fail", "refused")]
+            if decided and agreed / decided >= target:
+                unsure = len(cases) - decided
+                best = unsure if best is None else min(best, unsure)
+    assert question.meets_target == (best is not None)
+    if best is not None:
+        assert question.at_suggested.to_person == best
+        assert question.at_suggested.agreement.value is not None
+        assert question.at_suggested.agreement.value >= target
+
+
+# --- the command line -------------------------------------------------------------------------
+
+
+def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "checkprofile", "calibrate", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+
+
+def test_cli_prints_the_text_report(hand_records: Path) -> None:
+    done = run_cli(hand_records, "--min-cases", "5")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == calibration_text(hand_calibration(hand_records))
+    assert "  Q1 yes/no  current    pass 0.9 fail 0.5" in done.stdout
+    assert "suggested  pass 0.94 fail 0.61" in done.stdout
+
+
+def test_cli_json_and_html(hand_records: Path, tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    done = run_cli(hand_records, "--json", "--target", "0.95", "--min-cases", "5", "--html", page)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout) == hand_calibration(hand_records).to_json()
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and text.count("<svg") == 2
+
+
+def test_cli_a_bad_line_is_one_line_naming_it_and_exit_2(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    path.write_bytes(b'{"record": "decision"}\n')
+    done = run_cli(path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f'checkprofile: {path}:1: a decision record needs "format"\n'
+
+
+def main_of(args: Sequence[str | Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """The exit code and standard error of the command run in this process."""
+    try:
+        code = main(["calibrate", *map(str, args)])
+    except SystemExit as exit_:  # argparse refusing an option
+        code = exit_.code if isinstance(exit_.code, int) else 1
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (None, "{path}: audit records not found"),
+        (b'{"record": "verdict"}\nnot json\n', '{path}:1: a verdict record needs "format"'),
+        (b"\n", "{path}:1: an empty line"),
+        (b"[1, 2]\n", "{path}:1: a record must be a JSON object, got a list"),
+        (b"\xff\n", "{path}:1: not JSON: "),
+    ],
+    ids=["missing", "bad-record", "empty-line", "not-an-object", "not-utf-8"],
+)
+def test_cli_unreadable_input_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes | None, expected: str
+) -> None:
+    path = tmp_path / "records.jsonl"
+    if content is not None:
+        path.write_bytes(content)
+    code, err = main_of([path], capsys)
+    assert code == 2
+    assert err.startswith(f"checkprofile: {expected.format(path=path)}") and err.count("\n") == 1
+
+
+def test_cli_a_folder_is_not_a_records_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main_of([tmp_path], capsys) == (
+        2,
+        f"checkprofile: {tmp_path}: audit records is a directory, not a file\n",
+    )
+
+
+def test_cli_names_the_line_of_a_bad_record_after_good_ones(
+    hand_records: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = hand_records.read_bytes().splitlines(keepends=True)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"".join(lines[:3]) + lines[3].replace(b'"format":1', b'"format":2'))
+    assert main_of([bad], capsys) == (2, f"checkprofile: {bad}:4: format 2 is not 1\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--target", "1.2"], "argument --target: must be above 0 and at most 1, got '1.2'"),
+        (["--target", "high"], "argument --target: not a number: 'high'"),
+        (["--min-cases", "0"], "argument --min-cases: must be at least 1, got '0'"),
+    ],
+    ids=["target-above-one", "target-not-a-number", "min-cases-zero"],
+)
+def test_cli_bad_options_exit_2_naming_the_value(
+    hand_records: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    code, err = main_of([hand_records, *args], capsys)
+    assert code == 2
+    assert message in err and err.count("\n") == 1
+
+
+def test_cli_refuses_an_html_path_it_cannot_write(
+    hand_records: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, err = main_of([hand_records, "--html", tmp_path], capsys)
+    assert code == 2
+    assert err.startswith(f"checkprofile: {tmp_path}: cannot write the HTML report: ")
+
+
+# --- the example and the guide ----------------------------------------------------------------
+
+
+def test_the_example_records_are_what_their_generator_writes(tmp_path: Path) -> None:
+    out = tmp_path / "records.jsonl"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "make_advisory_records.py"), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == EXAMPLE.read_bytes()
+
+
+# --- the HTML page ----------------------------------------------------------------------------
+
+
+def hostile_records(path: Path) -> None:
+    ask = '</title><script>alert("ask")</script> & <b>bold</b>'
+    check = parse_check([{"ask": ask, "pass": 0.9}])
+    for number in range(3):
+        record(
+            path,
+            check,
+            (YesNoAnswer(0.5 + number / 5),),
+            ACCEPT if number else RETURN,
+            run=f"r{number}",
+            step='<img src="https://example.invalid/x.png">',
+        )
+
+
+class Tags(html.parser.HTMLParser):
+    """Every start tag of a page with its attributes, and the text of its style elements."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.style = ""
+        self._in_style = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._in_style = tag == "style"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_style = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_style:
+            self.style += data
+
+
+def test_the_page_is_self_contained_and_escapes_every_user_text(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    hostile_records(path)
+    page = calibration_html(calibrate(read_records(path)), title="<Report & co>")
+    assert "&lt;script&gt;alert(&quot;ask&quot;)&lt;/script&gt; &amp; &lt;b&gt;bold" in page
+    assert "&lt;img src=&quot;https://example.invalid/x.png&quot;&gt;" in page
+    assert "&lt;Report &amp; co&gt;" in page
+    parsed = Tags()
+    parsed.feed(page)
+    names = {tag for tag, _ in parsed.tags}
+    assert names <= {
+        "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "span",
+        "table", "tr", "th", "td", "small", "svg", "rect", "line", "polyline", "text",
+    }  # fmt: skip
+    # Nothing is fetched: no attribute names an address, the style imports nothing.
+    for tag, attrs in parsed.tags:
+        assert not {"src", "href", "xlink:href", "srcset", "action"} & set(attrs), tag
+    assert "url(" not in parsed.style and "@import" not in parsed.style
+    assert ("meta", {"http-equiv": "Content-Security-Policy", "content": CSP}) in parsed.tags
+
+
+# --- the HTML page in a real browser ----------------------------------------------------------
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",  # CI runs as root
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--remote-debugging-pipe",
+)
+
+
+class Browser:
+    """Chromium driven over the DevTools protocol on a pipe (fd 3 in, fd 4 out, messages
+    ending in NUL): no websocket and no Python dependency."""
+
+    def __init__(self, executable: str, profile: Path) -> None:
+        to_chromium, self._commands = os.pipe()
+        self._replies, from_chromium = os.pipe()
+
+        def as_fds_3_and_4() -> None:
+            os.dup2(to_chromium, 3)
+            os.dup2(from_chromium, 4)
+
+        self.process = subprocess.Popen(
+            [executable, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
+            preexec_fn=as_fds_3_and_4,
+            pass_fds=(3, 4),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(to_chromium)
+        os.close(from_chromium)
+        self._buffer = b""
+        self._next_id = 0
+        self.events: list[dict[str, Any]] = []
+
+    def send(self, method: str, session: str | None = None, **params: Any) -> dict[str, Any]:
+        self._next_id += 1
+        message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params}
+        if session is not None:
+            message["sessionId"] = session
+        os.write(self._commands, json.dumps(message).encode() + b"\0")
+        reply = self.wait(lambda m: m.get("id") == self._next_id)
+        assert "error" not in reply, reply
+        result: dict[str, Any] = reply["result"]
+        return result
+
+    def wait(self, wanted: Any, timeout: float = 30) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            while b"\0" in self._buffer:
+                raw, self._buffer = self._buffer.split(b"\0", 1)
+                message: dict[str, Any] = json.loads(raw)
+                if wanted(message):
+                    return message
+                self.events.append(message)
+            ready, _, _ = select.select([self._replies], [], [], deadline - time.monotonic())
+            if not ready:
+                raise TimeoutError("Chromium did not answer in time")
+            chunk = os.read(self._replies, 1 << 20)
+            if not chunk:
+                raise EOFError("Chromium closed the DevTools pipe")
+            self._buffer += chunk
+
+    def close(self) -> None:
+        try:
+            self.send("Browser.close")
+        except (OSError, EOFError, TimeoutError):
+            pass
+        finally:
+            os.close(self._commands)
+            os.close(self._replies)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def complaints(events: list[dict[str, Any]]) -> list[str]:
+    """Console errors and warnings, uncaught exceptions, and log entries at warning or error
+    (a load the page's policy refused is one)."""
+    found = []
+    for event in events:
+        method, params = event.get("method"), event.get("params", {})
+        if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "warning"):
+            found.append(f"console.{params['type']}: {params.get('args')}")
+        elif method == "Runtime.exceptionThrown":
+            found.append(f"exception: {params.get('exceptionDetails')}")
+        elif method == "Log.entryAdded" and params["entry"].get("level") in ("error", "warning"):
+            found.append(f"{params['entry'].get('source')}: {params['entry'].get('text')}")
+    return found
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="Chromium is not installed (apt-get install chromium; .ci/run installs it)",
+)
+def test_the_report_opens_in_headless_chromium_without_errors(tmp_path: Path) -> None:
+    assert CHROMIUM is not None
+    page = tmp_path / "report.html"
+    assert main(["calibrate", str(EXAMPLE), "--html", str(page), "--json"]) == 0
+    browser = Browser(CHROMIUM, tmp_path / "profile")
+    try:
+        target = browser.send("Target.createTarget", url="about:blank")["targetId"]
+        session = browser.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            browser.send(f"{domain}.enable", session)
+        browser.send(
+            "Emulation.setDeviceMetricsOverride",
+            session,
+            width=1200,
+            height=900,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+        browser.send("Page.navigate", session, url=page.as_uri())
+        browser.wait(lambda m: m.get("method") == "Page.loadEventFired")
+        shown = browser.send(
+            "Runtime.evaluate",
+            session,
+            expression="[document.title, document.querySelectorAll('svg polyline').length,"
+            " document.querySelectorAll('table').length, document.body.scrollHeight]",
+            returnByValue=True,
+        )["result"]["value"]
+        shot = browser.send(
+            "Page.captureScreenshot", session, format="png", captureBeyondViewport=True
+        )
+    finally:
+        browser.close()
+    title, polylines, tables, height = shown
+    assert title == "Calibration: advisory_records.jsonl"
+    assert polylines >= 3 and tables == 1 and height > 900
+    screenshot = tmp_path / "report.png"
+    screenshot.write_bytes(base64.b64decode(shot["data"]))
+    width, shot_height = png_size(screenshot.read_bytes())
+    assert width >= 1000 and shot_height >= 900  # less a scroll bar, where one is drawn
+    assert screenshot.stat().st_size > 20_000  # charts and tables, not a blank page
+    assert complaints(browser.events) == []
+
+
+def test_the_browser_check_would_see_a_page_that_fetches(tmp_path: Path) -> None:
+    # The no-errors assertion above means something only if a refused load is reported.
+    if CHROMIUM is None:
+        pytest.skip("Chromium is not installed (apt-get install chromium; .ci/run installs it)")
+    page = tmp_path / "bad.html"
+    page.write_text(
+        '<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="default-src \'none\'">'
+        '<img src="https://example.invalid/x.png">',
+        encoding="utf-8",
+    )
+    browser = Browser(CHROMIUM, tmp_path / "profile")
+    try:
+        target = browser.send("Target.createTarget", url="about:blank")["targetId"]
+        session = browser.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        browser.send("Log.enable", session)
+        browser.send("Page.enable", session)
+        browser.send("Page.navigate", session, url=page.as_uri())
+        browser.wait(lambda m: m.get("method") == "Page.loadEventFired")
+    finally:
+        browser.close()
+    assert any("Content Security Policy" in line for line in complaints(browser.events))
