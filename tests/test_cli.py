@@ -379,14 +379,41 @@ def test_normalize_applies_the_limits_file(tmp_path: Path) -> None:
     ]
 
 
-def test_normalize_of_a_bad_check_lists_its_problems_located(tmp_path: Path) -> None:
+def test_normalize_of_a_step_a_server_would_refuse_lists_its_problems(tmp_path: Path) -> None:
     path = tmp_path / "PROCESS.md"
     path.write_text(BAD)
     result = cli("normalize", path, "--step", "one")
     assert result.returncode == 1
+    assert result.stdout == ""
     assert result.stderr.splitlines() == [
+        f'checkprofile: {path}:5:15: /steps/0/advisory: advisory must be true or false, got "yes"',
+        f"checkprofile: {path}:6:5: /steps/0/check: check is allowed only on agent and task "
+        'steps; step "one" is an approve step',
         f'checkprofile: {path}:8:9: /steps/0/check/0/pas: unknown key "pas"; did you mean "pass"? '
-        "a yes/no question takes ask, pass, fail"
+        "a yes/no question takes ask, pass, fail",
+    ]
+
+
+def test_a_step_a_server_would_refuse_is_not_run(tmp_path: Path) -> None:
+    # `advisory: yes` is the string "yes" in YAML 1.2: running it as blocking, or as advisory,
+    # would both be guesses. The step's problems are shown, each on its own line.
+    folder = EXAMPLES / "expense-report"
+    text = (
+        (folder / "PROCESS.md")
+        .read_text()
+        .replace("    evidence: [file]\n", "    evidence: [file]\n    advisory: yes\n", 1)
+    )
+    text = text.replace("pass: [specific]", "pass: [specifc]")
+    path = write(tmp_path, "PROCESS.md", text)
+    args = run_args("expense-report", "assemble", "submission.json", "pass")
+    args[1] = path
+    result = cli(*args)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f'checkprofile: {path}:13:15: /steps/0/advisory: advisory must be true or false, got "yes"',
+        f'checkprofile: {path}:23:16: /steps/0/check/1/pass/0: "specifc" is not an answer of '
+        'one_of (specific, vague, missing); did you mean "specific"?',
     ]
 
 

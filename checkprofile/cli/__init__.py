@@ -47,7 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.handler(args)
     except UsageError as error:
-        print(f"checkprofile: {error}", file=sys.stderr)
+        for line in str(error).splitlines():
+            print(f"checkprofile: {line}", file=sys.stderr)
         return error.code
     except KeyboardInterrupt:
         print("checkprofile: interrupted", file=sys.stderr)

@@ -19,7 +19,7 @@ from .._lines import answer_text
 from .._process import Process, ProcessError, ProcessProblem
 from .._run import run_check_sync
 from .._verdict import format_at
-from ..errors import CheckError, LimitsError, MaterialError
+from ..errors import LimitsError, MaterialError
 from ._common import (
     EXIT_FAIL,
     EXIT_OK,
@@ -169,21 +169,27 @@ def _process(path: Path) -> Process:
 
 
 def _check(process: Process, step_id: str, limits: Limits) -> tuple[Check, bool]:
-    """The step's check and whether the step is advisory; problems exit 1, located."""
+    """The step's check and whether the step is advisory.
+
+    A step a server would refuse to publish (its check invalid, ``advisory: yes``, a check on
+    an approve step) is refused here too, with its problems located: exit 1.
+    """
     try:
         step = process.step(step_id)
-        check = process.check_for(step_id, limits=limits)
+        if not step.has_check:
+            process.check_for(step_id)  # raises the located "has no check"
     except ProcessError as error:
         raise UsageError(str(error)) from None
-    except CheckError as error:
-        lines = [
-            process.problem(p.path, p.message, key=p.message.startswith("unknown key")).format(
-                process.source
-            )
-            for p in error.problems
-        ]
-        raise UsageError("\n".join(lines), code=EXIT_FAIL) from None
-    return check, step.data.get("advisory") is True
+    found = [
+        problem.format(process.source)
+        for problem in process_.publication_problems(
+            process, profiles=[process_.PROFILE], limits=limits
+        )
+        if problem.path[:2] == ("steps", step.index)
+    ]
+    if found:
+        raise UsageError("\n".join(found), code=EXIT_FAIL)
+    return process.check_for(step_id, limits=limits), step.data.get("advisory") is True
 
 
 def _submission(path: Path) -> Submission:
