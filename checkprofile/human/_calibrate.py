@@ -237,6 +237,10 @@ class QuestionCalibration:
     curve_of: Literal["pass", "confidence"]
     curve: tuple[CurvePoint, ...]
 
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = converter.unstructure(self)
+        return data
+
 
 @attrs.frozen(kw_only=True)
 class CheckCalibration:
@@ -247,6 +251,10 @@ class CheckCalibration:
     at_current: Figures
     at_suggested: Figures
     questions: tuple[QuestionCalibration, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = converter.unstructure(self)
+        return data
 
 
 @attrs.frozen(kw_only=True)
