@@ -641,3 +641,24 @@ def test_a_replayed_answer_that_does_not_fit_is_an_error_never_a_pass(tmp_path: 
     assert result.returncode == 4
     assert "error: retry" in result.stdout
     assert "malformed" in result.stdout
+
+
+def readme_shell_commands() -> list[tuple[str, int]]:
+    """The README's "From the shell" commands, each with the exit code its comment gives."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## From the shell", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = []
+    for line in block.replace("\\\n", " ").splitlines():
+        command, _, comment = line.partition("#")
+        code = int(comment.split("exit ")[1].split(":")[0]) if "exit " in comment else 0
+        commands.append((command.strip(), code))
+    return commands
+
+
+@pytest.mark.parametrize(
+    ("command", "code"), readme_shell_commands(), ids=lambda value: str(value)[:40]
+)
+def test_the_readme_shell_examples_run_as_shown(command: str, code: int) -> None:
+    program, *args = command.split()
+    assert program == "checkprofile"
+    assert cli(*args).returncode == code
