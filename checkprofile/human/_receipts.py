@@ -443,11 +443,9 @@ def _render(receipt: Receipt, width: int) -> str:
     verdict = receipt.verdict
     out: list[str] = []
     mode = "advisory" if verdict.advisory else "blocking"
-    out.append(
-        f"Check {verdict.verdict.upper()} on step {receipt.step_id} of run {receipt.run_id}"
-        f" ({mode})"
-    )
-    out.append(f"  model {verdict.model}, at {verdict.at}")
+    title = f"Check {verdict.verdict.upper()} on step {receipt.step_id} of run {receipt.run_id}"
+    out.extend(_wrap(f"{title} ({mode})", "", width, "  "))
+    out.extend(_wrap(f"model {verdict.model}, at {verdict.at}", "  ", width))
     out.extend(_wrap(_WHAT_NOW[receipt.action], "  ", width))
 
     ranked = receipt.drivers
@@ -463,7 +461,7 @@ def _render(receipt: Receipt, width: int) -> str:
         if not indexes:
             continue
         out.append("")
-        out.append(title)
+        out.extend(_wrap(title, "", width))
         for number, index in enumerate(indexes, start=1):
             label = f"{number}." if indexes is ranked else "-"
             out.extend(_question_lines(receipt, index, label, width))
@@ -477,9 +475,14 @@ def _render(receipt: Receipt, width: int) -> str:
             )
 
     out.append("")
-    out.append(
-        f"What the evaluator was shown: {_count(receipt.shown_bytes, 'byte')}"
-        f" ({receipt.bundle_sha256[:19]}…)"
+    out.extend(
+        _wrap(
+            f"What the evaluator was shown: {_count(receipt.shown_bytes, 'byte')}"
+            f" ({receipt.bundle_sha256[:19]}…)",
+            "",
+            width,
+            "  ",
+        )
     )
     for piece in receipt.shown:
         if piece.name in ("dropped_steps", "dropped_fields"):
