@@ -222,8 +222,11 @@ def _schema_problem(case: object) -> tuple[str, str] | None:
     errors = list(_validator().iter_errors(case))
     if not errors:
         return None
+    # An "unevaluated property" is usually the echo of another error (a stage's fields are
+    # evaluated only when the stage's schema matches), so it is named only when alone.
+    causes = [error for error in errors if error.validator != "unevaluatedProperties"]
     # `best_match` prefers the error that says most about what is wrong.
-    best = jsonschema.exceptions.best_match(errors)
+    best = jsonschema.exceptions.best_match(causes or errors)
     assert best is not None  # errors is not empty
     return _pointer(list(best.absolute_path)), " ".join(best.message.split())
 

@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from . import Case, load_cases
+
 # Where the generated files go (inside the package, beside the hand-written ones).
 CASES: Final = Path(__file__).resolve().parent / "cases"
 
@@ -469,6 +471,53 @@ FILES: Final[Mapping[str, tuple[str, Callable[[], list[dict[str, Any]]]]]] = {
 }
 
 
+#: The design's decisions where the spec is silent (design.md), as the docs name them.
+DECISIONS: Final[Mapping[int, str]] = {
+    1: "Shapes",
+    2: "Defaults",
+    3: "Numbers",
+    4: "Choice",
+    5: "Rubric",
+    6: "Text",
+    7: "Grading",
+    8: "Bad answers fail closed",
+    9: "Retry",
+    10: "Outcome",
+    11: "Issue lines",
+    12: "What the evaluator sees",
+    13: "Truncation",
+    14: "Time",
+}
+
+# docs/conformance.md, when this runs in a checkout; its coverage table sits between these.
+DOC: Final = Path(__file__).resolve().parents[2] / "docs" / "conformance.md"
+COVERAGE_START: Final = "<!-- coverage: written by python -m checkprofile.conformance._generate -->"
+COVERAGE_END: Final = "<!-- end of coverage -->"
+
+
+def coverage_markdown(cases: Sequence[Case]) -> str:
+    """The docs' table of each decision and the cases that cover it (generated ones counted)."""
+    rows = ["| Decision | Cases |", "|---|---|"]
+    for number, title in DECISIONS.items():
+        covering = [case for case in cases if number in case.decisions]
+        hand = [f"`{case.id}`" for case in covering if "/gen_" not in case.source]
+        generated: dict[str, int] = {}
+        for case in covering:
+            if "/gen_" in case.source:
+                name = f"{case.stage}/{case.source.rsplit('/', 1)[-1]}"
+                generated[name] = generated.get(name, 0) + 1
+        cells = hand + [f"{count} generated in `{name}`" for name, count in generated.items()]
+        rows.append(f"| {number}. {title} | {', '.join(cells)} |")
+    return "\n".join([COVERAGE_START, "", *rows, "", COVERAGE_END]) + "\n"
+
+
+def _with_coverage(doc: str, cases: Sequence[Case]) -> str:
+    start, end = doc.find(COVERAGE_START), doc.find(COVERAGE_END)
+    if start < 0 or end < start:
+        raise SystemExit(f"{DOC}: no coverage markers ({COVERAGE_START} ... {COVERAGE_END})")
+    return doc[:start] + coverage_markdown(cases) + doc[end + len(COVERAGE_END) + 1 :]
+
+
 def render() -> dict[str, str]:
     """Each generated file's path (under ``cases/``) and its text."""
     return {
@@ -511,6 +560,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         stale.append(path)
         if not args.check:
             target.write_text(text, encoding="utf-8")
+    if DOC.exists():
+        # The docs list every case id, so they follow the corpus as written just now.
+        doc = DOC.read_text(encoding="utf-8")
+        updated = _with_coverage(doc, load_cases(CASES))
+        if updated != doc:
+            stale.append(str(DOC))
+            if not args.check:
+                DOC.write_text(updated, encoding="utf-8")
     if args.check and stale:
         print(f"out of date: {', '.join(stale)}", file=sys.stderr)
         return 1

@@ -1,0 +1,277 @@
+"""The conformance corpus: every case passes on this library, every file matches the case schema
+and reads the same in YAML 1.1 and 1.2, every design decision is covered, the generated files
+and the docs' coverage list are current, and ``checkprofile conformance`` exits as documented."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from referencing import Registry, Resource
+from ruamel.yaml import YAML
+
+import checkprofile
+from checkprofile import conformance
+from checkprofile.conformance import (
+    STAGES,
+    Case,
+    CorpusError,
+    case_schema,
+    covered_decisions,
+    default_directory,
+    load_cases,
+    run_case,
+    run_corpus,
+)
+from checkprofile.conformance import _generate as generate
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = Path(str(default_directory()))
+FILES = sorted(CORPUS.glob("*/*.yaml"))
+DOC = ROOT / "docs" / "conformance.md"
+CASES = load_cases()
+
+#: The design's "Decisions where the spec is silent", by number.
+DECISIONS = range(1, 15)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "checkprofile", "conformance", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"},
+    )
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_case(case: Case) -> None:
+    result = run_case(case)
+    assert result.passed, f"{case.source}: {result.diff}"
+
+
+def test_the_corpus_is_large_and_covers_every_stage_and_decision() -> None:
+    assert len(CASES) >= 150
+    assert {case.stage for case in CASES} == set(STAGES)
+    covered = covered_decisions(CASES)
+    assert [d for d in DECISIONS if d not in covered] == []
+    # Hand-written cases cover every decision too: a law generated from code is not enough.
+    hand = [case for case in CASES if "/gen_" not in case.source]
+    assert [d for d in DECISIONS if d not in covered_decisions(hand)] == []
+
+
+def test_the_case_schema_is_a_draft_2020_12_schema() -> None:
+    jsonschema.Draft202012Validator.check_schema(case_schema())
+
+
+def _load(path: Path, version: tuple[int, int]) -> Any:
+    yaml = YAML(typ="safe", pure=True)
+    yaml.version = version
+    with warnings.catch_warnings():
+        # ruamel reads "1e-7" as a float even in YAML 1.1 but warns; other 1.1 readers give a
+        # string, so the warning is an error here.
+        warnings.simplefilter("error")
+        return yaml.load(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.name}" for p in FILES])
+def test_a_case_file_matches_the_schema_and_reads_the_same_in_yaml_1_1(path: Path) -> None:
+    # The runner's own reading (YAML 1.2, parsed once per process), against a YAML 1.1 one.
+    data = conformance._parse(path.read_text(encoding="utf-8"))
+    # The schema's own #/$defs/file, as an outside validator would use it.
+    schema = case_schema()
+    registry: Registry[Any] = Registry().with_resource(
+        schema["$id"], Resource.from_contents(schema)
+    )
+    whole_file = {"$ref": schema["$id"] + "#/$defs/file"}
+    validator = jsonschema.Draft202012Validator(whole_file, registry=registry)
+    errors = [
+        f"/{'/'.join(map(str, error.absolute_path))}: {error.message}"
+        for error in validator.iter_errors(data)
+    ]
+    assert errors == []
+    old = _load(path, (1, 1))
+    assert json.dumps(old, sort_keys=True) == json.dumps(data, sort_keys=True)
+
+
+def _verdict_expectations() -> Iterator[tuple[str, Any]]:
+    for case in CASES:
+        record = case.data["expect"].get("verdict_json")
+        if record is not None:
+            yield case.id, record
+
+
+def test_every_expected_verdict_is_a_check_verdict_record() -> None:
+    validator = jsonschema.Draft202012Validator(checkprofile.verdict_schema())
+    bad = [
+        (case_id, error.message)
+        for case_id, record in _verdict_expectations()
+        for error in validator.iter_errors(record)
+    ]
+    assert bad == []
+
+
+def test_the_generated_files_are_current() -> None:
+    for path, text in generate.render().items():
+        assert (CORPUS / path).read_text(encoding="utf-8") == text, (
+            f"{path} is out of date: run python -m checkprofile.conformance._generate"
+        )
+
+
+@pytest.mark.parametrize(("number", "text"), generate.JS_STRINGS, ids=repr)
+def test_the_generators_oracle_prints_numbers_as_javascript_does(number: float, text: str) -> None:
+    # The generator writes issue lines with its own oracle, not the library's js_number.
+    assert generate._js(abs(number)) == text.lstrip("-")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_the_javascript_table_is_what_node_prints() -> None:
+    assert generate.check_node() == []
+
+
+def test_the_docs_list_the_cases_of_every_decision() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert generate.coverage_markdown(CASES) in text, (
+        "docs/conformance.md lists other cases than the corpus has: run"
+        " python -m checkprofile.conformance._generate"
+    )
+
+
+# -- the loader refuses a corpus it cannot run, in one line naming the file and the pointer ----
+
+GOOD_CASE = """\
+- id: check_keys/short
+  stage: check_keys
+  rule: A short form.
+  decisions: [1]
+  check: Is it done?
+  expect: {valid: true, full: [{ask: Is it done?, pass: 0.9}]}
+"""
+
+
+def _corpus(tmp_path: Path, text: str, stage: str = "check_keys") -> Path:
+    (tmp_path / stage).mkdir(parents=True, exist_ok=True)
+    (tmp_path / stage / "cases.yaml").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(GOOD_CASE.replace("  rule: A short form.\n", ""), "/0: 'rule'", id="no-rule"),
+        pytest.param(GOOD_CASE.replace("[1]", "[15]"), "/0/decisions/0: 15", id="decision-15"),
+        pytest.param(GOOD_CASE.replace("valid: true, ", ""), "/0/expect", id="no-valid"),
+        pytest.param(
+            GOOD_CASE.replace("check: Is", "colour: red\n  check: Is"),
+            "/0: Unevaluated properties are not allowed ('colour'",
+            id="unknown-key",
+        ),
+        pytest.param(GOOD_CASE + GOOD_CASE.replace("- ", "- ", 1), "/1/id", id="same-id"),
+        pytest.param(GOOD_CASE.replace("stage: check_keys", "stage: grading"), "/0", id="stage"),
+        pytest.param(
+            GOOD_CASE.replace("Is it done?", "2026-10-06T09:00:00Z", 1), "/0/check", id="timestamp"
+        ),
+        pytest.param("- [unclosed\n", "cases.yaml:2:1: invalid YAML", id="invalid-yaml"),
+        pytest.param("id: x\n", "/: expected a sequence of cases", id="not-a-sequence"),
+    ],
+)
+def test_the_loader_refuses_a_bad_case_file(tmp_path: Path, text: str, message: str) -> None:
+    corpus = _corpus(tmp_path, text)
+    with pytest.raises(CorpusError) as caught:
+        load_cases(corpus)
+    assert "\n" not in str(caught.value)
+    assert str(caught.value).startswith(f"{corpus}/check_keys/cases.yaml")
+    assert message in str(caught.value)
+
+
+def test_the_loader_refuses_an_unknown_stage_and_an_empty_corpus(tmp_path: Path) -> None:
+    (tmp_path / "grades").mkdir()
+    with pytest.raises(CorpusError, match="unknown stage directory 'grades'"):
+        load_cases(tmp_path)
+    (tmp_path / "grades").rmdir()
+    with pytest.raises(CorpusError, match="no cases"):
+        load_cases(tmp_path)
+
+
+def test_a_wrong_expectation_fails_with_a_one_line_diff(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path, GOOD_CASE.replace("pass: 0.9", "pass: 0.8"))
+    [result] = run_corpus(corpus)
+    assert not result.passed
+    assert result.diff == "/expect/full/0/pass: expected 0.8, got 0.9"
+
+
+def test_booleans_are_not_numbers_when_comparing(tmp_path: Path) -> None:
+    corpus = _corpus(
+        tmp_path,
+        GOOD_CASE.replace("pass: 0.9", "pass: 1").replace(
+            "check: Is it done?", "check: [{ask: Is it done?, pass: 1}]"
+        ),
+    )
+    assert run_corpus(corpus)[0].passed
+    wrong = _corpus(
+        tmp_path,
+        GOOD_CASE.replace("pass: 0.9", "pass: true").replace(
+            "check: Is it done?", "check: [{ask: Is it done?, pass: 1}]"
+        ),
+    )
+    assert run_corpus(wrong)[0].diff == "/expect/full/0/pass: expected true, got 1.0"
+
+
+# -- the command ----------------------------------------------------------------------------------
+
+
+def test_the_command_passes_on_our_corpus() -> None:
+    done = _cli()
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["stage", "cases", "passed", "failed"]
+    assert lines[-1].split() == ["total", str(len(CASES)), str(len(CASES)), "0"]
+    assert [line.split()[0] for line in lines[1:-1]] == list(STAGES)
+
+
+def test_the_command_fails_a_wrong_corpus_with_a_readable_table(tmp_path: Path) -> None:
+    wrong = GOOD_CASE.replace("pass: 0.9", "pass: 0.8")
+    _corpus(tmp_path, GOOD_CASE.replace("check_keys/short", "check_keys/right") + wrong)
+    done = _cli(str(tmp_path))
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines() == [
+        "stage       cases  passed  failed",
+        "check_keys      2       1       1",
+        "total           2       1       1",
+        "",
+        f"FAIL check_keys/short ({tmp_path}/check_keys/cases.yaml)",
+        "  rule: A short form.",
+        "  /expect/full/0/pass: expected 0.8, got 0.9",
+    ]
+    report = json.loads(_cli("--json", str(tmp_path)).stdout)
+    assert report["passed"] is False
+    assert report["stages"] == {"check_keys": {"cases": 2, "passed": 1, "failed": 1}}
+    assert [case["diff"] for case in report["cases"]] == [
+        None,
+        "/expect/full/0/pass: expected 0.8, got 0.9",
+    ]
+
+
+def test_the_command_refuses_an_invalid_case_file(tmp_path: Path) -> None:
+    _corpus(tmp_path, GOOD_CASE.replace("[1]", "[]"))
+    done = _cli(str(tmp_path))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"checkprofile: {tmp_path}/check_keys/cases.yaml: /0/decisions: ")
+
+
+def test_the_command_refuses_a_missing_directory(tmp_path: Path) -> None:
+    done = _cli(str(tmp_path / "nowhere"))
+    assert done.returncode == 2
+    assert done.stderr == f"checkprofile: {tmp_path / 'nowhere'}: corpus not found\n"
