@@ -21,13 +21,14 @@ The pytest fixture is named ``loopback``. Import it into a test module with
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http import HTTPStatus
 from types import TracebackType
 from typing import Any
 
@@ -99,16 +100,13 @@ def _decoded(headers: Mapping[str, str], body: bytes) -> bytes:
     return data
 
 
-class _Server(ThreadingHTTPServer):
-    # The stdlib's backlog of 5 makes the sixth simultaneous connect wait a full SYN retry
-    # (about a second): concurrency tests and the benchmark open dozens at once.
-    request_queue_size = 256
-    daemon_threads = True
-
-
 class LoopbackServer:
-    """A threaded HTTP/1.1 server on an ephemeral loopback port. Safe to use from many
-    concurrent clients: each request is handled on its own thread."""
+    """An HTTP/1.1 server on an ephemeral loopback port, with keep-alive.
+
+    It runs an asyncio loop on its own thread, so a delayed response costs a timer, not a
+    thread: dozens of concurrent clients are served as a real host would serve them. The
+    scripted responders run on that thread and must not block.
+    """
 
     def __init__(self, default: Response | None = None) -> None:
         self.default: Response = default or Scripted(
@@ -117,14 +115,15 @@ class LoopbackServer:
         self.requests: list[Recorded] = []
         self._queue: deque[Response] = deque()
         self._lock = threading.Lock()
-        self._server = _Server(("127.0.0.1", 0), self._handler_class())
+        self._loop = asyncio.new_event_loop()
         self._thread: threading.Thread | None = None
+        self._server: asyncio.AbstractServer | None = None
+        self._port = 0
 
     @property
     def url(self) -> str:
         """``http://127.0.0.1:PORT``, without a trailing slash."""
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return f"http://127.0.0.1:{self._port}"
 
     def script(self, *responses: Response) -> None:
         """Queue responses, one per coming request, after any already queued."""
@@ -141,18 +140,40 @@ class LoopbackServer:
             return self.requests[-1]
 
     def start(self) -> LoopbackServer:
-        # A short poll interval: stop() waits up to one interval, after every test.
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.01,), daemon=True
-        )
+        opened = threading.Event()
+
+        def run() -> None:
+            asyncio.set_event_loop(self._loop)
+            # A deep backlog: the benchmark opens dozens of connections at once.
+            self._server = self._loop.run_until_complete(
+                asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=512)
+            )
+            self._port = self._server.sockets[0].getsockname()[1]
+            opened.set()
+            self._loop.run_forever()
+
+        self._thread = threading.Thread(target=run, name="loopback", daemon=True)
         self._thread.start()
+        opened.wait(timeout=10)
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        async def close() -> None:
+            if self._server is not None:
+                self._server.close()
+            # Responses still waiting out a delay (a hang test) are dropped.
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        if self._thread is None:
+            return
+        asyncio.run_coroutine_threadsafe(close(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._loop.close()
+        self._thread = None
 
     def __enter__(self) -> LoopbackServer:
         return self.start()
@@ -171,62 +192,83 @@ class LoopbackServer:
             entry = self._queue.popleft() if self._queue else self.default
         return entry if isinstance(entry, Scripted) else entry(request)
 
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"  # keep-alive, as real hosts do
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass  # a test's output is its assertions
-
-            def _serve(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                headers = {name.lower(): value for name, value in self.headers.items()}
-                body = _decoded(headers, raw)
-                try:
-                    parsed = json.loads(body) if body else None
-                except ValueError:
-                    parsed = None
-                path = self.path.split("?", 1)[0]
-                recorded = Recorded(
-                    method=self.command,
-                    path=path,
-                    headers=headers,
-                    body=body,
-                    json=parsed,
-                    at=time.monotonic(),
-                )
-                response = server._next(recorded)
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """One connection: requests in turn until the client closes it (keep-alive)."""
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            # Without it, a response written in two parts waits for the client's delayed ACK.
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            while True:
+                request = await _read_request(reader)
+                if request is None:
+                    return
+                response = self._next(request)
                 if response.delay:
-                    time.sleep(response.delay)
+                    await asyncio.sleep(response.delay)
                 payload = response.payload()
-                try:
-                    self.send_response(response.status)
-                    names = {name.lower() for name in response.headers}
-                    if "content-type" not in names and response.body is None:
-                        self.send_header("Content-Type", "application/json")
-                    for name, value in response.headers.items():
-                        self.send_header(name, value)
-                    self.send_header("Content-Length", str(len(payload)))
-                    if response.cut_off:
-                        self.send_header("Connection", "close")
-                    self.end_headers()
-                    if response.cut_off:
-                        self.wfile.write(payload[: len(payload) // 2])
-                        self.wfile.flush()
-                        self.close_connection = True
-                        self.connection.shutdown(socket.SHUT_RDWR)
-                        return
-                    self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
-                    # The client gave up (a timeout test): nothing is left to send.
-                    self.close_connection = True
+                writer.write(_head(response, len(payload)))
+                if response.cut_off:
+                    writer.write(payload[: len(payload) // 2])
+                    await writer.drain()
+                    return
+                writer.write(payload)
+                await writer.drain()
+                if request.headers.get("connection", "").lower() == "close":
+                    return
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+            return  # the client went away (a timeout test), or sent what HTTP is not
+        except asyncio.CancelledError:
+            # stop() cancels connections still open. Ending normally keeps asyncio's stream
+            # callback (Python 3.11) from logging each cancelled connection as an error.
+            return
+        finally:
+            writer.close()
 
-            do_GET = do_POST = do_PUT = do_DELETE = _serve
 
-        return Handler
+async def _read_request(reader: asyncio.StreamReader) -> Recorded | None:
+    line = await reader.readline()
+    if not line.strip():
+        return None
+    method, target, _ = line.decode("latin-1").split(" ", 2)
+    headers: dict[str, str] = {}
+    while True:
+        header = await reader.readline()
+        if header in (b"\r\n", b"\n", b""):
+            break
+        name, _, value = header.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()
+    length = int(headers.get("content-length") or 0)
+    raw = await reader.readexactly(length) if length else b""
+    body = _decoded(headers, raw)
+    try:
+        parsed = json.loads(body) if body else None
+    except ValueError:
+        parsed = None
+    return Recorded(
+        method=method,
+        path=target.split("?", 1)[0],
+        headers=headers,
+        body=body,
+        json=parsed,
+        at=time.monotonic(),
+    )
+
+
+def _head(response: Scripted, length: int) -> bytes:
+    try:
+        phrase = HTTPStatus(response.status).phrase
+    except ValueError:  # 529 and other unregistered codes
+        phrase = "Status"
+    lines = [f"HTTP/1.1 {response.status} {phrase}"]
+    names = {name.lower() for name in response.headers}
+    if "content-type" not in names and response.body is None:
+        lines.append("Content-Type: application/json")
+    lines += [f"{name}: {value}" for name, value in response.headers.items()]
+    lines.append(f"Content-Length: {length}")
+    if response.cut_off:
+        lines.append("Connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
 # Named apart from the fixture, so a test argument `loopback` shadows no imported name.
