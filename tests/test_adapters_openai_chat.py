@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import attrs
 import pytest
 from loopback import (
     LoopbackServer,
@@ -167,7 +168,7 @@ def requests_for(server: LoopbackServer, ask: str) -> list[Recorded]:
 
 
 def evaluator(server: LoopbackServer, **kwargs: Any) -> ChatEvaluator:
-    kwargs.setdefault("timeout", 0.5)
+    kwargs.setdefault("timeout", 2.0)  # generous: only the timeout tests wait for it
     return ChatEvaluator(ALIAS, base_url=server.url + "/v1", api_key="test-key", **kwargs)
 
 
@@ -190,7 +191,7 @@ def run(server: LoopbackServer, mat: Material | None = None, **kwargs: Any) -> O
     )
 
 
-GOOD: dict[str, Response] = {
+GOOD: dict[str, Scripted] = {
     YES_NO: ok(probabilities(("yes", 0.9), ("no", 0.05), ("Yes", 0.03))),
     CHOICE: ok(probabilities(("A", 0.6), ("B", 0.3), (" C", 0.1))),
     RUBRIC: ok(probabilities(("2", 0.7), ("1", 0.2), ("0", 0.1))),
@@ -308,14 +309,16 @@ def test_each_request_asks_for_one_label_token_with_logprobs(loopback: LoopbackS
 
 
 def test_the_questions_are_asked_at_once(loopback: LoopbackServer) -> None:
-    delay = 0.3
+    delay = 0.5
     loopback.default = by_question(
-        {ask: Scripted(json=entry.json, delay=delay) for ask, entry in GOOD.items()}  # type: ignore[union-attr]
+        {ask: attrs.evolve(entry, delay=delay) for ask, entry in GOOD.items()}
     )
-    started = time.monotonic()
-    outcome = run(loopback, timeout=2)
+    outcome = run(loopback)
     assert outcome.verdict.verdict == "pass"
-    assert time.monotonic() - started < 2.5 * delay  # one after another would take 3 delays
+    # All three were in before any answer went out: one after another, each would wait for
+    # the one before it.
+    arrivals = [request.at for request in loopback.requests]
+    assert max(arrivals) - min(arrivals) < delay
 
 
 def test_the_reply_names_every_version_that_answered(loopback: LoopbackServer) -> None:
@@ -478,7 +481,8 @@ def test_a_response_that_is_not_an_answer_is_a_failure_with_its_reason(
     (entry,) = reply.answers
     assert isinstance(entry, Failure), entry
     assert entry.reason == reason, entry
-    assert loopback.count(PATH) == 1  # the SDK did not retry
+    # The SDK did not retry. (A timeout under load may fire before the request is out.)
+    assert loopback.count(PATH) == 1 or (reason == "timeout" and loopback.count(PATH) == 0)
 
 
 def test_a_rate_limit_carries_the_servers_wait(loopback: LoopbackServer) -> None:
@@ -530,7 +534,9 @@ def test_a_check_where_every_request_hangs_is_an_error_after_two_timeouts(
     outcome = run(loopback, timeout=0.1)
     assert outcome.verdict.verdict == "error"
     assert {failure.reason for _, failure in outcome.failures} == {"timeout"}
-    assert loopback.count(PATH) == 6
+    assert [ask for ask, _ in outcome.failures] == list(CHECK.asks)
+    assert outcome.attempts == 2
+    assert loopback.count(PATH) <= 6  # at most twice each (under load some never leave)
 
 
 # -- the shared prefix -----------------------------------------------------------------------

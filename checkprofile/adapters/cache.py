@@ -1,0 +1,343 @@
+"""Answers remembered by exactly what was asked, so a replayed submission costs no model call.
+
+:class:`CachingEvaluator` wraps any evaluator. Its key for a bundle is the SHA-256 of the
+canonical JSON of everything the inner evaluator was given and is configured with: its
+identity (``cache_identity`` when it has one, else its class), its ``model``, the questions
+asked (as the check states them) and the rendered material (instructions, body, the
+submission and run data texts, and what was left out of the run data). Only answers are kept,
+never failures, and only answers that fit their question; what comes back from the cache is
+checked again as strictly as a provider's response, and anything unreadable is a miss.
+
+The core re-asks only the questions not answered (``bundle.with_check``), so a check whose
+answers came in two attempts is stored under two keys: the whole check's (the answers of the
+first attempt) and the re-asked subset's. On a replay the wrapper looks up the whole check,
+then asks itself for whatever that entry lacks -- the same subset as the first time, whose
+entry holds the rest -- so the replay gets every answer without a model call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final, Protocol, runtime_checkable
+
+from checkprofile import (
+    Answer,
+    Bundle,
+    Check,
+    ChoiceAnswer,
+    ChoiceQuestion,
+    Evaluator,
+    Failure,
+    Question,
+    Reply,
+    RubricAnswer,
+    RubricQuestion,
+    YesNoAnswer,
+    answer_problem,
+    ask_evaluator,
+    canonical_json,
+)
+from checkprofile._convert import is_finite, show
+
+__all__ = ["CacheStore", "CachingEvaluator", "DirectoryStore", "MemoryStore", "cache_key"]
+
+logger = logging.getLogger(__name__)
+
+#: Names the key's recipe and the entries' layout. A change to either must change it, so an
+#: old entry is a miss rather than misread.
+CACHE_FORMAT: Final = "checkprofile-cache-1"
+
+_KEY: Final = re.compile(r"[0-9a-f]{64}\Z")
+
+
+@runtime_checkable
+class CacheStore(Protocol):
+    """Where entries live: JSON texts under keys (64 lower-case hex digits).
+
+    ``get`` returns ``None`` for a key it does not hold; it may also return ``None`` (or any
+    text) for an entry it cannot read -- the wrapper treats an unreadable entry as a miss.
+    ``put`` replaces the entry; a reader must never see half of one.
+    """
+
+    def get(self, key: str) -> str | None: ...
+
+    def put(self, key: str, text: str) -> None: ...
+
+
+class MemoryStore:
+    """Entries in a dict, for one process (tests, a short-lived host)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, str] = {}
+
+    def get(self, key: str) -> str | None:
+        return self._entries.get(key)
+
+    def put(self, key: str, text: str) -> None:
+        self._entries[key] = text
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+class DirectoryStore:
+    """One JSON file per entry, ``<key>.json`` in ``directory`` (made if missing).
+
+    A file is written to a temporary name in the same directory and moved into place with
+    ``os.replace``, so a reader sees the old entry or the new one, never a torn one, and many
+    processes may share the directory. A file that cannot be read is a miss, logged.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+
+    def path(self, key: str) -> Path:
+        """The file of ``key``. Only a key made by :func:`cache_key` names a file: anything
+        else (``../x``, say) is refused."""
+        if not isinstance(key, str) or not _KEY.match(key):
+            raise ValueError(f"a cache key is 64 lower-case hex digits, got {show(key)}")
+        return self.directory / f"{key}.json"
+
+    def get(self, key: str) -> str | None:
+        path = self.path(key)
+        try:
+            return path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as error:
+            logger.warning("cache file %s cannot be read, treated as a miss: %s", path, error)
+            return None
+
+    def put(self, key: str, text: str) -> None:
+        path = self.path(key)
+        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=f".{key}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                file.write(text)
+                file.flush()
+                os.fsync(file.fileno())  # the rename must not land before the bytes do
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+
+def _identity(evaluator: object) -> str:
+    identity = getattr(evaluator, "cache_identity", None)
+    if isinstance(identity, str):
+        return identity
+    kind = type(evaluator)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def cache_key(evaluator: Evaluator, bundle: Bundle) -> str:
+    """The key of ``bundle`` asked of ``evaluator``: SHA-256 (hex) of the canonical JSON of
+    the evaluator's identity and ``model``, the questions of ``bundle.check`` in order (in
+    full: an evaluator may use any of a question's fields) and the rendered material."""
+    material = {
+        "format": CACHE_FORMAT,
+        "evaluator": _identity(evaluator),
+        "model": evaluator.model,
+        "questions": bundle.check.to_json(),
+        "instructions": bundle.instructions,
+        "body": bundle.body,
+        # The exact texts the evaluator is shown, as strings: no re-encoding can blur them.
+        "submission_json": bundle.submission_json,
+        "run_data_json": bundle.run_data_json,
+        "truncated": bundle.truncated,
+        "dropped_steps": list(bundle.dropped_steps),
+        "dropped_fields": list(bundle.dropped_fields),
+    }
+    return hashlib.sha256(canonical_json(material).encode("utf-8")).hexdigest()
+
+
+class CachingEvaluator:
+    """An :class:`~checkprofile.Evaluator` that answers from ``store`` what ``inner`` has
+    answered before, and asks ``inner`` the rest.
+
+    ``store`` is a :class:`CacheStore` or a directory (a :class:`DirectoryStore` there).
+    ``model`` is the inner evaluator's. A reply from the cache names the model version that
+    gave the answers when they were first given; its answers have ``source="replayed"`` and
+    keep their distributions. Failures are never stored, nor answers that do not fit their
+    question, nor anything from a reply the core would reject (wrong length, no model). A
+    store that cannot be written costs the cache, never the answer (a warning is logged).
+
+    ``hits`` and ``misses`` count questions answered from the store and questions passed to
+    ``inner``. Concurrent checks may share one instance; two checks that miss on the same key
+    at once both ask ``inner``, and the last to finish is kept.
+    """
+
+    def __init__(self, inner: Evaluator, store: CacheStore | str | os.PathLike[str]) -> None:
+        if not isinstance(inner, Evaluator):
+            raise TypeError(f"inner must be an Evaluator (model and answer), got {show(inner)}")
+        if isinstance(store, (str, os.PathLike)):
+            store = DirectoryStore(store)
+        elif not isinstance(store, CacheStore):
+            raise TypeError(
+                f"store must be a CacheStore (get and put) or a directory, got {show(store)}"
+            )
+        self.inner = inner
+        self.store = store
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    async def answer(self, bundle: Bundle) -> Reply:
+        """The answers of ``bundle.check``: from the store where it holds them, else from
+        ``inner`` (and then stored)."""
+        key = cache_key(self.inner, bundle)
+        cached = self._load(key, bundle.check)
+        if not cached:
+            self.misses += len(bundle.check)
+            reply = await self.inner.answer(bundle)
+            self._save(key, bundle.check, reply)
+            return reply
+        self.hits += len(cached)
+        entries: list[Answer | Failure | None] = [None] * len(bundle.check)
+        models: list[str] = []
+        for index, (model, answer) in cached.items():
+            entries[index] = answer
+            if model not in models:
+                models.append(model)
+        missing = [index for index, entry in enumerate(entries) if entry is None]
+        if missing:
+            # Asked as the core asked it the first time: the subset's own entry has the rest.
+            subset = bundle.with_check(bundle.check.select(missing))
+            asked_model, answers = await ask_evaluator(self, subset)
+            for index, entry in zip(missing, answers, strict=True):
+                entries[index] = entry
+            answered = any(not isinstance(entry, Failure) for entry in answers)
+            if asked_model is not None and answered and asked_model not in models:
+                models.append(asked_model)
+        return Reply(", ".join(models), [entry for entry in entries if entry is not None])
+
+    def _save(self, key: str, check: Check, reply: object) -> None:
+        if not isinstance(reply, Reply) or len(reply.answers) != len(check):
+            return  # the core rejects the reply as a whole: nothing in it is an answer
+        model = reply.model
+        if not isinstance(model, str) or not model.strip():
+            return
+        stored = {
+            str(index): _to_json(entry)
+            for index, (question, entry) in enumerate(zip(check, reply.answers, strict=True))
+            if not isinstance(entry, Failure) and answer_problem(question, entry) is None
+        }
+        if not stored:
+            return
+        try:
+            text = canonical_json(
+                {"format": CACHE_FORMAT, "key": key, "model": model, "answers": stored}
+            )
+        except (TypeError, ValueError) as error:  # a distribution JSON cannot hold
+            logger.warning("answers for cache key %s cannot be stored: %s", key, error)
+            return
+        try:
+            self.store.put(key, text)
+        except OSError as error:
+            logger.warning("cache entry %s cannot be written: %s", key, error)
+
+    def _load(self, key: str, check: Check) -> dict[int, tuple[str, Answer]]:
+        """The stored answers for ``key`` by question index, with the model that gave them;
+        empty for a miss or an entry that does not read back as answers to ``check``."""
+        try:
+            text = self.store.get(key)
+        except OSError as error:
+            logger.warning("cache entry %s cannot be read, treated as a miss: %s", key, error)
+            return {}
+        if text is None:
+            return {}
+        try:
+            return _from_json(text, key, check)
+        except (ValueError, TypeError, KeyError, RecursionError) as error:
+            logger.warning("cache entry %s is not readable, treated as a miss: %s", key, error)
+            return {}
+
+
+def _to_json(answer: Answer) -> dict[str, Any]:
+    data: dict[str, Any]
+    if isinstance(answer, YesNoAnswer):
+        data = {"p": answer.p}
+    elif isinstance(answer, ChoiceAnswer):
+        data = {"name": answer.name, "confidence": answer.confidence}
+    else:
+        data = {"level": int(answer.level), "confidence": answer.confidence}
+    if not isinstance(answer, YesNoAnswer) and answer.distribution is not None:
+        data["distribution"] = [[option, p] for option, p in answer.distribution]
+    if answer.source is not None:
+        data["source"] = answer.source  # where the number first came from, for people
+    return data
+
+
+def _from_json(text: str, key: str, check: Check) -> dict[int, tuple[str, Answer]]:
+    data = json.loads(text)
+    if not isinstance(data, Mapping) or data.get("format") != CACHE_FORMAT:
+        raise ValueError(f"not a {CACHE_FORMAT} entry")
+    if data.get("key") != key:
+        raise ValueError(f"the entry is for key {show(data.get('key'))}")  # a misplaced file
+    model = data.get("model")
+    if not isinstance(model, str) or not model.strip():
+        raise ValueError(f"the entry names no model: {show(model)}")
+    answers = data.get("answers")
+    if not isinstance(answers, Mapping) or not answers:
+        raise ValueError(f"the entry holds no answers: {show(answers)}")
+    result: dict[int, tuple[str, Answer]] = {}
+    for position, stored in answers.items():
+        if not isinstance(position, str) or not position.isdigit() or int(position) >= len(check):
+            raise ValueError(f"the entry answers question {show(position)} of {len(check)}")
+        question = check[int(position)]
+        answer = _answer_from_json(question, stored)
+        problem = answer_problem(question, answer)
+        if problem is not None:  # the store is input like any other: it never passes unread
+            raise ValueError(f"question {show(question.ask)}: {problem}")
+        result[int(position)] = (model, answer)
+    return result
+
+
+def _answer_from_json(question: Question, stored: object) -> Answer:
+    if not isinstance(stored, Mapping):
+        raise ValueError(f"an answer must be a JSON object, got {show(stored)}")
+    if isinstance(question, ChoiceQuestion):
+        return ChoiceAnswer(
+            stored["name"],
+            stored["confidence"],
+            source="replayed",
+            distribution=_pairs(stored.get("distribution"), str),
+        )
+    if isinstance(question, RubricQuestion):
+        level = stored["level"]
+        return RubricAnswer(
+            level,
+            stored["confidence"],
+            source="replayed",
+            distribution=_pairs(stored.get("distribution"), int),
+        )
+    return YesNoAnswer(stored["p"], source="replayed")
+
+
+def _pairs(value: object, kind: type[Any]) -> tuple[tuple[Any, float], ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        raise ValueError(f"a distribution must be a list of pairs, got {show(value)}")
+    pairs = []
+    for pair in value:
+        if (
+            not isinstance(pair, Sequence)
+            or len(pair) != 2
+            or type(pair[0]) is not kind
+            or not is_finite(pair[1])
+        ):
+            raise ValueError(f"a distribution entry must be [option, number], got {show(pair)}")
+        pairs.append((pair[0], float(pair[1])))
+    return tuple(pairs)
