@@ -210,8 +210,8 @@ def test_odd_keys_are_named_by_type() -> None:
             lambda: Completed(by="a", at=WHEN, summary=SECRET), "needs its own output", id="sum"
         ),
         pytest.param(
-            lambda: Completed(by="a", at=WHEN, output={}, evidence=[SECRET]),  # type: ignore[arg-type]
-            "evidence must be a tuple of Evidence",
+            lambda: Completed(by="a", at=WHEN, output={}, evidence=[SECRET]),  # type: ignore[list-item]
+            "evidence must be a sequence of Evidence",
             id="evidence",
         ),
     ],

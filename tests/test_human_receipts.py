@@ -327,6 +327,8 @@ def _set(path: list[Any], value: Any) -> Any:
         pytest.param(_set(["shown", 0], {"name": "x", "bytes": 1}), "shown items", id="shown"),
         pytest.param(_set(["candidate"], {"summary": "s"}), "output", id="candidate"),
         pytest.param(_set(["run"], 7), "run must be a string, got 7", id="run"),
+        pytest.param(_set(["action"], "approve"), 'got "approve"', id="action"),
+        pytest.param(_set(["shown_bytes"], "718"), 'got "718"', id="shown-bytes"),
         pytest.param(_set(["failures"], [{"ask": 1}]), "failures are", id="failures"),
     ],
 )

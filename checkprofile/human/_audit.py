@@ -383,7 +383,7 @@ def record_from_json(data: object) -> AuditRecord:
     unknown = sorted((key for key in data if key not in expected), key=str)
     if unknown:
         raise ValueError(f"a {kind} record has no key {show(unknown[0])}")
-    if data["format"] != AUDIT_FORMAT or isinstance(data["format"], bool):
+    if type(data["format"]) is not int or data["format"] != AUDIT_FORMAT:
         raise ValueError(f"format {show(data['format'])} is not {AUDIT_FORMAT}")
     run, step = _id("run", data["run"]), _id("step", data["step"])
     _hash_field(data, "key")
@@ -453,19 +453,15 @@ def read_records(path: str | os.PathLike[str]) -> tuple[AuditRecord, ...]:
 
     Raises :class:`AuditError` naming ``file:line`` for the first line that is not a record
     (including an empty line, and a last line with no newline: a write that did not finish).
+    The file is read line by line, so a month of records is never held as text all at once.
     """
     name = os.fsdecode(path)
-    with open(path, "rb") as file:
-        data = file.read()
-    if not data:
-        return ()
-    lines = data.split(b"\n")
-    last = lines.pop()  # after the final newline: empty when the file ends as it should
     records: list[AuditRecord] = []
-    for number, line in enumerate(lines, start=1):
-        records.append(_read_line(name, number, line))
-    if last:
-        raise AuditError(name, len(lines) + 1, "the last line has no newline (an unfinished write)")
+    with open(path, "rb") as file:
+        for number, line in enumerate(file, start=1):  # binary lines end at b"\n" only
+            if not line.endswith(b"\n"):
+                raise AuditError(name, number, "the last line has no newline (an unfinished write)")
+            records.append(_read_line(name, number, line[:-1]))
     return tuple(records)
 
 

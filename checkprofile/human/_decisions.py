@@ -23,7 +23,7 @@ Choices the profile leaves open, each pinned by ``tests/test_human_decisions.py`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Literal
 
@@ -50,8 +50,10 @@ __all__ = [
 DecisionKind = Literal["returned", "completed", "failed"]
 
 _KINDS: tuple[DecisionKind, ...] = ("returned", "completed", "failed")
-_ALLOWED = "a decision is returned (note, by, at), completed (by, at, and optionally output,"
-_ALLOWED += " summary, evidence) or failed (note, by, at)"
+_ALLOWED = (
+    "a decision is returned (note, by, at), completed (by, at, and optionally output,"
+    " summary, evidence) or failed (note, by, at)"
+)
 
 # At most this many keys are named in a message: a map of a million keys is still one line.
 _MAX_KEYS = 12
@@ -126,6 +128,11 @@ def _at_field(value: str | datetime) -> str:
     return value  # a string is checked with the rest, by _checked
 
 
+def _evidence_field(value: Iterable[Evidence]) -> tuple[Evidence, ...]:
+    # A list of Evidence is taken as a tuple; anything else is refused by _checked, by shape.
+    return tuple(value) if isinstance(value, (list, tuple)) else value  # type: ignore[return-value]
+
+
 def _text(what: str, value: object, received: object) -> str:
     if not isinstance(value, str):
         raise DecisionRequiredError(f"a decision's {what} must be a string", received)
@@ -167,7 +174,7 @@ class Completed:
     at: str = attrs.field(converter=_at_field)
     output: Any = None
     summary: str | None = None
-    evidence: tuple[Evidence, ...] = ()
+    evidence: tuple[Evidence, ...] = attrs.field(default=(), converter=_evidence_field)
     kind: Literal["completed"] = attrs.field(default="completed", init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -238,7 +245,7 @@ def _checked(decision: Decision) -> None:
             isinstance(item, Evidence) for item in decision.evidence
         ):
             raise DecisionRequiredError(
-                "a decision's evidence must be a tuple of Evidence", received
+                "a decision's evidence must be a sequence of Evidence", received
             )
     else:
         _text("note", decision.note, received)
@@ -260,6 +267,7 @@ def decision_from_json(data: object) -> Decision:
     ``Z``. No other keys. Anything else raises :class:`DecisionRequiredError`.
     """
     if isinstance(data, (Returned, Completed, Failed)):
+        _checked(data)  # frozen, but object.__setattr__ can still change it
         return data
     if not isinstance(data, Mapping):
         raise DecisionRequiredError("not a decision", data)

@@ -333,9 +333,16 @@ def _receipt_from_json(data: object) -> Receipt:
         for f in failures
     ):
         raise ReceiptError("failures are {ask, reason, detail} with string values")
-    for key in ("run", "step", "action", "bundle_sha256"):
+    for key in ("run", "step", "bundle_sha256"):
         if not isinstance(data[key], str):
             raise ReceiptError(f"{key} must be a string, got {show(data[key])}")
+    if data["action"] not in _WHAT_NOW:
+        raise ReceiptError(
+            f"action must be one of {', '.join(_WHAT_NOW)}, got {show(data['action'])}"
+        )
+    size = data["shown_bytes"]
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise ReceiptError(f"shown_bytes must be a count of bytes, got {show(size)}")
     for key in ("dropped_steps", "dropped_fields"):
         if not isinstance(data[key], list) or not all(isinstance(v, str) for v in data[key]):
             raise ReceiptError(f"{key} must be a list of strings, got {show(data[key])}")
