@@ -178,6 +178,13 @@ def test_a_receipt_can_be_made_for_a_fail_on_request() -> None:
     assert "Refused (not_accepted)" in receipt.render_text()
 
 
+def test_an_advisory_receipt_says_nothing_waits() -> None:
+    receipt = receipt_for(outcome_of("unsure", advisory=True), run_id=RUN, step_id=STEP)
+    lines = receipt.render_text().splitlines()
+    assert lines[0].endswith("(advisory)")
+    assert "nothing waits on you" in lines[2]
+
+
 def test_a_receipt_needs_what_the_evaluator_was_shown() -> None:
     with pytest.raises(ValueError, match="what the evaluator was shown is unknown"):
         receipt_for(outcome_for(outcome_of("unsure").verdict), run_id=RUN, step_id=STEP)

@@ -11,8 +11,10 @@ A **verdict record**, made by :func:`verdict_record` from an :class:`~checkprofi
      "key": "sha256:…",                the submission key (below): joins verdicts and decisions
      "run": "…", "step": "…",          the run and step ids, as the host gave them
      "submission_sha256": "sha256:…",  hash of the submission's canonical JSON
-     "bundle_sha256": "sha256:…"|null, hash of exactly what the evaluator was shown
-                                        (checkprofile.human.bundle_bytes); null when unknown
+     "bundle_sha256": "sha256:…"|null, hash of exactly what the evaluator was shown on the
+                                        first attempt (checkprofile.human.bundle_bytes; a re-ask
+                                        shows the same material with only the unanswered
+                                        questions); null when unknown
      "check_key": "sha256:…",          hash of the check's normalized full form
      "action": "complete"|"not_accepted"|"escalate"|"retry",
      "attempts": 1|2,

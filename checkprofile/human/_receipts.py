@@ -453,7 +453,10 @@ def _render(receipt: Receipt, width: int) -> str:
     title = f"Check {verdict.verdict.upper()} on step {receipt.step_id} of run {receipt.run_id}"
     out.extend(_wrap(f"{title} ({mode})", "", width, "  "))
     out.extend(_wrap(f"model {verdict.model}, at {verdict.at}", "  ", width))
-    out.extend(_wrap(_WHAT_NOW[receipt.action], "  ", width))
+    what_now = _WHAT_NOW[receipt.action]
+    if verdict.advisory:
+        what_now = "Advisory: the verdict is recorded and the step completed; nothing waits on you."
+    out.extend(_wrap(what_now, "  ", width))
 
     ranked = receipt.drivers
     rest = [i for i in range(len(receipt.check)) if i not in ranked]
