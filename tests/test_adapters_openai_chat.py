@@ -696,3 +696,18 @@ def test_an_async_host_can_run_checks_concurrently(loopback: LoopbackServer) -> 
     outcomes = asyncio.run(host())
     assert {outcome.verdict.verdict for outcome in outcomes} == {"pass"}
     assert loopback.count(PATH) == 15
+
+
+def test_an_async_host_closes_the_connections_when_it_shuts_down(
+    loopback: LoopbackServer,
+) -> None:
+    loopback.default = by_question(GOOD)
+    chat = evaluator(loopback)
+
+    async def host() -> Outcome:
+        try:
+            return await run_check(CHECK, material(), chat, limits=Limits(), now=AT)
+        finally:
+            await chat.aclose()
+
+    assert asyncio.run(host()).verdict.verdict == "pass"

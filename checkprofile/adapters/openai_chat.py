@@ -244,6 +244,11 @@ class ChatEvaluator:
                 models.append(model)
         return Reply(", ".join(models) or self._model, [entry for _, entry in results])
 
+    async def aclose(self) -> None:
+        """Close the HTTP connections this evaluator opened (when a server shuts down)."""
+        for client in self._clients.current():
+            await client.close()
+
     async def _ask(
         self, client: Any, prefix: Sequence[Mapping[str, str]], question: Question
     ) -> tuple[str | None, Answer | Failure]:
