@@ -87,6 +87,7 @@ def test_one_request_maps_each_kind_and_sends_the_material_as_data(
     sent = loopback.last()
     assert (sent.method, sent.path) == ("POST", PATH)
     assert sent.headers["authorization"] == "Bearer test-key"
+    assert "content-encoding" not in sent.headers  # any compatible host can read it
     assert sent.json["model"] == ALIAS
     assert sent.json["questions"] == {
         "q0": {"type": "noul", "instructions": spec_full_form()[0]["ask"]},

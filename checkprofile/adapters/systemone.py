@@ -93,6 +93,9 @@ class SystemOneEvaluator:
                 base_url=base_url,
                 timeout=seconds,
                 retry=_NO_RETRIES,
+                # Bodies go uncompressed: the SDK would zstd-encode them whenever the codec is
+                # there (always on Python 3.14), and not every compatible host accepts that.
+                compression=False,
             )
 
         try:
