@@ -711,3 +711,11 @@ def test_an_async_host_closes_the_connections_when_it_shuts_down(
             await chat.aclose()
 
     assert asyncio.run(host()).verdict.verdict == "pass"
+
+
+def test_no_key_at_all_is_refused_when_the_evaluator_is_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ValueError, match="cannot set up the chat evaluator for 'judge-latest'"):
+        ChatEvaluator(ALIAS, base_url="http://127.0.0.1:9/v1")

@@ -197,14 +197,24 @@ class ChatEvaluator:
             ) from None
         self._top_logprobs = top_logprobs
         self._min_label_mass = float(min_label_mass)
-        self._clients: LoopClients[Any] = LoopClients(
-            lambda: openai.AsyncOpenAI(
+        timeout_s = self._timeout
+
+        def make() -> Any:
+            # max_retries=0: the profile's single re-ask (run_check) is the only retry. The
+            # SDK's own HTTP client closes itself from __del__ on whatever loop is running
+            # then, which fails (noisily) for a client of a loop run_check_sync has closed.
+            return openai.AsyncOpenAI(
                 api_key=api_key,
                 base_url=base_url,
-                timeout=self._timeout,
-                max_retries=0,  # the profile's re-ask is the only retry
+                timeout=timeout_s,
+                max_retries=0,
+                http_client=openai.DefaultAsyncHttpxClient(timeout=timeout_s),
             )
-        )
+
+        try:
+            self._clients: LoopClients[Any] = LoopClients(make)
+        except openai.OpenAIError as error:  # no key given and none in OPENAI_API_KEY
+            raise ValueError(f"cannot set up the chat evaluator for {model!r}: {error}") from None
         self._base_url = str(self._clients.current()[0].base_url)
 
     @property
