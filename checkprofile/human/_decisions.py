@@ -30,6 +30,7 @@ from typing import Any, Literal
 import attrs
 
 from .._bundle import Evidence, Submission
+from .._convert import converter, register_renamed
 from .._lines import issue_lines
 from .._verdict import Verdict, format_at
 from ..errors import CheckprofileError, MaterialError
@@ -152,17 +153,17 @@ def _fields(kind: DecisionKind) -> tuple[tuple[str, ...], tuple[str, ...]]:
 class Returned:
     """The person sends the step back to the same attempt, with a ``note`` for the agent."""
 
+    kind: Literal["returned"] = attrs.field(default="returned", init=False)
     note: str
     by: str
     at: str = attrs.field(converter=_at_field)
-    kind: Literal["returned"] = attrs.field(default="returned", init=False)
 
     def __attrs_post_init__(self) -> None:
         _checked(self)
 
     def to_json(self) -> dict[str, Any]:
         """``{"kind": "returned", "note", "by", "at"}``."""
-        return {"kind": self.kind, "note": self.note, "by": self.by, "at": self.at}
+        return _unstructure(self)
 
 
 @attrs.frozen(kw_only=True)
@@ -170,12 +171,12 @@ class Completed:
     """The person completes the step: with the candidate (``output`` is ``None``), or with
     their own ``output``, ``summary`` and ``evidence``."""
 
+    kind: Literal["completed"] = attrs.field(default="completed", init=False)
     by: str
     at: str = attrs.field(converter=_at_field)
     output: Any = None
     summary: str | None = None
     evidence: tuple[Evidence, ...] = attrs.field(default=(), converter=_evidence_field)
-    kind: Literal["completed"] = attrs.field(default="completed", init=False)
 
     def __attrs_post_init__(self) -> None:
         _checked(self)
@@ -192,33 +193,41 @@ class Completed:
         return Submission(self.output, self.summary, self.evidence)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"kind": "completed", "by", "at"}``, with ``output``, ``summary`` and
-        ``evidence`` (references ``{"kind", "ref"}``) when the person gave their own."""
-        data: dict[str, Any] = {"kind": self.kind, "by": self.by, "at": self.at}
-        own = self.own_output()
-        if own is not None:
-            data.update(own.to_json())
-        return data
+        """``{"kind": "completed", "by", "at"}``, and the person's own ``output``, with
+        ``summary`` and ``evidence`` (references ``{"kind", "ref"}``) when they gave them."""
+        return _unstructure(self)
 
 
 @attrs.frozen(kw_only=True)
 class Failed:
     """The person fails the step, with a ``note`` saying why."""
 
+    kind: Literal["failed"] = attrs.field(default="failed", init=False)
     note: str
     by: str
     at: str = attrs.field(converter=_at_field)
-    kind: Literal["failed"] = attrs.field(default="failed", init=False)
 
     def __attrs_post_init__(self) -> None:
         _checked(self)
 
     def to_json(self) -> dict[str, Any]:
         """``{"kind": "failed", "note", "by", "at"}``."""
-        return {"kind": self.kind, "note": self.note, "by": self.by, "at": self.at}
+        return _unstructure(self)
 
 
 Decision = Returned | Completed | Failed
+
+
+def _unstructure(decision: Decision) -> dict[str, Any]:
+    # `kind` is not an __init__ argument, so the converter leaves it out: it leads the record.
+    return {"kind": decision.kind, **converter.unstructure(decision)}
+
+
+# Keys in field order. Returned and Failed always have every key; Completed leaves out what the
+# person did not give (their own output, summary, evidence).
+register_renamed(Returned)
+register_renamed(Failed)
+register_renamed(Completed, omit_if_default=True)
 
 
 def _checked(decision: Decision) -> None:

@@ -31,7 +31,7 @@ import attrs
 
 from .._bundle import Bundle, Submission, canonical_json
 from .._check import Check, ChoiceQuestion, Question, RubricQuestion, YesNoQuestion
-from .._convert import one_line, show
+from .._convert import converter, one_line, register_renamed, show
 from .._lines import answer_text, issue_lines, js_number
 from .._run import Action, Outcome
 from .._validate import parse_check
@@ -196,6 +196,9 @@ class ShownPiece:
     bytes: int
 
 
+register_renamed(ShownPiece)
+
+
 def _pieces(items: Any) -> tuple[ShownPiece, ...]:
     return tuple(items)
 
@@ -266,7 +269,7 @@ class Receipt:
             "questions": [self._question_json(i) for i in range(len(self.check))],
             "drivers": list(self.drivers),
             "issues": list(self.issues),
-            "shown": [{"name": p.name, "bytes": p.bytes} for p in self.shown],
+            "shown": converter.unstructure(self.shown, list[ShownPiece]),
             "shown_bytes": self.shown_bytes,
             "bundle_sha256": self.bundle_sha256,
             "dropped_steps": list(self.dropped_steps),

@@ -22,10 +22,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
+from cattrs.gen import override
 
 from .._bundle import Submission
 from .._check import Check
-from .._convert import show
+from .._convert import converter, register_renamed, show
 from .._lines import issue_lines
 from .._run import Action, Outcome
 from .._verdict import Verdict, format_at
@@ -86,9 +87,7 @@ class Handoff:
     note: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"check": self.check.to_json(), "issues": list(self.issues)}
-        if self.note is not None:
-            data["note"] = self.note
+        data: dict[str, Any] = converter.unstructure(self)
         return data
 
 
@@ -112,13 +111,8 @@ class Escalation:
 
     def to_json(self) -> dict[str, Any]:
         """``{"note", "by", "at", "check", "candidate"}``: the profile's record."""
-        return {
-            "note": self.note,
-            "by": self.by,
-            "at": self.at,
-            "check": self.check.to_json(),
-            "candidate": self.candidate.to_json(),
-        }
+        data: dict[str, Any] = converter.unstructure(self)
+        return data
 
     @classmethod
     def from_json(
@@ -154,6 +148,12 @@ class Escalation:
             check=verdict,
             candidate=Submission.from_json(data["candidate"]),
         )
+
+
+# The profile's shapes: a handoff's `note` only when a person gave one; an escalation without
+# the host's ids, which are not part of the record.
+register_renamed(Handoff, omit_if_default=True)
+register_renamed(Escalation, run_id=override(omit=True), step_id=override(omit=True))
 
 
 @attrs.frozen(kw_only=True)
