@@ -96,6 +96,17 @@ def assert_a_verdict_record(data: object) -> None:
     assert not errors, [error.message for error in errors]
 
 
+def test_the_public_names_are_sorted_and_all_there() -> None:
+    import checkprofile.human as human
+
+    assert human.__all__ == sorted(human.__all__)
+    for name in human.__all__:
+        assert getattr(human, name) is not None, name
+    assert {"records_for", "receipt_for", "apply_decision", "JsonLinesRecorder"} <= set(
+        human.__all__
+    )
+
+
 # --- pass --------------------------------------------------------------------------------------
 
 # "Pass, unsure and advisory verdicts are recorded in run data as `steps.<id>.check`"

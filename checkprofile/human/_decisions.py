@@ -234,8 +234,8 @@ def _checked(decision: Decision) -> None:
     """Refuse a decision built with values it cannot hold (the constructors call this).
 
     The checks are the same as :func:`decision_from_json`'s, so a typed decision and one read
-    from JSON are held to one standard. ``at`` must already be a string: use
-    :func:`checkprofile.format_at` for a datetime, or :func:`decision_from_json`.
+    from JSON are held to one standard. (An aware datetime ``at`` is text by now: the field's
+    converter made it so.)
     """
     received = decision
     _text("by", decision.by, received)
