@@ -53,8 +53,8 @@ CHECK = parse_check(
     ]
 )
 
-# The label each question's answer puts first (yes; A = states; 2 = both lists).
-_LABELS = {"The cleared": "yes", "What does": "A", "How complete": "2"}
+# Each question's labels, the one its answer puts first leading (yes; A = states; 2 = both).
+_LABELS = {"The cleared": ["yes", "no"], "What does": ["A", "B"], "How complete": ["2", "1", "0"]}
 
 
 def run_data(kilobytes: int) -> dict[str, Any]:
@@ -71,8 +71,9 @@ def run_data(kilobytes: int) -> dict[str, Any]:
 
 def respond(request: Recorded) -> Scripted:
     question = request.json["messages"][-1]["content"]
-    label = next(label for start, label in _LABELS.items() if start in question)
-    top = [{"token": label, "logprob": -0.1}, {"token": "no", "logprob": -3.0}]
+    label, *others = next(labels for start, labels in _LABELS.items() if start in question)
+    top = [{"token": label, "logprob": -0.1}]
+    top += [{"token": other, "logprob": -4.0} for other in others]
     return Scripted(
         json={
             "id": "chatcmpl-bench",

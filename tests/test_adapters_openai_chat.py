@@ -237,6 +237,7 @@ def test_a_check_of_three_kinds_passes_through_the_core(loopback: LoopbackServer
         pytest.param([("yes", 0.45), ("The", 0.4), ("no", 0.15)], 0.75, id="other-tokens-left-out"),
         pytest.param([("▁yes", 0.6), ("Ġno", 0.4)], 0.6, id="word-start-markers"),
         pytest.param([("yes", 0.9), ("maybe", 0.1)], 1.0, id="no-absent"),
+        pytest.param([("yes", 0.95), ("maybe", 0.045)], 1.0, id="no-absent-little-left-over"),
         pytest.param([("no", 1.0)], 0.0, id="only-no"),
     ],
 )
@@ -427,6 +428,10 @@ FAILURES: list[Any] = [
         ok(probabilities(("The", 0.7), ("yes", 0.2), ("no", 0.1))),
         "malformed",
         id="label-mass-too-low",
+    ),
+    pytest.param(ok(probabilities(("yes", 0.9))), "malformed", id="no-absent-much-left-over"),
+    pytest.param(
+        ok(probabilities(("yes", 0.8), ("maybe", 0.15))), "malformed", id="no-absent-some-left-over"
     ),
     pytest.param(ok([("yes", 0.5), ("no", -1.0)]), "malformed", id="positive-logprob"),
     pytest.param(
@@ -719,3 +724,20 @@ def test_no_key_at_all_is_refused_when_the_evaluator_is_built(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ValueError, match="cannot set up the chat evaluator for 'judge-latest'"):
         ChatEvaluator(ALIAS, base_url="http://127.0.0.1:9/v1")
+
+
+def test_a_choice_with_more_answers_than_letters_is_not_sent(loopback: LoopbackServer) -> None:
+    many = parse_check(
+        [
+            {
+                "ask": CHOICE,
+                "one_of": {f"answer {i}": f"Answer {i}." for i in range(27)},
+                "pass": ["answer 0"],
+            }
+        ]
+    )
+    (entry,) = answer(loopback, bundle_of(many)).answers
+    assert entry == Failure(
+        "unknown", "the chat fallback labels at most 26 answers with letters; this question has 27"
+    )
+    assert loopback.count(PATH) == 0

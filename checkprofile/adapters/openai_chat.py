@@ -8,7 +8,8 @@ Each question is one request, and all of a check's requests run at once. A reque
 single-token label (``max_tokens=1``) and the answer is read from the probabilities of the
 first token: ``yes``/``no`` for a yes/no question, a letter ``A``, ``B``, ... for a choice (in
 ``one_of`` order), a digit ``0``, ``1``, ... for a rubric level (worst first). A response
-without logprobs, or whose logprobs give the labels too little probability, is a
+without logprobs, whose logprobs give the labels too little probability, or whose logprobs
+leave out a label while leaving too much probability unaccounted for, is a
 :class:`~checkprofile.Failure` with reason ``malformed``: a missing number is never guessed.
 
 Every request of one bundle starts with the same two messages, byte for byte -- a fixed system
@@ -104,6 +105,11 @@ _TOKEN_PADDING: Final = " \t\n\r\u00a0▁Ġ"
 # A logprob a little above 0 is rounding; a probability mass a little above 1 likewise.
 _TOLERANCE: Final = 1e-6
 _MASS_TOLERANCE: Final = 1e-3
+
+# A label not among the top logprobs is read as probability 0. All the labels left out have
+# together at most the probability the listed tokens leave over, so that reading can move a
+# normalised share by at most leftover / (label mass + leftover). Beyond this it is a guess.
+_LEFTOVER_TOLERANCE: Final = 0.02
 
 
 def _escape(json_text: str) -> str:
@@ -319,18 +325,21 @@ def read_response(
         return model, Failure(
             "malformed", "the response has no token logprobs (does the server support logprobs?)"
         )
-    masses = _label_masses(content[0], labels_for(question))
-    if isinstance(masses, Failure):
-        return model, masses
+    read = _label_masses(content[0], labels_for(question))
+    if isinstance(read, Failure):
+        return model, read
     try:
-        return model, _answer(question, masses, min_label_mass)
+        return model, _answer(question, *read, min_label_mass=min_label_mass)
     except Malformed as error:  # the shared strict reading disagrees: never an answer
         return model, Failure("malformed", str(error))
 
 
-def _label_masses(first: Mapping[str, Any], labels: Sequence[str]) -> dict[str, float] | Failure:
+def _label_masses(
+    first: Mapping[str, Any], labels: Sequence[str]
+) -> tuple[dict[str, float], list[str], float] | Failure:
     """The probability of each label at the first token, summed over the tokens that spell it
-    (``yes``, ``Yes``, `` yes``...)."""
+    (``yes``, ``Yes``, `` yes``...); the labels no listed token spells; and the probability
+    the listed tokens leave over."""
     top = first.get("top_logprobs")
     if not isinstance(top, list):
         return Failure("malformed", f"the first token has no top_logprobs: {show(top)}")
@@ -353,15 +362,23 @@ def _label_masses(first: Mapping[str, Any], labels: Sequence[str]) -> dict[str, 
         return Failure("malformed", f"the top logprobs add up to a probability of {total:.4g} > 1")
     folded = {label.casefold(): label for label in labels}
     masses = dict.fromkeys(labels, 0.0)
+    listed: set[str] = set()
     for token, probability in alternatives.items():
         label = folded.get(token.strip(_TOKEN_PADDING).casefold())
         if label is not None:
             masses[label] += probability
-    return masses
+            listed.add(label)
+    absent = [label for label in labels if label not in listed]
+    return masses, absent, max(0.0, 1.0 - total)
 
 
 def _answer(
-    question: Question, masses: dict[str, float], min_label_mass: float
+    question: Question,
+    masses: dict[str, float],
+    absent: list[str],
+    leftover: float,
+    *,
+    min_label_mass: float,
 ) -> Answer | Failure:
     labels = list(masses)
     mass = sum(masses.values())
@@ -376,6 +393,12 @@ def _answer(
             "malformed",
             f"the labels ({', '.join(labels)}) have only {mass:.1%} of the first token's"
             f" probability, below min_label_mass {min_label_mass:g}",
+        )
+    if absent and leftover / (mass + leftover) > _LEFTOVER_TOLERANCE:
+        return Failure(
+            "malformed",
+            f"{', '.join(absent)} not among the first token's top logprobs, which leave"
+            f" {leftover:.1%} of the probability unaccounted for: too much to read as 0",
         )
     shares = [masses[label] / mass for label in labels]
     if isinstance(question, ChoiceQuestion):
