@@ -373,6 +373,13 @@ FAILURES: list[Any] = [
         "tokens_exceeded",
         id="context-length",
     ),
+    pytest.param(chat_error(408, "request timeout"), "timeout", id="408"),
+    pytest.param(
+        chat_error(400, "The prompt was flagged by the content filter", "content_filter"),
+        "refusal",
+        id="content-filter-400",
+    ),
+    pytest.param(chat_error(404, "The model does not exist"), "unknown", id="404"),
     pytest.param(Scripted(json=completion([("yes", 0.0)]), delay=1.0), "timeout", id="hang"),
     pytest.param(
         Scripted(json=completion([("yes", -0.1)]), cut_off=True), "malformed", id="cut-off"

@@ -275,15 +275,15 @@ class ChatEvaluator:
             )
             return None, Failure("unknown", detail)
         messages = [*prefix, {"role": "user", "content": question_message(question)}]
-        request = client.chat.completions.with_raw_response.create(
-            model=self._model,
-            messages=messages,
-            max_tokens=1,
-            logprobs=True,
-            top_logprobs=self._top_logprobs,
-            temperature=0,
-        )
         try:
+            request = client.chat.completions.with_raw_response.create(
+                model=self._model,
+                messages=messages,
+                max_tokens=1,
+                logprobs=True,
+                top_logprobs=self._top_logprobs,
+                temperature=0,
+            )
             # The SDK's timeout covers each read; this one covers the whole exchange, so a
             # server that trickles its answer cannot hold the check past the timeout either.
             raw = await asyncio.wait_for(request, self._timeout)
