@@ -15,6 +15,7 @@ does is a :class:`CaseResult` with ``passed`` false and a one-line ``diff``.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import sys
@@ -134,7 +135,7 @@ def _schema() -> dict[str, Any]:
 
 def case_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one case, as a fresh dict."""
-    return json.loads(json.dumps(_schema()))  # type: ignore[no-any-return]
+    return copy.deepcopy(_schema())
 
 
 @cache
