@@ -5,6 +5,7 @@ and the docs' coverage list are current, and ``checkprofile conformance`` exits 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -50,7 +51,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=120,
         check=False,
-        env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"},
+        env={**os.environ, "NO_COLOR": "1"},
     )
 
 
