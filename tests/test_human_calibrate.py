@@ -153,15 +153,16 @@ def record(
     run: str,
     step: str = "review",
     advisory: bool = True,
+    model: str = "m",
 ) -> None:
     """Append a verdict (an error verdict when ``answers`` is None) and, when given, the
     decision on the same submission, as a host would."""
     recorder = JsonLinesRecorder(path)
     submission = Submission({"report": run})
     verdict = (
-        error_verdict(check, model="m", at=AT, advisory=advisory)
+        error_verdict(check, model=model, at=AT, advisory=advisory)
         if answers is None
-        else combine(check, answers, model="m", at=AT, advisory=advisory)
+        else combine(check, answers, model=model, at=AT, advisory=advisory)
     )
     recorder.record(
         verdict_record(outcome_for(verdict), run_id=run, step_id=step, submission=submission)
@@ -373,6 +374,22 @@ def test_checks_asking_different_things_on_one_step_are_numbered(tmp_path: Path)
     record(path, parse_check("Is it complete?"), (YesNoAnswer(0.9),), ACCEPT, run="b")
     names = [check.name for check in calibrate(read_records(path)).checks]
     assert names == ["review (check 1)", "review (check 2)"]
+
+
+def test_each_model_is_calibrated_on_its_own(tmp_path: Path) -> None:
+    # Thresholds that suit one model need not suit the next: a new model starts afresh.
+    path = tmp_path / "records.jsonl"
+    check = parse_check("Is it right?")
+    record(path, check, (YesNoAnswer(0.9),), ACCEPT, run="a", model="model-1")
+    record(path, check, (YesNoAnswer(0.9),), RETURN, run="b", model="model-2")
+    record(path, check, (YesNoAnswer(0.9),), ACCEPT, run="c", model="model-2")
+    record(path, check, (YesNoAnswer(0.9),), ACCEPT, run="d", step="other", model="model-2")
+    report = calibrate(read_records(path))
+    assert [(c.name, c.at_current.cases) for c in report.checks] == [
+        ("review (model model-1)", 1),
+        ("review (model model-2)", 2),
+        ("other", 1),
+    ]
 
 
 def test_no_case_yet_is_a_report_that_says_so(tmp_path: Path) -> None:

@@ -20,10 +20,12 @@ The definitions (docs/earning-trust.md says the same for users):
 - The **suggested thresholds** of a question are searched on a grid of 0.01 steps: ``pass``
   and optional ``fail`` (``fail <= pass``) for yes/no, ``confidence`` for choice and rubric
   (answer lists and pass levels stay as they are). Among the thresholds whose agreement is at
-  least the target, the suggestion sends the fewest cases to a person; ties go to the higher
-  agreement, then to the thresholds nearest the current ones, then to the stricter. When no
-  thresholds reach the target, the suggestion is the one with the highest agreement (then the
-  fewest unsure, nearest, stricter), marked ``meets_target: false``.
+  least the target on at least ``min_cases`` decided cases, the suggestion sends the fewest
+  cases to a person; ties go to the higher agreement, then to the thresholds nearest the
+  current ones, then to the stricter (and to no ``fail`` over a ``fail`` that changes
+  nothing). When no thresholds reach the target, the suggestion is the one with the highest
+  agreement, on enough decided cases where any thresholds have enough (then the fewest
+  unsure, nearest, stricter), marked ``meets_target: false``.
 """
 
 from __future__ import annotations
@@ -591,6 +593,19 @@ def _asked(check: Check) -> str:
     )
 
 
+def _name(step: str, asked: str, model: str, groups: Sequence[tuple[str, str, str]]) -> str:
+    """The step's id, and what tells its group from the step's other groups: the check's
+    number (in order of appearance) when the step's checks differ, the model when it does."""
+    same_step = [group for group in groups if group[0] == step]
+    asks = list(dict.fromkeys(group[1] for group in same_step))
+    parts = []
+    if len(asks) > 1:
+        parts.append(f"check {asks.index(asked) + 1}")
+    if len({group[2] for group in same_step}) > 1:
+        parts.append(f"model {model}")
+    return f"{step} ({', '.join(parts)})" if parts else step
+
+
 def calibrate(
     records: Iterable[AuditRecord],
     *,
@@ -601,8 +616,9 @@ def calibrate(
 
     Each advisory verdict that answered is joined, by its submission key, with the decision
     of the person who saw the same submission: the last record of each wins, in file order.
-    Verdicts are grouped by step and by what their check asks (thresholds aside); the
-    thresholds in force are those of the group's last verdict. Records left out are counted
+    Verdicts are grouped by step, by what their check asks (thresholds aside) and by the model
+    that answered (thresholds that suit one model need not suit another); the thresholds in
+    force are those of the group's last verdict. Records left out are counted
     in ``skipped``, by reason: ``not_advisory`` (a blocking verdict changed what people
     saw), ``error`` (the evaluator did not answer), ``no_decision`` (no person decided the
     submission yet), ``no_verdict`` (a decision on a submission with no verdict at all),
@@ -630,26 +646,23 @@ def calibrate(
             skipped["superseded"] += record.key in verdicts
             verdicts[record.key] = record
             order[record.key] = position
-    groups: dict[tuple[str, str], list[tuple[VerdictRecord, DecisionRecord]]] = {}
+    groups: dict[tuple[str, str, str], list[tuple[VerdictRecord, DecisionRecord]]] = {}
     for key, verdict in verdicts.items():
         decision = decisions.get(key)
         if decision is None:
             skipped["no_decision"] += 1
         else:
-            groups.setdefault((verdict.step, _asked(verdict.check)), []).append((verdict, decision))
+            group = (verdict.step, _asked(verdict.check), verdict.model)
+            groups.setdefault(group, []).append((verdict, decision))
     # A decision on a submission whose verdict was left out (not advisory, error) is left out
     # with it, and counted once, under the verdict's reason.
     skipped["no_verdict"] += sum(key not in seen for key in decisions)
-    per_step = Counter(step for step, _ in groups)
-    numbered: Counter[str] = Counter()
     cases = []
-    for (step, _), pairs in groups.items():
-        numbered[step] += 1
-        name = step if per_step[step] == 1 else f"{step} (check {numbered[step]})"
+    for (step, asked, model), pairs in groups.items():
         latest = max(pairs, key=lambda pair: order[pair[0].key])
         cases.append(
             CheckCases(
-                name=name,
+                name=_name(step, asked, model, list(groups)),
                 check=latest[0].check,
                 cases=tuple(
                     Case(
