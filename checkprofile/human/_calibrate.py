@@ -457,6 +457,8 @@ def _calibrate_question(
     scored: list[tuple[tuple[Any, ...], Thresholds, Figures]] = []
     for thresholds, indexes in _candidates(isinstance(question, YesNoQuestion)):
         figures = sweep.figures(thresholds, indexes, min_cases)
+        # The sweep hands out one Figures object per class of alike thresholds and keeps it
+        # alive, so its id names the class.
         merit = merits.get(id(figures))
         if merit is None:
             merit = merits[id(figures)] = _merit(figures, target)
