@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -748,3 +749,16 @@ def test_a_choice_with_more_answers_than_letters_is_not_sent(loopback: LoopbackS
         "unknown", "the chat fallback labels at most 26 answers with letters; this question has 27"
     )
     assert loopback.count(PATH) == 0
+
+
+@pytest.mark.skipif(
+    not os.environ.get("CHECKPROFILE_CHAT_MODEL"),
+    reason="needs CHECKPROFILE_CHAT_MODEL (and OPENAI_BASE_URL, OPENAI_API_KEY for its host)",
+)
+def test_a_real_endpoint_answers_the_three_kinds() -> None:  # pragma: no cover - needs a host
+    chat = ChatEvaluator(
+        os.environ["CHECKPROFILE_CHAT_MODEL"], api_key=os.environ.get("OPENAI_API_KEY") or "none"
+    )
+    outcome = run_check_sync(CHECK, material(), chat, limits=Limits())
+    assert outcome.verdict.verdict != "error", outcome.failures
+    assert {answer.source for answer in outcome.answers} == {"logprobs"}
