@@ -423,3 +423,11 @@ def test_a_hanging_endpoint_is_not_remembered(loopback: LoopbackServer, tmp_path
     )
     assert outcome.verdict.verdict == "error"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_directory_entry_is_readable_and_writable_by_its_owner_only(tmp_path: Path) -> None:
+    store = DirectoryStore(tmp_path)
+    store.put("a" * 64, "{}")
+    assert store.path("a" * 64).stat().st_mode & 0o777 == 0o600
+    assert store.get("a" * 64) == "{}"
+    assert store.get("b" * 64) is None
