@@ -762,3 +762,21 @@ def test_a_real_endpoint_answers_the_three_kinds() -> None:  # pragma: no cover 
     outcome = run_check_sync(CHECK, material(), chat, limits=Limits())
     assert outcome.verdict.verdict != "error", outcome.failures
     assert {answer.source for answer in outcome.answers} == {"logprobs"}
+
+
+def test_answers_named_with_single_letters_keep_their_names_as_labels(
+    loopback: LoopbackServer,
+) -> None:
+    # Lettered afresh, "A" would mean the answer named B.
+    check = parse_check(
+        [{"ask": CHOICE, "one_of": {"B": "Both lists.", "A": "One list."}, "pass": ["B"]}]
+    )
+    assert question_message(check[0]) == (
+        f"Question: {CHOICE}\nAnswers:\nB. Both lists.\nA. One list.\n"
+        "Reply with the one letter of the answer that fits best: B or A."
+    )
+    loopback.script(ok(probabilities(("A", 0.7), ("B", 0.3))))
+    (entry,) = answer(loopback, bundle_of(check)).answers
+    assert isinstance(entry, ChoiceAnswer)
+    assert entry.name == "A"
+    assert dict(entry.distribution or ()) == pytest.approx({"B": 0.3, "A": 0.7})

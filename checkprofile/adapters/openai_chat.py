@@ -126,9 +126,17 @@ def material_message(bundle: Bundle) -> str:
 
 def labels_for(question: Question) -> tuple[str, ...]:
     """The labels the model may answer ``question`` with, in the question's order: ``yes``,
-    ``no``; one letter per choice answer; one digit per rubric level, worst first."""
+    ``no``; one letter per choice answer (the names themselves when they are single letters or
+    digits already); one digit per rubric level, worst first."""
     if isinstance(question, ChoiceQuestion):
-        return tuple(_LETTERS[: len(question.one_of)])
+        names = question.names
+        # Answers already named A, B, ... keep their names: lettering them afresh would have
+        # "A" mean the answer named B. Single ASCII letters and digits are one token anywhere.
+        if all(len(name) == 1 and name.isascii() and name.isalnum() for name in names) and len(
+            {name.casefold() for name in names}
+        ) == len(names):
+            return names
+        return tuple(_LETTERS[: len(names)])
     if isinstance(question, RubricQuestion):
         return tuple(_DIGITS[: len(question.levels)])
     return _YES_NO
@@ -141,12 +149,13 @@ def question_message(question: Question) -> str:
     choices = ", ".join(labels[:-1]) + " or " + labels[-1]
     if isinstance(question, ChoiceQuestion):
         lines = [
-            f"{label}. {name}: {text}"
+            f"{label}. {text}" if label == name else f"{label}. {name}: {text}"
             for label, (name, text) in zip(labels, question.one_of, strict=True)
         ]
         return (
             f"Question: {question.ask}\nAnswers:\n" + "\n".join(lines) + "\n"
-            f"Reply with the one letter of the answer that fits best: {choices}."
+            f"Reply with the one {'letter' if all(map(str.isalpha, labels)) else 'character'}"
+            f" of the answer that fits best: {choices}."
         )
     if isinstance(question, RubricQuestion):
         lines = [f"{label}. {text}" for label, text in zip(labels, question.levels, strict=True)]
@@ -268,7 +277,9 @@ class ChatEvaluator:
     async def _ask(
         self, client: Any, prefix: Sequence[Mapping[str, str]], question: Question
     ) -> tuple[str | None, Answer | Failure]:
-        if isinstance(question, ChoiceQuestion) and len(question.one_of) > len(_LETTERS):
+        if isinstance(question, ChoiceQuestion) and len(labels_for(question)) < len(
+            question.one_of
+        ):
             detail = (
                 f"the chat fallback labels at most {len(_LETTERS)} answers with letters;"
                 f" this question has {len(question.one_of)}"
