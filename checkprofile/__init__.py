@@ -71,7 +71,8 @@ from .errors import (
 
 __version__ = "0.1.0"
 
-__all__ = [
+# Plain sorted() order, the house rule (ruff would put the constant first).
+__all__ = [  # noqa: RUF022
     "Action",
     "Answer",
     "AnswerError",

@@ -146,7 +146,8 @@ async def ask_evaluator(
     try:
         reply = await evaluator.answer(bundle)
     except EvaluatorError as error:
-        return None, [Failure(error.reason, str(error))] * count
+        failure = Failure(error.reason, str(error), retry_after=error.retry_after)
+        return None, [failure] * count
     except Exception as error:  # an evaluator that crashes has not answered; never a verdict
         detail = f"the evaluator raised {type(error).__name__}: {error}"
         return None, [Failure("unknown", detail)] * count

@@ -133,11 +133,20 @@ class EvaluatorError(CheckprofileError, RuntimeError):
     """An evaluator could not answer. ``reason`` says why, in the :data:`FailureReason` terms.
 
     Evaluators may raise it (or return a :class:`checkprofile.Failure`); either way the
-    question counts as not answered.
+    question counts as not answered. ``retry_after`` (seconds) is the server's hint, if any:
+    the one re-ask waits for it (see ``run_check(max_retry_wait=...)``).
     """
 
     reason: FailureReason
+    retry_after: float | None
 
-    def __init__(self, message: str, *, reason: FailureReason = "unknown") -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: FailureReason = "unknown",
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.reason = reason
+        self.retry_after = retry_after

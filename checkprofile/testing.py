@@ -94,7 +94,7 @@ class ScriptedEvaluator:
                 )
             entry = entry[count]
         if isinstance(entry, EvaluatorError):
-            return Failure(entry.reason, str(entry))
+            return Failure(entry.reason, str(entry), retry_after=entry.retry_after)
         if isinstance(entry, BaseException):
             return Failure("unknown", f"{type(entry).__name__}: {entry}")
         if isinstance(entry, Failure) or entry.source is not None:

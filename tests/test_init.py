@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import subprocess
+import sys
 
 import checkprofile
 
@@ -51,6 +53,20 @@ def test_public_modules_import_by_name() -> None:
     errors = importlib.import_module("checkprofile.errors")
     assert {"ScriptedEvaluator", "RecordingEvaluator"} <= set(testing.__all__)
     assert checkprofile.CheckError is errors.CheckError
+    human = importlib.import_module("checkprofile.human")
+    assert {"records_for", "receipt_for", "apply_decision", "calibrate"} <= set(human.__all__)
+    for name in ("systemone", "openai_decisions", "openai_chat", "cache"):
+        importlib.import_module(f"checkprofile.adapters.{name}")  # no SDK call at import
+
+
+def test_the_package_imports_no_sdk() -> None:
+    # A host without the extras imports checkprofile and its human side at no cost.
+    code = (
+        "import sys, checkprofile, checkprofile.human, checkprofile.cli;"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('openai', 'typesafe_sdk')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
 
 
 def test_contract_signatures() -> None:

@@ -442,6 +442,17 @@ def test_the_re_ask_waits_for_retry_after_within_the_cap(
     assert waits == [expected]
 
 
+def test_an_evaluator_error_carries_its_retry_after_to_the_wait(waits: list[float]) -> None:
+    script: dict[str, Any] = dict(GOOD)
+    script[VERDICT_ASK] = [
+        EvaluatorError("429", reason="rate_limited", retry_after=1.5),
+        GOOD[VERDICT_ASK],
+    ]
+    outcome, _ = run(script, max_retry_wait=2.0)
+    assert outcome.verdict.verdict == "pass"
+    assert waits == [1.5]
+
+
 def test_no_wait_when_everything_is_answered_at_once(waits: list[float]) -> None:
     outcome, _ = run(GOOD)
     assert outcome.attempts == 1

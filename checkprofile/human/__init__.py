@@ -4,7 +4,9 @@ When a check is unsure a person decides. This module turns an :class:`~checkprof
 into every record the profile asks for (:func:`records_for`), gives the person a receipt to
 decide from (:func:`receipt_for`), takes their decision as a typed record
 (:class:`Returned`, :class:`Completed`, :class:`Failed`; :func:`apply_decision`), and keeps an
-audit trail of verdicts and decisions (:class:`JsonLinesRecorder`, :func:`read_records`).
+audit trail of verdicts and decisions (:class:`JsonLinesRecorder`, :func:`read_records`), from
+which :func:`calibrate` measures how advisory verdicts agreed with the people who decided the
+same submissions.
 Everything but the recorder is pure: times come from the verdict or the decision.
 See ``docs/human-side.md``.
 """
@@ -28,6 +30,22 @@ from ._audit import (
     submission_sha256,
     verdict_record,
 )
+from ._calibrate import (
+    MIN_CASES,
+    Calibration,
+    Case,
+    CheckCalibration,
+    CheckCases,
+    Confusion,
+    CurvePoint,
+    Figure,
+    Figures,
+    QuestionCalibration,
+    Thresholds,
+    calibrate,
+    calibrate_cases,
+)
+from ._calibrate_report import calibration_html, calibration_text
 from ._decisions import (
     Completed,
     Decision,
@@ -60,15 +78,25 @@ __all__ = [  # noqa: RUF022
     "AUDIT_FORMAT",
     "AuditError",
     "AuditRecord",
+    "Calibration",
+    "Case",
+    "CheckCalibration",
+    "CheckCases",
     "Completed",
+    "Confusion",
+    "CurvePoint",
     "Decision",
     "DecisionKind",
     "DecisionRecord",
     "DecisionRequiredError",
     "Escalation",
     "Failed",
+    "Figure",
+    "Figures",
     "Handoff",
     "JsonLinesRecorder",
+    "MIN_CASES",
+    "QuestionCalibration",
     "RECEIPT_FORMAT",
     "Receipt",
     "ReceiptError",
@@ -78,10 +106,15 @@ __all__ = [  # noqa: RUF022
     "Returned",
     "SHOWN_PIECES",
     "ShownPiece",
+    "Thresholds",
     "VerdictRecord",
     "apply_decision",
     "bundle_bytes",
     "bundle_sha256",
+    "calibrate",
+    "calibrate_cases",
+    "calibration_html",
+    "calibration_text",
     "check_key",
     "decision_from_json",
     "decision_record",
