@@ -662,3 +662,68 @@ def test_the_readme_shell_examples_run_as_shown(command: str, code: int) -> None
     program, *args = command.split()
     assert program == "checkprofile"
     assert cli(*args).returncode == code
+
+
+# Model backends from the command line, against a real host on loopback ----------------------
+
+
+def test_run_points_at_any_compatible_system_one_host_and_caches(tmp_path: Path) -> None:
+    pytest.importorskip("typesafe_sdk")
+    from loopback import LoopbackServer, systemone
+
+    cache = tmp_path / "cache"
+    args = [*run_args("expense-report", "assemble", "submission.json", "pass"), "--json"]
+    args[args.index("--evaluator") + 1] = "systemone:jev-latest"
+    with LoopbackServer(default=systemone(model="jev-2026-09-15")) as host:
+        env = {**os.environ, "TYPESAFE_BASE_URL": host.url, "TYPESAFE_API_KEY": "test-key"}
+        for _ in range(2):
+            done = subprocess.run(
+                [sys.executable, "-m", "checkprofile", *map(str, args), "--cache", str(cache)],
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+                env=env,
+                timeout=120,
+            )
+            assert done.returncode == 0, done.stderr
+            out = json.loads(done.stdout)
+            assert out["action"] == "complete"
+            # The resolved version that answered, not the alias asked for.
+            assert out["verdict"]["model"] == "jev-2026-09-15"
+        # The second run was answered from the cache: one request in all.
+        assert host.count() == 1
+        assert host.last().headers.get("authorization") == "Bearer test-key"
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        pytest.param(
+            "bogus:x",
+            '--evaluator "bogus:x": unknown evaluator "bogus"; use replay:ANSWERS, '
+            "systemone:MODEL, openai-decisions:MODEL, openai-chat:MODEL",
+            id="unknown-scheme",
+        ),
+        pytest.param(
+            "systemone:jev-1",
+            "--evaluator: evaluator 'systemone:jev-1' needs an API key: set TYPESAFE_API_KEY",
+            id="no-key",
+        ),
+    ],
+)
+def test_a_backend_that_cannot_be_made_is_one_line_and_exit_2(
+    tmp_path: Path, spec: str, expected: str
+) -> None:
+    args = run_args("expense-report", "assemble", "submission.json", "pass")
+    args[args.index("--evaluator") + 1] = spec
+    env = {k: v for k, v in os.environ.items() if k not in ("TYPESAFE_API_KEY", "OPENAI_API_KEY")}
+    done = subprocess.run(
+        [sys.executable, "-m", "checkprofile", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert one_error_line(done) == expected

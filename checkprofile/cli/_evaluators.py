@@ -49,10 +49,12 @@ def evaluator_for(spec: str, *, check: Check, cache: Path | None = None) -> Eval
 def _backend(spec: str) -> Evaluator:
     import os
 
-    try:
-        from ..adapters._spec import evaluator_from_spec
-    except ImportError:  # pragma: no cover - the adapters ship with the package
-        raise UsageError(f'--evaluator "{spec}": no model backends are installed') from None
+    from ..adapters._spec import SCHEMES, evaluator_from_spec
+
+    scheme = spec.partition(":")[0]
+    if scheme not in SCHEMES:
+        known = ", ".join(["replay:ANSWERS", *(f"{name}:MODEL" for name in SCHEMES)])
+        raise UsageError(f'--evaluator "{spec}": unknown evaluator "{scheme}"; use {known}')
     try:
         return evaluator_from_spec(spec, environ=os.environ)
     except ValueError as error:
