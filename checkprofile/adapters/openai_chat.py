@@ -144,8 +144,14 @@ def labels_for(question: Question) -> tuple[str, ...]:
 
 def question_message(question: Question) -> str:
     """The last message of the request for ``question``: the ask, the answers or levels with
-    their labels, and the labels to reply with."""
+    their labels, and the labels to reply with. Raises ``ValueError`` for a choice with more
+    answers than there are labels (26)."""
     labels = labels_for(question)
+    if isinstance(question, ChoiceQuestion) and len(labels) < len(question.one_of):
+        raise ValueError(
+            f"the chat fallback labels at most {len(labels)} answers with letters;"
+            f" this question has {len(question.one_of)}"
+        )
     choices = ", ".join(labels[:-1]) + " or " + labels[-1]
     if isinstance(question, ChoiceQuestion):
         lines = [
@@ -277,15 +283,11 @@ class ChatEvaluator:
     async def _ask(
         self, client: Any, prefix: Sequence[Mapping[str, str]], question: Question
     ) -> tuple[str | None, Answer | Failure]:
-        if isinstance(question, ChoiceQuestion) and len(labels_for(question)) < len(
-            question.one_of
-        ):
-            detail = (
-                f"the chat fallback labels at most {len(_LETTERS)} answers with letters;"
-                f" this question has {len(question.one_of)}"
-            )
-            return None, Failure("unknown", detail)
-        messages = [*prefix, {"role": "user", "content": question_message(question)}]
+        try:
+            last = question_message(question)
+        except ValueError as error:  # more answers than labels: this backend cannot ask it
+            return None, Failure("unknown", str(error))
+        messages = [*prefix, {"role": "user", "content": last}]
         try:
             request = client.chat.completions.with_raw_response.create(
                 model=self._model,
