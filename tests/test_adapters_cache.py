@@ -11,6 +11,8 @@ from typing import Any
 import attrs
 import pytest
 import test_adapters_openai_chat as chat
+from hypothesis import given
+from hypothesis import strategies as st
 from loopback import (
     LoopbackServer,
     Scripted,
@@ -431,3 +433,37 @@ def test_a_directory_entry_is_readable_and_writable_by_its_owner_only(tmp_path: 
     assert store.path("a" * 64).stat().st_mode & 0o777 == 0o600
     assert store.get("a" * 64) == "{}"
     assert store.get("b" * 64) is None
+
+
+# -- laws ------------------------------------------------------------------------------------
+
+_probabilities = st.floats(min_value=0, max_value=1)
+
+
+@given(
+    p=_probabilities,
+    name=st.sampled_from(["states", "hedges"]),
+    level=st.integers(min_value=0, max_value=2),
+    confidences=st.tuples(_probabilities, _probabilities),
+    shares=st.lists(_probabilities, min_size=3, max_size=3),
+)
+def test_a_replayed_answer_is_the_answer_that_was_given(
+    p: float, name: str, level: int, confidences: tuple[float, float], shares: list[float]
+) -> None:
+    given_answers = [
+        YesNoAnswer(p),
+        ChoiceAnswer(
+            name, confidences[0], distribution=(("states", shares[0]), ("hedges", shares[1]))
+        ),
+        RubricAnswer(level, confidences[1], distribution=tuple(enumerate(shares))),
+    ]
+    inner = scripted(dict(zip(CHECK.asks, given_answers, strict=True)))
+    cache = CachingEvaluator(inner, MemoryStore())
+    first = asyncio.run(cache.answer(bundle()))
+    again = asyncio.run(cache.answer(bundle()))
+    assert len(inner.calls) == 1
+    assert again.model == first.model == "judge-v1"
+    assert again.answers == first.answers
+    for before, after in zip(first.answers, again.answers, strict=True):
+        assert getattr(after, "distribution", None) == getattr(before, "distribution", None)
+        assert getattr(after, "source", None) == "replayed"

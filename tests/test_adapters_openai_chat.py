@@ -17,6 +17,8 @@ from typing import Any
 
 import attrs
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from loopback import (
     LoopbackServer,
     Recorded,
@@ -35,6 +37,7 @@ from checkprofile import (
     RubricAnswer,
     Submission,
     YesNoAnswer,
+    answer_problem,
     build_bundle,
     parse_check,
     run_check,
@@ -45,6 +48,7 @@ from checkprofile.adapters.openai_chat import (
     ChatEvaluator,
     material_message,
     question_message,
+    read_response,
 )
 from support import AT
 
@@ -780,3 +784,59 @@ def test_answers_named_with_single_letters_keep_their_names_as_labels(
     assert isinstance(entry, ChoiceAnswer)
     assert entry.name == "A"
     assert dict(entry.distribution or ()) == pytest.approx({"B": 0.3, "A": 0.7})
+
+
+# -- laws ------------------------------------------------------------------------------------
+
+# Text a submission might use to break out, mixed with anything else.
+_hostile_text = st.lists(
+    st.sampled_from(["`", "```", "<", ">", "\n", "\u2028", "\u2029", "\x85", "\\", '"', "}"])
+    | st.text(max_size=6),
+    max_size=8,
+).map("".join)
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _hostile_text,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(_hostile_text, children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@given(output=_json_values, summary=_hostile_text, step=_hostile_text)
+def test_whatever_the_submission_says_the_block_is_one_line_of_the_same_data(
+    output: Any, summary: str, step: str
+) -> None:
+    mat = Material(
+        instructions="Check it.",
+        body="# Body\n",
+        run_data={"inputs": {}, "steps": {"s1": {"output": step}}},
+        submission=Submission(output, summary=summary),
+    )
+    bundle = build_bundle(CHECK, mat, state_bytes=Limits().check_state_bytes)
+    state = material_json(material_message(bundle))  # exactly one line, no backtick
+    assert state["submission"] == json.loads(bundle.submission_json)
+    assert state["run_data"] == bundle.run_data
+
+
+_tokens = st.sampled_from(["yes", "Yes", " no", "NO", "A", "b", "C", "0", "1", "2", "7", "The"])
+_logprobs = st.floats() | st.integers(min_value=-50, max_value=1) | st.sampled_from([-9999.0])
+_tops = st.lists(st.tuples(_tokens | st.text(max_size=3), _logprobs), min_size=1, max_size=8)
+
+
+@given(top=_tops, index=st.integers(min_value=0, max_value=2))
+def test_whatever_the_logprobs_say_an_answer_fits_its_question_or_it_is_a_failure(
+    top: list[tuple[str, float]], index: int
+) -> None:
+    question = CHECK[index]
+    model, entry = read_response(completion(top), question)
+    assert model == RESOLVED
+    if isinstance(entry, Failure):
+        assert entry.reason == "malformed", entry
+    else:
+        assert answer_problem(question, entry) is None
+        assert entry.source == "logprobs"
