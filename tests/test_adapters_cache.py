@@ -467,3 +467,26 @@ def test_a_replayed_answer_is_the_answer_that_was_given(
     for before, after in zip(first.answers, again.answers, strict=True):
         assert getattr(after, "distribution", None) == getattr(before, "distribution", None)
         assert getattr(after, "source", None) == "replayed"
+
+
+def test_a_replay_names_every_version_that_gave_the_answers() -> None:
+    class Upgraded:
+        """Answers the first attempt as v1, and the re-ask as v2."""
+
+        model = "judge-latest"
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        async def answer(self, bundle: Bundle) -> Reply:
+            self.calls += 1
+            if self.calls == 1:
+                return Reply("v1", [ANSWERS[ATTACHED], Failure("timeout"), ANSWERS[HOW]])
+            return Reply("v2", [ANSWERS[WHAT]])
+
+    inner = Upgraded()
+    cache = CachingEvaluator(inner, MemoryStore())
+    first = run(cache)
+    again = run(cache)
+    assert (first.verdict.model, again.verdict.model) == ("v1, v2", "v1, v2")
+    assert inner.calls == 2
