@@ -7,6 +7,7 @@ that does not fit its question is never graded: it raises :class:`AnswerError`.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
@@ -45,6 +46,11 @@ VerdictName = Literal["pass", "fail", "unsure", "error"]
 
 #: Where an answer's probability or confidence came from.
 Source = Literal["native", "logprobs", "sampling", "self_reported", "scripted", "replayed"]
+
+#: How far a kept distribution's probabilities may sum from 1 (rounding by the provider).
+DISTRIBUTION_TOLERANCE = 0.01
+# Probabilities this close count as tied (a most probable answer may tie).
+_TIE = 1e-9
 
 # Worst-of order (decision 7 and profile section 3): a larger rank wins.
 _RANK: dict[Result, int] = {"pass": 0, "fail": 1, "unsure": 2}
@@ -110,7 +116,9 @@ def answer_problem(question: Question, answer: object) -> str | None:
             return f"a choice question needs a ChoiceAnswer, got {_type_name(answer)}"
         if not isinstance(answer.name, str) or answer.name not in question.names:
             return f"{show(answer.name)} is not an answer of one_of ({', '.join(question.names)})"
-        return _confidence_problem(answer.confidence)
+        return _confidence_problem(answer.confidence) or _distribution_problem(
+            answer.distribution, question.names, answer.name
+        )
     if not isinstance(answer, RubricAnswer):
         return f"a rubric question needs a RubricAnswer, got {_type_name(answer)}"
     level = answer.level
@@ -118,13 +126,43 @@ def answer_problem(question: Question, answer: object) -> str | None:
         return f"a level must be an integer, got {show(level)}"
     if not 0 <= level < len(question.levels):
         return f"a level must be from 0 to {len(question.levels) - 1}, got {show(level)}"
-    return _confidence_problem(answer.confidence)
+    return _confidence_problem(answer.confidence) or _distribution_problem(
+        answer.distribution, tuple(range(len(question.levels))), level
+    )
 
 
 def _confidence_problem(confidence: object) -> str | None:
     if is_probability(confidence):
         return None
     return f"a confidence must be a finite number in [0, 1], got {show(confidence)}"
+
+
+def _distribution_problem(
+    distribution: object, options: Sequence[str | int], chosen: object
+) -> str | None:
+    """A distribution kept beside an answer must be one: each option at most once, finite
+    probabilities in [0, 1] summing to 1 (within :data:`DISTRIBUTION_TOLERANCE`), and the
+    chosen answer a most probable one. Calibration and receipts read it."""
+    if distribution is None:
+        return None
+    if not isinstance(distribution, tuple) or not all(
+        isinstance(pair, tuple) and len(pair) == 2 for pair in distribution
+    ):
+        return f"a distribution must be (option, probability) pairs, got {show(distribution)}"
+    seen: dict[object, float] = {}
+    for option, probability in distribution:
+        if option not in options or isinstance(option, bool) or option in seen:
+            what = "twice" if option in seen else "not an option"
+            return f"the distribution names {show(option)}, {what}"
+        if not is_probability(probability):
+            return f"a distribution's probability must be in [0, 1], got {show(probability)}"
+        seen[option] = probability
+    total = math.fsum(seen.values())
+    if abs(total - 1) > DISTRIBUTION_TOLERANCE:
+        return f"the distribution sums to {show(total)}, not 1"
+    if seen.get(chosen, 0.0) < max(seen.values()) - _TIE:
+        return f"the answer {show(chosen)} is not the most probable in its distribution"
+    return None
 
 
 def _type_name(value: object) -> str:

@@ -450,12 +450,26 @@ _probabilities = st.floats(min_value=0, max_value=1)
 def test_a_replayed_answer_is_the_answer_that_was_given(
     p: float, name: str, level: int, confidences: tuple[float, float], shares: list[float]
 ) -> None:
+    # Any valid answer: distributions sum to 1 with the chosen answer the most probable (the
+    # core refuses anything else, and a refused answer is never cached).
+    top, *rest = sorted(shares, reverse=True)
+    weights = [top + 1.0, *rest]  # the chosen share strictly largest, whatever was drawn
+    levels = [weights[0] if i == level else 0.0 for i in range(3)]
+    others = iter(weights[1:])
+    levels = [value if i == level else next(others) for i, value in enumerate(levels)]
+    other = "hedges" if name == "states" else "states"
+    pair = [
+        (name, weights[0] / (weights[0] + weights[1])),
+        (other, weights[1] / (weights[0] + weights[1])),
+    ]
     given_answers = [
         YesNoAnswer(p),
-        ChoiceAnswer(
-            name, confidences[0], distribution=(("states", shares[0]), ("hedges", shares[1]))
+        ChoiceAnswer(name, confidences[0], distribution=tuple(pair)),
+        RubricAnswer(
+            level,
+            confidences[1],
+            distribution=tuple((i, v / sum(levels)) for i, v in enumerate(levels)),
         ),
-        RubricAnswer(level, confidences[1], distribution=tuple(enumerate(shares))),
     ]
     inner = scripted(dict(zip(CHECK.asks, given_answers, strict=True)))
     cache = CachingEvaluator(inner, MemoryStore())

@@ -64,6 +64,21 @@ def rubric(level: Any, confidence: Any) -> RubricAnswer:
     return RubricAnswer(level, confidence)
 
 
+def dist_choice(*pairs: tuple[Any, Any]) -> ChoiceAnswer:
+    """A choice of "states" (0.9) carrying ``pairs`` as its distribution."""
+    return ChoiceAnswer("states", 0.9, distribution=pairs)
+
+
+def dist_map(distribution: Any) -> ChoiceAnswer:
+    """A choice whose distribution is not (option, probability) pairs at all."""
+    return ChoiceAnswer("states", 0.9, distribution=distribution)
+
+
+def dist_rubric(*pairs: tuple[Any, Any]) -> RubricAnswer:
+    """Level 2 (0.9) carrying ``pairs`` as its distribution."""
+    return RubricAnswer(2, 0.9, distribution=pairs)
+
+
 # --- grade: yes/no (decision 7) -------------------------------------------------------------
 
 WITH_FAIL = {"ask": "Is it right?", "pass": 0.9, "fail": 0.5}
@@ -224,6 +239,26 @@ BAD_ANSWERS = [
     pytest.param(RUBRIC, rubric(2, False), id="rubric:confidence-bool"),
     pytest.param(RUBRIC, choice("states", 0.9), id="rubric:choice-answer"),
     pytest.param(RUBRIC, None, id="rubric:missing-answer"),
+    # A distribution kept beside the answer must be one, and agree with the answer.
+    pytest.param(CHOICE, dist_choice(("states", 0.6), ("hedges", 0.3)), id="choice:dist-sums-0.9"),
+    pytest.param(
+        CHOICE, dist_choice(("states", 0.5), ("maybe", 0.5)), id="choice:dist-unknown-name"
+    ),
+    pytest.param(
+        CHOICE, dist_choice(("states", 0.5), ("states", 0.5)), id="choice:dist-name-twice"
+    ),
+    pytest.param(
+        CHOICE, dist_choice(("states", 0.4), ("hedges", 0.6)), id="choice:dist-not-most-probable"
+    ),
+    pytest.param(
+        CHOICE, dist_choice(("states", 1.5), ("hedges", -0.5)), id="choice:dist-out-of-range"
+    ),
+    pytest.param(CHOICE, dist_choice(("states", math.nan)), id="choice:dist-nan"),
+    pytest.param(CHOICE, dist_map({"states": 1.0}), id="choice:dist-a-map"),
+    pytest.param(RUBRIC, dist_rubric((2, 0.5), (1, 0.5), (0, 0.1)), id="rubric:dist-sums-1.1"),
+    pytest.param(RUBRIC, dist_rubric((2, 0.5), (3, 0.5)), id="rubric:dist-level-3"),
+    pytest.param(RUBRIC, dist_rubric((2, 0.5), (True, 0.5)), id="rubric:dist-level-bool"),
+    pytest.param(RUBRIC, dist_rubric((2, 0.2), (0, 0.8)), id="rubric:dist-not-most-probable"),
 ]
 
 
@@ -280,6 +315,11 @@ def test_answer_problem_is_none_for_answers_that_fit() -> None:
     assert answer_problem(choice_q, ChoiceAnswer("hedges", 0.0)) is None
     assert answer_problem(rubric_q, RubricAnswer(0, 1.0)) is None
     assert answer_problem(rubric_q, rubric(2.0, 1.0)) is None
+    # Distributions that are one, summing to 1 within rounding, a tie for the top included.
+    fair = (("states", 0.5), ("hedges", 0.5))
+    assert answer_problem(choice_q, ChoiceAnswer("hedges", 0.5, distribution=fair)) is None
+    rounded = ((0, 0.1), (1, 0.2), (2, 0.705))
+    assert answer_problem(rubric_q, RubricAnswer(2, 0.7, distribution=rounded)) is None
 
 
 # Values of every type, plus the near misses an evaluator is likely to produce.

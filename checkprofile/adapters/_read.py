@@ -15,6 +15,7 @@ from typing import TypeVar
 
 from checkprofile import ChoiceAnswer, RubricAnswer, Source, YesNoAnswer
 from checkprofile._convert import show
+from checkprofile._verdict import DISTRIBUTION_TOLERANCE
 
 __all__ = [
     "SUM_TOLERANCE",
@@ -29,8 +30,9 @@ __all__ = [
 
 #: How far from 1 a distribution's sum may be. Providers send rounded numbers (System One
 #: documents "values sum to approximately 1"); three-decimal rounding over the profile's
-#: largest rubric (10 levels) is off by at most 0.005. Further off is not a distribution.
-SUM_TOLERANCE = 0.01
+#: largest rubric (10 levels) is off by at most 0.005. Further off is not a distribution. The
+#: core holds answers' distributions to the same tolerance.
+SUM_TOLERANCE = DISTRIBUTION_TOLERANCE
 
 # Two probabilities this close are a tie: the chosen answer may be any of the tied options,
 # and a rubric level goes to the worse of them.
