@@ -301,13 +301,11 @@ def test_lint_of_a_folder_without_processes_is_a_usage_error(tmp_path: Path) -> 
     )
 
 
-def test_lint_colours_only_a_terminal(tmp_path: Path) -> None:
-    path = tmp_path / "PROCESS.md"
-    path.write_text(BAD)
+def on_a_terminal(*args: str | Path, env: dict[str, str]) -> tuple[int, str]:
+    """Run the command with stdout and stderr on a pseudo-terminal: (exit code, all output)."""
     controller, terminal = pty.openpty()
-    env = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
     with subprocess.Popen(
-        [sys.executable, "-m", "checkprofile", "lint", str(path)],
+        [sys.executable, "-m", "checkprofile", *map(str, args)],
         stdout=terminal,
         stderr=terminal,
         env=env,
@@ -317,24 +315,44 @@ def test_lint_colours_only_a_terminal(tmp_path: Path) -> None:
         while True:
             try:
                 chunk = os.read(controller, 4096)
-            except OSError:
+            except OSError:  # the terminal closed: the child is done
                 break
             if not chunk:
                 break
             output += chunk
-        assert child.wait(timeout=60) == 1
+        code = child.wait(timeout=60)
     os.close(controller)
     text = output.decode()
-    assert "\x1b[1m" in text and "\x1b[0m" in text
     assert "Traceback" not in text
-    no_colour = subprocess.run(
-        [sys.executable, "-m", "checkprofile", "lint", str(path)],
-        capture_output=True,
-        text=True,
-        env={**env, "NO_COLOR": "1"},
-        timeout=60,
-    )
-    assert "\x1b[" not in no_colour.stdout
+    return code, text
+
+
+def test_lint_colours_only_a_terminal_and_never_with_no_color(tmp_path: Path) -> None:
+    path = tmp_path / "PROCESS.md"
+    path.write_text(BAD)
+    env = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
+    code, text = on_a_terminal("lint", path, env=env)
+    assert code == 1
+    assert "\x1b[1m" in text and "\x1b[0m" in text
+    code, text = on_a_terminal("lint", path, env={**env, "NO_COLOR": "1"})
+    assert code == 1
+    assert "\x1b[" not in text
+    assert f"{path}:5:15: /steps/0/advisory" in text
+    piped = cli("lint", path)  # not a terminal
+    assert "\x1b[" not in piped.stdout
+
+
+def test_the_progress_line_is_for_many_files_only(tmp_path: Path) -> None:
+    good = (EXAMPLES / "release-notes" / "PROCESS.md").read_text()
+    for number in range(PROGRESS_FROM - 1):
+        write(tmp_path, f"p{number:02}.process.md", good)
+    few = cli("lint", "--progress", tmp_path)
+    assert few.returncode == 0
+    assert few.stderr == ""
+    env = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
+    code, text = on_a_terminal("lint", tmp_path, env=env)
+    assert code == 0
+    assert "[1/" not in text
 
 
 # normalize, bundle -----------------------------------------------------------------------------
@@ -630,6 +648,33 @@ def test_usage_errors_are_one_line_and_exit_2() -> None:
         assert result.stderr.startswith("checkprofile")
 
 
+def test_a_recorded_question_without_an_answer_is_not_answered_on_replay(tmp_path: Path) -> None:
+    # A recorded error verdict: the yes/no question has no answer, the others do. Replayed,
+    # it must be an error again (after the one re-ask), never a pass.
+    recorded = {
+        "verdict": "error",
+        "advisory": False,
+        "model": "example-evaluator-1",
+        "at": NOW,
+        "questions": [
+            {"ask": ASK1, "kind": "yes_no", "answer": None, "result": "unsure"},
+            {
+                "ask": ASK2,
+                "kind": "choice",
+                "answer": "specific",
+                "confidence": 0.9,
+                "result": "pass",
+            },
+            {"ask": ASK3, "kind": "rubric", "answer": 2, "confidence": 0.9, "result": "pass"},
+        ],
+    }
+    answers = write(tmp_path, "verdict.json", json.dumps(recorded))
+    result = run_with(tmp_path, evaluator=f"replay:{answers}")
+    assert result.returncode == 4
+    assert f"not answered: {ASK1}: unknown" in result.stdout
+    assert "model: example-evaluator-1" in result.stdout
+
+
 def test_a_replayed_answer_that_does_not_fit_is_an_error_never_a_pass(tmp_path: Path) -> None:
     answers = write(
         tmp_path,
@@ -727,3 +772,20 @@ def test_a_backend_that_cannot_be_made_is_one_line_and_exit_2(
     )
     assert done.returncode == 2
     assert one_error_line(done) == expected
+
+
+def test_lint_reads_every_file_even_after_an_unreadable_one(tmp_path: Path) -> None:
+    broken = write(tmp_path, "a.process.md", "no frontmatter here\n")
+    bad = write(tmp_path, "b.process.md", BAD)
+    result = cli("lint", tmp_path)
+    # Problems were found, but a file could not be read at all: that is the code to act on.
+    assert result.returncode == 2
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"{broken}:1:1: no frontmatter: a PROCESS.md file starts with a " + (
+        '"---" line, then YAML, then "---"'
+    )
+    assert [line.split(":")[0] for line in lines[1:]] == [str(bad)] * 4
+    out = json.loads(cli("lint", "--json", tmp_path).stdout)
+    assert (out["unreadable"], out["problems"]) == (1, 4)
+    assert out["files"][0]["error"].startswith(f"{broken}:1:1: no frontmatter")
+    assert out["files"][0]["problems"] == []
