@@ -139,24 +139,22 @@ class Check(Sequence[Question]):
 
 
 # The JSON names are the profile's; `pass` is a Python keyword, hence the attribute names.
+# `kind` (init=False) is left out of the JSON by cattrs itself: the keys present say the kind.
 register_renamed(
     YesNoQuestion,
     pass_at=override(rename="pass"),
     fail_below=override(rename="fail", omit_if_default=True),
-    kind=override(omit=True),
 )
 register_renamed(
     ChoiceQuestion,
     one_of=override(unstruct_hook=dict, struct_hook=lambda value, _: tuple(value.items())),
     passing=override(rename="pass", unstruct_hook=list),
     unsure=override(unstruct_hook=list),
-    kind=override(omit=True),
 )
 register_renamed(
     RubricQuestion,
     levels=override(unstruct_hook=list),
     pass_level=override(rename="pass"),
-    kind=override(omit=True),
 )
 
 
