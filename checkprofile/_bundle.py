@@ -36,13 +36,29 @@ _UTF8 = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":
 def canonical_json(value: Any) -> str:
     """The one JSON text form the evaluator is shown: compact, keys sorted, not ASCII-escaped.
 
-    Equal to ``json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))``.
+    Equal to ``json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))``,
+    except that a lone surrogate (half of a UTF-16 pair, which JSON parsers let through) stays
+    escaped as ``\\udXXX``, as JavaScript's ``JSON.stringify`` writes it: the text is always
+    valid UTF-8.
     """
     # The ASCII encoder is the C fast path (ensure_ascii=False costs about 1.6 times as much).
     # Its output differs from the UTF-8 form only where it wrote a \u escape, so only then is
     # the value encoded again. (A one-character search is a memchr; most text has no "\\".)
-    text = _ASCII.encode(value)
-    return _UTF8.encode(value) if "\\" in text and "\\u" in text else text
+    ascii_text = _ASCII.encode(value)
+    if "\\" not in ascii_text or "\\u" not in ascii_text:
+        return ascii_text
+    text = _UTF8.encode(value)
+    # Only a \ud8xx-\udfxx escape (a pair for a character beyond U+FFFF, or a lone half) can
+    # have left a surrogate in the UTF-8 form; pairs came through as one character.
+    return _SURROGATE.sub(_escaped, text) if "\\ud" in ascii_text else text
+
+
+# A UTF-16 surrogate code point: never valid in UTF-8 text on its own.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def _size(text: str) -> int:

@@ -439,3 +439,21 @@ def test_the_view_fits_and_keeps_exactly_the_newest_steps_that_fit(
 )
 def test_canonical_json_is_the_sorted_compact_utf8_dump(value: Any) -> None:
     assert canonical_json(value) == reference_json(value)
+
+
+def test_a_lone_surrogate_stays_escaped_so_the_text_is_utf_8() -> None:
+    # json.loads lets a lone half of a UTF-16 pair through; UTF-8 has no way to write it.
+    value = json.loads('{"a": "x\\ud800y", "b": "\\udc00", "c": "\\ud83d\\ude00 Müller"}')
+    text = canonical_json(value)
+    assert text == '{"a":"x\\ud800y","b":"\\udc00","c":"😀 Müller"}'
+    text.encode("utf-8")  # no UnicodeEncodeError
+    assert json.loads(text) == value  # the same data, read back
+    bundle = build_bundle(
+        parse_check("Done?"),
+        Material(
+            instructions="x", body="b", run_data={"inputs": value}, submission=Submission(value)
+        ),
+        state_bytes=65536,
+    )
+    assert bundle.run_data_bytes == len(bundle.run_data_json.encode("utf-8"))
+    bundle.submission_json.encode("utf-8")
