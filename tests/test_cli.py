@@ -527,8 +527,8 @@ ASK3 = "How well are lines above the per-diem limit handled?"
         pytest.param(
             "submission",
             "sub.json",
-            '{"output": {},\n "summary": "x",\n}',
-            ":3:1: submission is not valid JSON: Expecting property name enclosed in double quotes",
+            '{"output": {},\n "summary": }',
+            ":2:13: submission is not valid JSON: Expecting value",
             id="submission-bad-json",
         ),
         pytest.param(
