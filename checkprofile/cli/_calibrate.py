@@ -10,7 +10,7 @@ from pathlib import Path
 from ..human._audit import AuditError, read_records
 from ..human._calibrate import MIN_CASES, calibrate
 from ..human._calibrate_report import calibration_html, calibration_text
-from ._common import EXIT_OK, Commands, UsageError, common_options, print_json
+from ._common import EXIT_OK, Commands, UsageError, common_options, print_json, unreadable
 
 
 def register(commands: Commands) -> None:
@@ -76,12 +76,8 @@ def _calibrate(args: argparse.Namespace) -> int:
         records = read_records(path)
     except AuditError as error:
         raise UsageError(str(error)) from None
-    except FileNotFoundError:
-        raise UsageError(f"{path}: audit records not found") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path}: audit records is a directory, not a file") from None
     except OSError as error:
-        raise UsageError(f"{path}: cannot read audit records: {error.strerror or error}") from None
+        raise unreadable(path, "audit records", error) from None
     report = calibrate(records, target=args.target, min_cases=args.min_cases)
     if args.html is not None:
         page = calibration_html(report, title=f"Calibration: {path.name}")

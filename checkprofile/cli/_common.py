@@ -29,6 +29,7 @@ __all__ = [
     "print_json",
     "read_data",
     "read_text",
+    "unreadable",
 ]
 
 # The documented exit codes (README, docs/cli.md). Scripts rely on them: never renumber.
@@ -79,14 +80,19 @@ def read_text(path: Path | str, what: str) -> str:
     """A file's text (UTF-8), or a one-line :class:`UsageError` naming it and ``what`` it is."""
     try:
         return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{path}: {what} not found") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path}: {what} is a directory, not a file") from None
     except UnicodeDecodeError as error:
         raise UsageError(f"{path}: {what} is not UTF-8 text (byte {error.start})") from None
     except OSError as error:
-        raise UsageError(f"{path}: cannot read {what}: {error.strerror or error}") from None
+        raise unreadable(path, what, error) from None
+
+
+def unreadable(path: Path | str, what: str, error: OSError) -> UsageError:
+    """The one-line error for a file that could not be opened or read."""
+    if isinstance(error, FileNotFoundError):
+        return UsageError(f"{path}: {what} not found")
+    if isinstance(error, IsADirectoryError):
+        return UsageError(f"{path}: {what} is a directory, not a file")
+    return UsageError(f"{path}: cannot read {what}: {error.strerror or error}")
 
 
 @attrs.frozen
