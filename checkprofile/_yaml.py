@@ -33,7 +33,7 @@ from ruamel.yaml.events import (
 from ._convert import one_line
 from .errors import CheckprofileError
 
-__all__ = ["Document", "Mark", "YamlError", "load_yaml"]
+__all__ = ["MAX_DEPTH", "MAX_NODES", "Document", "Mark", "YamlError", "load_yaml"]
 
 Path = tuple[str | int, ...]
 
@@ -57,6 +57,10 @@ _TAG: Final = "tag:yaml.org,2002:"
 _SCALAR_TAGS: Final = {f"{_TAG}{name}" for name in ("str", "int", "float", "bool", "null")}
 _MAP_TAG: Final = f"{_TAG}map"
 _SEQ_TAG: Final = f"{_TAG}seq"
+
+# Nesting deeper than this is refused: no process or answers file needs it, and every stage
+# after reading walks the data recursively.
+MAX_DEPTH: Final = 100
 
 # Aliases can make a small file stand for an enormous tree ("billion laughs"): the data is
 # shared, not copied, but everything downstream walks it. Refuse past this many nodes in all.
@@ -160,6 +164,8 @@ class _Builder:
     def node(self, event: Event, events: Iterator[Event], path: Path) -> tuple[Any, int]:
         """The value starting at ``event`` and how many nodes it holds."""
         self.values[path] = self.mark(event.start_mark)
+        if len(path) > MAX_DEPTH:
+            raise YamlError(f"nested more than {MAX_DEPTH} levels deep", self.values[path])
         if isinstance(event, AliasEvent):
             if event.anchor not in self.anchors:
                 raise YamlError(f'unknown alias "*{event.anchor}"', self.values[path])

@@ -184,6 +184,7 @@ def _corpus(tmp_path: Path, text: str, stage: str = "check_keys") -> Path:
         ),
         pytest.param("- [unclosed\n", "cases.yaml:2:1: invalid YAML", id="invalid-yaml"),
         pytest.param("id: x\n", "/: expected a sequence of cases", id="not-a-sequence"),
+        pytest.param("- " + "[" * 3000 + "]" * 3000 + "\n", "nested too deeply", id="deep"),
     ],
 )
 def test_the_loader_refuses_a_bad_case_file(tmp_path: Path, text: str, message: str) -> None:

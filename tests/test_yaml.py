@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checkprofile._yaml import MAX_NODES, Mark, YamlError, load_yaml
+from checkprofile._yaml import MAX_DEPTH, MAX_NODES, Mark, YamlError, load_yaml
 
 
 @pytest.mark.parametrize(
@@ -168,6 +168,26 @@ def test_an_alias_bomb_is_refused_not_expanded() -> None:
         lines.append(f"a{i}: &a{i} [{refs}]")
     with pytest.raises(YamlError, match=f"more than {MAX_NODES:,} values"):
         load_yaml("\n".join(lines))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("a: " + "[" * 3000 + "]" * 3000, id="flow"),
+        pytest.param("".join("  " * i + "-\n" for i in range(3000)), id="block"),
+    ],
+)
+def test_deep_nesting_is_refused_not_a_crash(text: str) -> None:
+    with pytest.raises(YamlError, match=f"nested more than {MAX_DEPTH} levels deep"):
+        load_yaml(text)
+
+
+def test_nesting_up_to_the_limit_reads() -> None:
+    text = "[" * MAX_DEPTH + "]" * MAX_DEPTH
+    data = load_yaml(text).data
+    for _ in range(MAX_DEPTH - 1):
+        data = data[0]
+    assert data == []
 
 
 def test_an_int_too_long_for_python_stays_text() -> None:

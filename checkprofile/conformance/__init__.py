@@ -206,6 +206,8 @@ def _read_file(file: Traversable, shown: str) -> list[Any]:
         raise CorpusError(f"{where}: invalid YAML: {problem}") from None
     except YAMLError as error:
         raise CorpusError(f"{shown}: invalid YAML: {' '.join(str(error).split())}") from None
+    except RecursionError:
+        raise CorpusError(f"{shown}: nested too deeply to read") from None
     if not isinstance(data, list):
         raise CorpusError(f"{shown}: /: expected a sequence of cases, got {_show(data)}")
     bad = _not_json(data, ())
