@@ -259,6 +259,11 @@ def test_lint_for_a_server_without_an_evaluator_refuses_checks() -> None:
             id="duplicate-key",
         ),
         pytest.param("---\nsteps: 3\n---\n", ':2:8: "steps" must be a list', id="steps-not-a-list"),
+        pytest.param(
+            "---\nsteps: " + "[" * 3000 + "]" * 3000 + "\n---\n",
+            ":2:108: invalid YAML: nested more than 100 levels deep",
+            id="nested-too-deep",
+        ),
     ],
 )
 def test_lint_of_an_unreadable_file_is_one_line_and_exit_2(
@@ -530,6 +535,22 @@ ASK3 = "How well are lines above the per-diem limit handled?"
             '{"output": {},\n "summary": }',
             ":2:13: submission is not valid JSON: Expecting value",
             id="submission-bad-json",
+        ),
+        pytest.param(
+            "submission",
+            "sub.yaml",
+            "output: {score: .nan}\n",
+            ": the submission cannot be shown as JSON: Out of range float values are not JSON "
+            "compliant",
+            id="submission-nan",
+        ),
+        pytest.param(
+            "run_data",
+            "run.json",
+            '{"steps": {"a": {"score": 1e999}}}',
+            ": run data steps.a cannot be shown as JSON: Out of range float values are not JSON "
+            "compliant",
+            id="run-data-infinity",
         ),
         pytest.param(
             "run_data",

@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 
 from .. import _process as process_
-from .._bundle import Bundle, Material, Submission, build_bundle
+from .._bundle import Bundle, Material, Submission, build_bundle, canonical_json
 from .._check import Check
 from .._convert import show
 from .._limits import Limits
@@ -195,9 +195,14 @@ def _check(process: Process, step_id: str, limits: Limits) -> tuple[Check, bool]
 def _submission(path: Path) -> Submission:
     data = read_data(path, "submission")
     try:
-        return Submission.from_json(data.data)
+        submission = Submission.from_json(data.data)
     except MaterialError as error:
         raise UsageError(f"{data.where(error.path, key=_is_key(error))}: {error}") from None
+    try:
+        canonical_json(submission.to_json())  # NaN, infinities: not JSON the model can be shown
+    except ValueError as error:
+        raise UsageError(f"{path}: the submission cannot be shown as JSON: {error}") from None
+    return submission
 
 
 def _is_key(error: MaterialError) -> bool:
