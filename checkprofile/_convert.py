@@ -65,6 +65,35 @@ class Opaque:
         return f"<{self.kind}>"
 
 
+# Python will not repr() an int of over 4,300 digits (jsonschema does, to render an error).
+_HUGE = 10**4000
+
+
+def bounded(value: object, *, max_depth: int, depth: int = 0) -> object:
+    """A copy of ``value`` that validation can describe safely, whatever ``value`` is.
+
+    Maps and lists nested ``max_depth`` deep or deeper, and values that are not JSON, become
+    :class:`Opaque`; a schema that reaches no deeper finds them wrong wherever they stand, so
+    no problem is gained or lost, but the work to describe them is bounded (a schema error
+    renders the value it rejects, and Python cannot render every value).
+    """
+    if isinstance(value, dict):
+        if depth >= max_depth:
+            return Opaque("a map")
+        return {
+            key: bounded(item, max_depth=max_depth, depth=depth + 1) for key, item in value.items()
+        }
+    if isinstance(value, list):
+        if depth >= max_depth:
+            return Opaque("a list")
+        return [bounded(item, max_depth=max_depth, depth=depth + 1) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _HUGE:
+        return Opaque(show(value))  # repr() refuses ints of over 4,300 digits
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    return Opaque(f"a {type(value).__name__}")
+
+
 def one_line(text: str) -> str:
     """``text`` with every run of whitespace made one space, and none at the ends. Asks and
     level texts are compared and printed this way (issue lines are one line each)."""

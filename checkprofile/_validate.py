@@ -22,7 +22,7 @@ import jsonschema
 from jsonschema.exceptions import ValidationError
 
 from ._check import Check, Kind, Question
-from ._convert import Opaque, converter, is_integral, is_probability, one_line, show
+from ._convert import bounded, converter, is_integral, is_probability, one_line, show
 from ._limits import Limits
 from ._schemas import schema_file
 from .errors import CheckError, Problem
@@ -152,36 +152,12 @@ def _kind_of(question: Mapping[Any, Any]) -> Kind:
     return "yes_no"
 
 
-# Python will not repr() an int of over 4,300 digits (jsonschema does, to render an error).
-_HUGE = 10**4000
 # The deepest a valid question reaches: question -> one_of -> description, levels -> text.
 _DEPTH = 3
 
 
-def _bounded(value: object, depth: int = 0) -> object:
-    """A copy of ``value`` that validation can describe safely, whatever ``value`` is.
-
-    Maps and lists deeper than a check key reaches, and values that are not JSON, become
-    :class:`Opaque`; they are wrong wherever they stand, so no problem is gained or lost, but
-    the work to describe them is bounded (a schema error renders the value it rejects).
-    """
-    if isinstance(value, dict):
-        if depth >= _DEPTH:
-            return Opaque("a map")
-        return {key: _bounded(item, depth + 1) for key, item in value.items()}
-    if isinstance(value, list):
-        if depth >= _DEPTH:
-            return Opaque("a list")
-        return [_bounded(item, depth + 1) for item in value]
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _HUGE:
-        return Opaque(show(value))  # repr() refuses ints of over 4,300 digits
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return value
-    return Opaque(f"a {type(value).__name__}")
-
-
 def _question_problems(question: object, at: Path, limits: Limits) -> Iterator[Problem]:
-    question = _bounded(question)
+    question = bounded(question, max_depth=_DEPTH)
     if not isinstance(question, dict):
         yield Problem(
             at,

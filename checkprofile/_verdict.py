@@ -19,7 +19,7 @@ import jsonschema
 from cattrs.gen import override
 
 from ._check import Check, ChoiceQuestion, Kind, Question, YesNoQuestion
-from ._convert import converter, is_integral, is_probability, register_renamed, show
+from ._convert import bounded, converter, is_integral, is_probability, register_renamed, show
 from ._schemas import schema_file
 from .errors import AnswerError, FailureReason, VerdictError, pointer_token
 
@@ -46,6 +46,9 @@ VerdictName = Literal["pass", "fail", "unsure", "error"]
 
 #: Where an answer's probability or confidence came from.
 Source = Literal["native", "logprobs", "sampling", "self_reported", "scripted", "replayed"]
+
+# The deepest a verdict record reaches: record -> questions -> question -> value.
+_RECORD_DEPTH = 3
 
 #: How far a kept distribution's probabilities may sum from 1 (rounding by the provider).
 DISTRIBUTION_TOLERANCE = 0.01
@@ -241,14 +244,11 @@ class Verdict:
         does not have the check-verdict shape, when its verdict is not the worst of its
         results, or when ``check`` is given and the record is not what grading its answers
         under ``check`` gives (same questions in order, answers that fit, the same results)."""
-        try:
-            errors = list(_verdict_validator().iter_errors(data))
-        except (RecursionError, ValueError):
-            # jsonschema renders what it rejects with repr(): a structure nested thousands
-            # deep, or an int of over 4,300 digits, cannot be rendered.
-            raise VerdictError(
-                "not a check verdict: it holds a value nested too deeply or a number too long"
-            ) from None
+        # jsonschema renders what it rejects with repr(): a structure nested thousands deep, or
+        # an int of over 4,300 digits, is stood in for by what it is. A record reaches no
+        # deeper than record -> questions -> question -> value.
+        data = bounded(data, max_depth=_RECORD_DEPTH)
+        errors = list(_verdict_validator().iter_errors(data))
         if errors:
             first = min(errors, key=lambda e: [str(p) for p in e.absolute_path])
             where = "".join("/" + pointer_token(p) for p in first.absolute_path)

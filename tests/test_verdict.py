@@ -953,17 +953,31 @@ def _nested(depth: int) -> list[Any]:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        pytest.param({"questions": _nested(5000)}, "nested too deeply", id="deep-nesting"),
-        pytest.param({"model": 10**5000}, "number too long", id="huge-int"),
-        pytest.param({"at": "2026-02-31T09:04:20Z"}, "no real time", id="31-february"),
+        pytest.param(
+            {"questions": _nested(5000)},
+            "at /questions/0: [<a list>] is not of type 'object'",
+            id="deep-nesting",
+        ),
+        pytest.param(
+            {"model": 10**5000},
+            "at /model: <an integer of about 5001 digits> is not of type 'string'",
+            id="huge-int",
+        ),
+        pytest.param(
+            {"at": "2026-02-31T09:04:20Z"},
+            'at /at: "2026-02-31T09:04:20Z" is no real time',
+            id="31-february",
+        ),
     ],
 )
 def test_from_json_refuses_what_cannot_be_read_with_its_own_error(
     change: dict[str, Any], message: str
 ) -> None:
+    # However deep or large the value, the message is one short line that says where.
     record = passing_record()
-    with pytest.raises(VerdictError, match=message):
+    with pytest.raises(VerdictError) as caught:
         Verdict.from_json({**record, **change})
+    assert str(caught.value) == f"not a check verdict: {message}"
 
 
 def test_from_json_with_check_refuses_a_result_the_answer_does_not_give() -> None:

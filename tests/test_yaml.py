@@ -195,15 +195,19 @@ def test_an_int_too_long_for_python_stays_text() -> None:
     assert load_yaml(f"a: {digits}").data == {"a": digits}
 
 
+def _containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.lists(children, max_size=4) | st.dictionaries(
+        st.text(max_size=8), children, max_size=4
+    )
+
+
 json_values = st.recursive(
     st.none()
     | st.booleans()
     | st.integers(min_value=-(10**20), max_value=10**20)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
-    ),
+    _containers,
     max_leaves=20,
 )
 
