@@ -17,6 +17,7 @@ from test_human_records import (
     MODEL,
     PASSING,
     RUN,
+    SCRIPTS,
     STEP,
     make_outcome,
     outcome_of,
@@ -75,6 +76,37 @@ def sha256(data: bytes) -> str:
 # --- verdict records ---------------------------------------------------------------------------
 
 
+def test_a_verdict_record_keeps_the_answers_distributions_and_reads_them_back(
+    tmp_path: Path,
+) -> None:
+    script: dict[str, Answer | Failure] = {
+        **SCRIPTS["unsure"],
+        SPEC_RUBRIC_ASK: RubricAnswer(
+            1, 0.9, source="native", distribution=((0, 0.05), (1, 0.9), (2, 0.05))
+        ),
+    }
+    record = verdict_record(make_outcome(script), run_id=RUN, step_id=STEP)
+    data = record.to_json()
+    assert data["provenance"][2] == {
+        "source": "native",
+        "distribution": [[1, 0.9], [0, 0.05], [2, 0.05]],
+    }
+    JsonLinesRecorder(tmp_path / "audit.jsonl").record(record)
+    (again,) = read_records(tmp_path / "audit.jsonl")
+    assert again == record
+    assert again.provenance == record.provenance
+    # A distribution that contradicts the recorded answer is refused.
+    data["provenance"][2]["distribution"] = [[2, 0.9], [1, 0.1]]
+    with pytest.raises(ValueError, match=r"provenance: .*not the most probable"):
+        record_from_json(data)
+
+
+def test_an_error_verdict_record_has_no_provenance() -> None:
+    record = verdict_record(outcome_of("error"), run_id=RUN, step_id=STEP)
+    assert "provenance" not in record.to_json()
+    assert record_from_json(record.to_json()) == record
+
+
 def test_a_verdict_record_carries_what_calibration_needs() -> None:
     outcome = outcome_of("unsure", advisory=True)
     assert outcome.bundle is not None
@@ -93,6 +125,7 @@ def test_a_verdict_record_carries_what_calibration_needs() -> None:
         "attempts",
         "check",
         "verdict",
+        "provenance",
     ]
     submission_hash = sha256(canonical_json(SUBMISSION.to_json()).encode())
     assert data == {
@@ -108,6 +141,8 @@ def test_a_verdict_record_carries_what_calibration_needs() -> None:
         "attempts": 1,
         "check": CHECK.to_json(),
         "verdict": outcome.verdict.to_json(),
+        # Where each answer came from (the scripted evaluator gave no distributions).
+        "provenance": [{"source": "scripted"}] * 3,
     }
     assert (record.advisory, record.model, record.at, record.result) == (
         True,

@@ -28,6 +28,7 @@ from checkprofile import (
     Check,
     ChoiceAnswer,
     ChoiceQuestion,
+    Failure,
     QuestionResult,
     RubricAnswer,
     RubricQuestion,
@@ -72,6 +73,7 @@ def test_an_unsure_receipt_holds_each_question_with_answer_threshold_and_result(
             "answer": "no (0.62)",
             "threshold": "passes at 0.9 or more; fails below 0.5, else unsure",
             "distance": 0.9 - 0.62,
+            "source": "scripted",
         },
         {
             "ask": SPEC_CHOICE_ASK,
@@ -80,6 +82,7 @@ def test_an_unsure_receipt_holds_each_question_with_answer_threshold_and_result(
             "threshold": "passes: states; unsure: unclear; any other fails;"
             " unsure below confidence 0.8",
             "distance": 0.0,
+            "source": "scripted",
         },
         {
             "ask": SPEC_RUBRIC_ASK,
@@ -88,6 +91,7 @@ def test_an_unsure_receipt_holds_each_question_with_answer_threshold_and_result(
             "threshold": "passes at level 2 (Both lists are covered with the search terms"
             " stated.) or above; unsure below confidence 0.8",
             "distance": 0.5,
+            "source": "scripted",
         },
     ]
     assert data["drivers"] == [0]  # unsure drove the verdict; the fail did not
@@ -98,6 +102,52 @@ def test_an_unsure_receipt_holds_each_question_with_answer_threshold_and_result(
         f"check: {SPEC_ASK} → no (0.62)",
         f"check: {SPEC_RUBRIC_ASK} → level 1: One list is covered. (0.9)",
     ]
+
+
+def test_a_receipt_keeps_where_each_answer_came_from_and_its_distribution() -> None:
+    # The distributions an adapter reads stay out of the verdict record (its shape is fixed),
+    # but a person deciding sees how the model's probability was spread.
+    script: dict[str, Answer | Failure] = {
+        SPEC_ASK: YesNoAnswer(0.62, source="native"),
+        SPEC_CHOICE_ASK: ChoiceAnswer(
+            "states",
+            0.91,
+            source="logprobs",
+            distribution=(("hedges", 0.06), ("states", 0.91), ("unclear", 0.03)),
+        ),
+        SPEC_RUBRIC_ASK: RubricAnswer(
+            1, 0.9, source="native", distribution=((0, 0.02), (1, 0.9), (2, 0.08))
+        ),
+    }
+    receipt = receipt_for(make_outcome(script), run_id=RUN, step_id=STEP)
+    questions = receipt.to_json()["questions"]
+    assert [q["source"] for q in questions] == ["native", "logprobs", "native"]
+    assert "distribution" not in questions[0]  # p is the whole of a yes/no distribution
+    assert questions[1]["distribution"] == [["states", 0.91], ["hedges", 0.06], ["unclear", 0.03]]
+    assert questions[2]["distribution"] == [[1, 0.9], [2, 0.08], [0, 0.02]]
+    assert "distribution" not in json.dumps(receipt.to_json()["verdict"])
+    text = receipt.render_text()
+    assert "the model's spread (logprobs): states 0.91, hedges 0.06, unclear 0.03" in text
+    assert "the model's spread (native): level 1 0.9, level 2 0.08, level 0 0.02" in text
+    assert Receipt.from_json(round_trip(receipt.to_json())) == receipt
+
+
+@pytest.mark.parametrize(
+    ("distribution", "message"),
+    [
+        pytest.param([["states", 0.5], ["hedges", 0.3]], "sums to 0.8", id="not-summing-to-1"),
+        pytest.param([["hedges", 0.9], ["states", 0.1]], "not the most probable", id="not-top"),
+        pytest.param([["maybe", 1.0]], "not an option", id="unknown-option"),
+        pytest.param("states", r"\[option, p\] pairs", id="not-pairs"),
+    ],
+)
+def test_a_receipt_whose_distribution_contradicts_its_answer_is_refused(
+    distribution: Any, message: str
+) -> None:
+    data = unsure_receipt().to_json()
+    data["questions"][1]["distribution"] = distribution
+    with pytest.raises(ReceiptError, match=message):
+        Receipt.from_json(data)
 
 
 def test_the_receipt_shows_each_piece_the_evaluator_was_shown_with_its_size() -> None:

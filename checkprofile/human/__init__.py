@@ -60,6 +60,7 @@ from ._decisions import (
 from ._receipts import (
     RECEIPT_FORMAT,
     SHOWN_PIECES,
+    Provenance,
     Receipt,
     ReceiptError,
     ShownPiece,
@@ -96,6 +97,7 @@ __all__ = [  # noqa: RUF022
     "Handoff",
     "JsonLinesRecorder",
     "MIN_CASES",
+    "Provenance",
     "QuestionCalibration",
     "RECEIPT_FORMAT",
     "Receipt",

@@ -19,9 +19,13 @@ A **verdict record**, made by :func:`verdict_record` from an :class:`~checkprofi
      "action": "complete"|"not_accepted"|"escalate"|"retry",
      "attempts": 1|2,
      "check": [...],                   the check's full form (Check.to_json): every threshold
-     "verdict": {...}}                 the verdict record itself (Verdict.to_json): verdict,
+     "verdict": {...},                 the verdict record itself (Verdict.to_json): verdict,
                                         advisory, model, questions (answer, confidence, result),
                                         truncated, at
+     "provenance": [...]}              optional, one entry per question: where its answer came
+                                        from, {"source", "distribution"?: [[option, p], ...]}
+                                        ({} for a question not answered); absent when unknown
+                                        (an error verdict, an outcome without answers)
 
 The verdict's ``questions[i]`` answers ``check[i]``: the thresholds of question ``i`` are
 ``check[i]`` (yes/no ``pass``, ``fail``; choice ``pass``, ``unsure``, ``confidence``; rubric
@@ -75,7 +79,14 @@ from ._decisions import (
     Resolution,
     decision_from_json,
 )
-from ._receipts import bundle_sha256
+from ._receipts import (
+    Provenance,
+    ReceiptError,
+    bundle_sha256,
+    provenance_from_json,
+    provenance_json,
+    provenance_of,
+)
 from ._records import held_check
 
 try:  # POSIX; elsewhere O_APPEND alone keeps a single write() whole on local files
@@ -169,6 +180,7 @@ class VerdictRecord:
     attempts: int
     check: Check
     verdict: Verdict
+    provenance: tuple[Provenance, ...] = ()
     record: Literal["verdict"] = attrs.field(default="verdict", init=False)
 
     @property
@@ -207,6 +219,11 @@ class VerdictRecord:
             "attempts": self.attempts,
             "check": self.check.to_json(),
             "verdict": self.verdict.to_json(),
+            **(
+                {"provenance": [provenance_json(origin) for origin in self.provenance]}
+                if self.provenance
+                else {}
+            ),
         }
 
 
@@ -283,6 +300,7 @@ def verdict_record(
         attempts=outcome.attempts,
         check=check,
         verdict=outcome.verdict,
+        provenance=provenance_of(outcome),
     )
 
 
@@ -330,6 +348,9 @@ def resolution_record(resolution: Resolution) -> DecisionRecord:
 
 # --- reading ---------------------------------------------------------------------------------
 
+# Keys a verdict record may have besides _VERDICT_KEYS (format 1 readers that came before them
+# refuse unknown keys, so each is written only when it says something).
+_VERDICT_OPTIONAL = ("provenance",)
 _VERDICT_KEYS = (
     "record",
     "format",
@@ -382,7 +403,8 @@ def record_from_json(data: object) -> AuditRecord:
     missing = [key for key in expected if key not in data]
     if missing:
         raise ValueError(f"a {kind} record needs {show(missing[0])}")
-    unknown = sorted((key for key in data if key not in expected), key=str)
+    optional = _VERDICT_OPTIONAL if kind == "verdict" else ()
+    unknown = sorted((key for key in data if key not in (*expected, *optional)), key=str)
     if unknown:
         raise ValueError(f"a {kind} record has no key {show(unknown[0])}")
     if type(data["format"]) is not int or data["format"] != AUDIT_FORMAT:
@@ -414,6 +436,14 @@ def _verdict_from_json(data: Mapping[str, Any], run: str, step: str) -> VerdictR
     if check_key(check) != data["check_key"]:
         raise ValueError("check_key is not the key of its check")
     verdict = Verdict.from_json(data["verdict"], check=check)
+    provenance: tuple[Provenance, ...] = ()
+    if "provenance" in data:
+        try:
+            provenance = provenance_from_json(data["provenance"], check, verdict)
+        except ReceiptError as error:
+            raise ValueError(f"provenance: {error}") from None
+        if not provenance:
+            raise ValueError("provenance is left out when no answer's source is known")
     return VerdictRecord(
         key=data["key"],
         run=run,
@@ -425,6 +455,7 @@ def _verdict_from_json(data: Mapping[str, Any], run: str, step: str) -> VerdictR
         attempts=int(attempts),
         check=check,
         verdict=verdict,
+        provenance=provenance,
     )
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_args
 
 import attrs
 
@@ -35,7 +35,16 @@ from .._convert import converter, one_line, register_renamed, show
 from .._lines import answer_text, issue_lines, js_number
 from .._run import Action, Outcome
 from .._validate import parse_check
-from .._verdict import QuestionResult, Verdict
+from .._verdict import (
+    Answer,
+    ChoiceAnswer,
+    QuestionResult,
+    RubricAnswer,
+    Source,
+    Verdict,
+    YesNoAnswer,
+    answer_problem,
+)
 from ..errors import CheckError, CheckprofileError, MaterialError, VerdictError
 from ._records import held_check
 
@@ -211,6 +220,45 @@ def _failures(items: Any) -> tuple[tuple[str, str, str], ...]:
     return tuple((str(a), str(b), str(c)) for a, b, c in items)
 
 
+@attrs.frozen
+class Provenance:
+    """Where one answer came from: its ``source`` (``native``, ``logprobs``, ...) and, when the
+    evaluator gave one, the ``distribution`` over the question's options (choice names or
+    rubric levels), most probable first. Both ``None`` for a question not answered."""
+
+    source: str | None = None
+    distribution: tuple[tuple[str | int, float], ...] | None = None
+
+
+def provenance_json(origin: Provenance) -> dict[str, Any]:
+    """``{"source", "distribution"?}`` (the distribution as ``[option, p]`` pairs), or ``{}``
+    for a question not answered."""
+    if origin.source is None:
+        return {}
+    shown: dict[str, Any] = {"source": origin.source}
+    if origin.distribution is not None:
+        shown["distribution"] = [[option, p] for option, p in origin.distribution]
+    return shown
+
+
+def provenance_of(outcome: Outcome) -> tuple[Provenance, ...]:
+    """Where each answer of ``outcome`` came from, in question order (empty for an error)."""
+    return tuple(_provenance_of(answer) for answer in outcome.answers)
+
+
+def _provenance(items: Any) -> tuple[Provenance, ...]:
+    return tuple(items)
+
+
+def _provenance_of(answer: Answer | None) -> Provenance:
+    if answer is None:
+        return Provenance()
+    distribution = getattr(answer, "distribution", None)
+    if distribution is not None:
+        distribution = tuple(sorted(distribution, key=lambda pair: -pair[1]))
+    return Provenance(answer.source, distribution)
+
+
 @attrs.frozen(kw_only=True)
 class Receipt:
     """What a person reads to decide a check on step ``step_id`` of run ``run_id``.
@@ -219,7 +267,9 @@ class Receipt:
     ``shown`` the pieces the evaluator was shown with their sizes (``shown_bytes`` in all, the
     length of :func:`bundle_bytes`; ``bundle_sha256`` its hash); ``dropped_steps`` and
     ``dropped_fields`` what was cut from the run data; ``candidate`` the submission;
-    ``failures`` (ask, reason, detail) for each question the evaluator did not answer.
+    ``failures`` (ask, reason, detail) for each question the evaluator did not answer;
+    ``provenance`` for each question, where its answer came from and the distribution the
+    evaluator gave (empty when not known).
     """
 
     run_id: str
@@ -234,6 +284,7 @@ class Receipt:
     dropped_fields: tuple[str, ...] = attrs.field(converter=_strings)
     candidate: Submission
     failures: tuple[tuple[str, str, str], ...] = attrs.field(default=(), converter=_failures)
+    provenance: tuple[Provenance, ...] = attrs.field(default=(), converter=_provenance)
 
     @property
     def drivers(self) -> tuple[int, ...]:
@@ -247,13 +298,16 @@ class Receipt:
 
     def _question_json(self, index: int) -> dict[str, Any]:
         question, record = self.check[index], self.verdict.questions[index]
-        return {
+        shown: dict[str, Any] = {
             "ask": record.ask,
             "result": record.result,
             "answer": answer_text(record, question),
             "threshold": threshold_text(question),
             "distance": distance_from_passing(question, record),
         }
+        if self.provenance:
+            shown.update(provenance_json(self.provenance[index]))
+        return shown
 
     def to_json(self) -> dict[str, Any]:
         """The receipt as plain JSON. ``questions`` (each with its answer and thresholds in
@@ -350,6 +404,7 @@ def _receipt_from_json(data: object) -> Receipt:
         if not isinstance(data[key], list) or not all(isinstance(v, str) for v in data[key]):
             raise ReceiptError(f"{key} must be a list of strings, got {show(data[key])}")
     return Receipt(
+        provenance=provenance_from_json(data["questions"], check, verdict),
         run_id=data["run"],
         step_id=data["step"],
         action=data["action"],
@@ -363,6 +418,47 @@ def _receipt_from_json(data: object) -> Receipt:
         candidate=Submission.from_json(data["candidate"]),
         failures=[(f["ask"], f["reason"], f["detail"]) for f in failures],
     )
+
+
+def provenance_from_json(
+    questions: object, check: Check, verdict: Verdict
+) -> tuple[Provenance, ...]:
+    """Read back what :func:`provenance_json` wrote, one entry per question of ``check``,
+    checking each distribution against its recorded answer. Raises :class:`ReceiptError`."""
+    if not isinstance(questions, list) or len(questions) != len(check):
+        raise ReceiptError(f"questions must be a list of {len(check)}, got {show(questions)}")
+    found = []
+    for question, record, shown in zip(check, verdict.questions, questions, strict=True):
+        if not isinstance(shown, Mapping) or "source" not in shown:
+            found.append(Provenance())
+            continue
+        if shown["source"] not in get_args(Source):
+            raise ReceiptError(f"an answer's source must be a Source, got {show(shown['source'])}")
+        pairs = shown.get("distribution")
+        distribution = None
+        if pairs is not None:
+            if not isinstance(pairs, list) or not all(
+                isinstance(pair, list) and len(pair) == 2 for pair in pairs
+            ):
+                raise ReceiptError(f"a distribution is [option, p] pairs, got {show(pairs)}")
+            distribution = tuple((option, p) for option, p in pairs)
+            answer = _answer(question, record, distribution)
+            problem = answer_problem(question, answer)
+            if problem is not None:
+                raise ReceiptError(f"not a receipt: {show(record.ask)}: {problem}")
+        found.append(Provenance(shown["source"], distribution))
+    return tuple(found) if any(p.source is not None for p in found) else ()
+
+
+def _answer(
+    question: Question, record: QuestionResult, distribution: tuple[tuple[Any, Any], ...]
+) -> object:
+    # The recorded answer with the distribution beside it, for the core to check they agree.
+    if isinstance(question, ChoiceQuestion):
+        return ChoiceAnswer(record.answer, record.confidence, distribution=distribution)  # type: ignore[arg-type]
+    if isinstance(question, RubricQuestion):
+        return RubricAnswer(record.answer, record.confidence, distribution=distribution)  # type: ignore[arg-type]
+    return YesNoAnswer(record.answer)  # type: ignore[arg-type]  # a yes/no p is its own distribution
 
 
 def receipt_for(outcome: Outcome, *, run_id: str, step_id: str) -> Receipt:
@@ -397,6 +493,7 @@ def receipt_for(outcome: Outcome, *, run_id: str, step_id: str) -> Receipt:
         dropped_fields=bundle.dropped_fields,
         candidate=bundle.submission,
         failures=[(ask, f.reason, f.detail) for ask, f in outcome.failures],
+        provenance=provenance_of(outcome),
     )
 
 
@@ -550,5 +647,17 @@ def _question_lines(receipt: Receipt, index: int, label: str, width: int) -> lis
         distance = distance_from_passing(question, record)
         detail += f", {js_number(round(distance, 2))} from passing"
     lines.extend(_wrap(detail, indent, width))
+    if receipt.provenance:
+        origin = receipt.provenance[index]
+        if origin.distribution is not None:
+            spread = ", ".join(
+                f"{_option_text(option)} {js_number(round(p, 2))}"
+                for option, p in origin.distribution
+            )
+            lines.extend(_wrap(f"the model's spread ({origin.source}): {spread}", indent, width))
     lines.extend(_wrap(threshold_text(question), indent, width))
     return lines
+
+
+def _option_text(option: str | int) -> str:
+    return f"level {option}" if isinstance(option, int) else option
