@@ -61,6 +61,17 @@ def _escaped(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
+def json_problem(error: Exception) -> str:
+    """Why a value could not be written as JSON, in the same words on every Python."""
+    if isinstance(error, RecursionError):
+        return "it is nested too deeply"
+    if isinstance(error, ValueError) and str(error).startswith("Out of range float"):
+        return "it holds NaN or an infinity, which JSON cannot write"
+    if isinstance(error, TypeError):
+        return f"it holds a value that is not JSON data ({error})"
+    return str(error)
+
+
 def _size(text: str) -> int:
     # UTF-8 byte length; most run data is ASCII, where the length is the byte count.
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
@@ -223,7 +234,9 @@ def build_bundle(check: Check, material: Material, *, state_bytes: int) -> Bundl
     try:
         submission_json = canonical_json(material.submission.to_json())
     except (TypeError, ValueError, RecursionError) as error:
-        raise MaterialError(f"the submission cannot be shown as JSON: {error}") from None
+        raise MaterialError(
+            f"the submission cannot be shown as JSON: {json_problem(error)}"
+        ) from None
     view = _cut(material.run_data, state_bytes)
     return Bundle(
         check=check,
@@ -250,7 +263,7 @@ def _piece(key: str, value: Any, where: str) -> str:
     try:
         return _encode({key: value})[1:-1]
     except (TypeError, ValueError, RecursionError) as error:
-        raise MaterialError(f"{where} cannot be shown as JSON: {error}") from None
+        raise MaterialError(f"{where} cannot be shown as JSON: {json_problem(error)}") from None
 
 
 def _encode(members: Mapping[str, Any]) -> str:

@@ -457,3 +457,36 @@ def test_a_lone_surrogate_stays_escaped_so_the_text_is_utf_8() -> None:
     )
     assert bundle.run_data_bytes == len(bundle.run_data_json.encode("utf-8"))
     bundle.submission_json.encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("run_data", "output", "message"),
+    [
+        pytest.param(
+            {"steps": {"a": {"score": math.nan}}},
+            {},
+            "run data steps.a cannot be shown as JSON: it holds NaN or an infinity",
+            id="nan-in-run-data",
+        ),
+        pytest.param(
+            {},
+            {"score": math.inf},
+            "the submission cannot be shown as JSON: it holds NaN or an infinity",
+            id="infinity-in-submission",
+        ),
+        pytest.param(
+            {"inputs": {"when": datetime(2026, 1, 1)}},
+            {},
+            r"run data inputs\.when cannot be shown as JSON: it holds a value that is not JSON data",
+            id="datetime-in-run-data",
+        ),
+    ],
+)
+def test_material_that_is_not_json_is_named_in_the_same_words_on_every_python(
+    run_data: dict[str, Any], output: Any, message: str
+) -> None:
+    material = Material(
+        instructions="x", body="b", run_data=run_data, submission=Submission(output)
+    )
+    with pytest.raises(MaterialError, match=message):
+        build_bundle(parse_check("Done?"), material, state_bytes=65536)

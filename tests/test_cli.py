@@ -540,16 +540,16 @@ ASK3 = "How well are lines above the per-diem limit handled?"
             "submission",
             "sub.yaml",
             "output: {score: .nan}\n",
-            ": the submission cannot be shown as JSON: Out of range float values are not JSON "
-            "compliant",
+            ": the submission cannot be shown as JSON: it holds NaN or an infinity, which JSON "
+            "cannot write",
             id="submission-nan",
         ),
         pytest.param(
             "run_data",
             "run.json",
             '{"steps": {"a": {"score": 1e999}}}',
-            ": run data steps.a cannot be shown as JSON: Out of range float values are not JSON "
-            "compliant",
+            ": run data steps.a cannot be shown as JSON: it holds NaN or an infinity, which JSON "
+            "cannot write",
             id="run-data-infinity",
         ),
         pytest.param(

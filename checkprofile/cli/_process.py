@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 
 from .. import _process as process_
-from .._bundle import Bundle, Material, Submission, build_bundle, canonical_json
+from .._bundle import Bundle, Material, Submission, build_bundle, canonical_json, json_problem
 from .._check import Check
 from .._convert import show
 from .._limits import Limits
@@ -201,7 +201,8 @@ def _submission(path: Path) -> Submission:
     try:
         canonical_json(submission.to_json())  # NaN, infinities: not JSON the model can be shown
     except ValueError as error:
-        raise UsageError(f"{path}: the submission cannot be shown as JSON: {error}") from None
+        problem = json_problem(error)
+        raise UsageError(f"{path}: the submission cannot be shown as JSON: {problem}") from None
     return submission
 
 
