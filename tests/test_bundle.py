@@ -477,7 +477,8 @@ def test_a_lone_surrogate_stays_escaped_so_the_text_is_utf_8() -> None:
         pytest.param(
             {"inputs": {"when": datetime(2026, 1, 1)}},
             {},
-            r"run data inputs\.when cannot be shown as JSON: it holds a value that is not JSON data",
+            r"run data inputs\.when cannot be shown as JSON: it holds a value that is not "
+            "JSON data",
             id="datetime-in-run-data",
         ),
     ],
