@@ -35,6 +35,18 @@ from typing import Any
 import attrs
 import pytest
 
+from checkprofile import (
+    Check,
+    Evaluator,
+    Limits,
+    Material,
+    Outcome,
+    Submission,
+    parse_check,
+    run_check_sync,
+)
+from support import spec_full_form
+
 __all__ = [
     "LoopbackServer",
     "Recorded",
@@ -415,3 +427,38 @@ def decisions(
         return Scripted(json=body, delay=delay, headers={"x-request-id": "req-1"})
 
     return respond
+
+
+# --- Running a check against a host ------------------------------------------------------------
+# The decision-backend tests share one vendor-screening material and one way to run the
+# profile's example check through an evaluator pointed at a loopback host.
+
+VENDOR_SUMMARY = "Acme GmbH is cleared on both lists."
+
+
+def vendor_material(summary: str = VENDOR_SUMMARY, **run: Any) -> Material:
+    """The vendor-screening material, with ``summary`` (a hostile one, in some tests) and any
+    extra top-level ``run`` data."""
+    return Material(
+        instructions="Check the vendor against the OFAC and EU lists.",
+        body="# Vendor onboarding\n",
+        run_data={"inputs": {"vendor": "Acme GmbH"}, "steps": {}, **run},
+        submission=Submission(
+            {"cleared": True}, summary=summary, evidence=[{"kind": "file", "ref": "r.pdf"}]
+        ),
+    )
+
+
+def run_example_check(
+    evaluator: Evaluator, check: Check | None = None, *, summary: str = VENDOR_SUMMARY
+) -> Outcome:
+    """The profile's full-form example check (or ``check``) on :func:`vendor_material`, with a
+    fixed ``at`` and a short Retry-After cap, as a host would run it."""
+    return run_check_sync(
+        check or parse_check(spec_full_form()),
+        vendor_material(summary),
+        evaluator,
+        limits=Limits(),
+        now="2026-10-06T09:04:20Z",
+        max_retry_wait=0.05,
+    )

@@ -13,21 +13,22 @@ import pytest
 pytest.importorskip("openai")
 
 from loopback import (
+    VENDOR_SUMMARY,
     LoopbackServer,
     Recorded,
     Scripted,
     decisions,
     loopback_fixture,  # noqa: F401 (a pytest fixture)
+    run_example_check,
+    vendor_material,
 )
 
 from checkprofile import (
     Check,
     ChoiceAnswer,
     Limits,
-    Material,
     Outcome,
     RubricAnswer,
-    Submission,
     YesNoAnswer,
     parse_check,
     run_check_sync,
@@ -41,17 +42,6 @@ VERSION = "gpt-6-luna-2026-10-01"
 ASKS = parse_check(spec_full_form()).asks
 
 
-def material(summary: str = "Acme GmbH is cleared on both lists.") -> Material:
-    return Material(
-        instructions="Check the vendor against the OFAC and EU lists.",
-        body="# Vendor onboarding\n",
-        run_data={"inputs": {"vendor": "Acme GmbH"}, "steps": {}},
-        submission=Submission(
-            {"cleared": True}, summary=summary, evidence=[{"kind": "file", "ref": "r.pdf"}]
-        ),
-    )
-
-
 def evaluator(server: LoopbackServer, *, timeout: float = 5.0) -> DecisionsEvaluator:
     return DecisionsEvaluator(
         MODEL, base_url=server.url + "/v1", api_key="test-key", timeout=timeout
@@ -63,16 +53,9 @@ def run(
     check: Check | None = None,
     *,
     timeout: float = 5.0,
-    summary: str = "Acme GmbH is cleared on both lists.",
+    summary: str = VENDOR_SUMMARY,
 ) -> Outcome:
-    return run_check_sync(
-        check or parse_check(spec_full_form()),
-        material(summary),
-        evaluator(server, timeout=timeout),
-        limits=Limits(),
-        now="2026-10-06T09:04:20Z",
-        max_retry_wait=0.05,
-    )
+    return run_example_check(evaluator(server, timeout=timeout), check, summary=summary)
 
 
 def answering(index: int, answer: dict[str, Any] | None) -> Callable[[Recorded], Scripted]:
@@ -425,6 +408,6 @@ def test_bad_arguments_are_refused_naming_the_value() -> None:
 @pytest.mark.skipif(not os.environ.get("OPENAI_API_KEY"), reason="needs OPENAI_API_KEY")
 def test_the_real_api_answers_the_three_kinds() -> None:  # pragma: no cover - needs a key
     outcome = run_check_sync(
-        parse_check(spec_full_form()), material(), DecisionsEvaluator(MODEL), limits=Limits()
+        parse_check(spec_full_form()), vendor_material(), DecisionsEvaluator(MODEL), limits=Limits()
     )
     assert outcome.verdict.verdict != "error", outcome.failures

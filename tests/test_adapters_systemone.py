@@ -14,21 +14,22 @@ import pytest
 pytest.importorskip("typesafe_sdk")
 
 from loopback import (
+    VENDOR_SUMMARY,
     LoopbackServer,
     Recorded,
     Scripted,
     loopback_fixture,  # noqa: F401 (a pytest fixture)
+    run_example_check,
     systemone,
+    vendor_material,
 )
 
 from checkprofile import (
     Check,
     ChoiceAnswer,
     Limits,
-    Material,
     Outcome,
     RubricAnswer,
-    Submission,
     YesNoAnswer,
     parse_check,
     run_check,
@@ -42,17 +43,6 @@ ALIAS = "jev-latest"
 VERSION = "jev-2026-09-15"
 
 
-def material(summary: str = "Acme GmbH is cleared on both lists.", **run: Any) -> Material:
-    return Material(
-        instructions="Check the vendor against the OFAC and EU lists.",
-        body="# Vendor onboarding\n",
-        run_data={"inputs": {"vendor": "Acme GmbH"}, "steps": {}, **run},
-        submission=Submission(
-            {"cleared": True}, summary=summary, evidence=[{"kind": "file", "ref": "r.pdf"}]
-        ),
-    )
-
-
 def evaluator(server: LoopbackServer, *, timeout: float = 5.0) -> SystemOneEvaluator:
     return SystemOneEvaluator(ALIAS, base_url=server.url, api_key="test-key", timeout=timeout)
 
@@ -62,16 +52,9 @@ def run(
     check: Check | None = None,
     *,
     timeout: float = 5.0,
-    summary: str = "Acme GmbH is cleared on both lists.",
+    summary: str = VENDOR_SUMMARY,
 ) -> Outcome:
-    return run_check_sync(
-        check or parse_check(spec_full_form()),
-        material(summary),
-        evaluator(server, timeout=timeout),
-        limits=Limits(),
-        now="2026-10-06T09:04:20Z",
-        max_retry_wait=0.05,
-    )
+    return run_example_check(evaluator(server, timeout=timeout), check, summary=summary)
 
 
 # --- Mapping -----------------------------------------------------------------------------------
@@ -192,7 +175,7 @@ def test_a_truncated_run_says_what_was_left_out(loopback: LoopbackServer) -> Non
     steps = {f"s{i:02}": {"output": "x" * 400} for i in range(10)}
     outcome = run_check_sync(
         parse_check(spec_full_form()),
-        material(steps=steps),
+        vendor_material(steps=steps),
         evaluator(loopback),
         limits=Limits(check_state_bytes=1200),
         max_retry_wait=0.05,
@@ -421,7 +404,9 @@ def test_one_evaluator_serves_several_event_loops(loopback: LoopbackServer) -> N
     shared = evaluator(loopback)
     check = parse_check(spec_full_form())
     for _ in range(2):  # each run_check_sync is a new loop: each needs its own connections
-        outcome = run_check_sync(check, material(), shared, limits=Limits(), max_retry_wait=0.05)
+        outcome = run_check_sync(
+            check, vendor_material(), shared, limits=Limits(), max_retry_wait=0.05
+        )
         assert outcome.verdict.verdict == "pass"
 
 
@@ -433,7 +418,7 @@ def test_concurrent_checks_share_one_evaluator(loopback: LoopbackServer) -> None
     async def many() -> list[Outcome]:
         try:
             return await asyncio.gather(
-                *(run_check(check, material(), shared, limits=Limits()) for _ in range(10))
+                *(run_check(check, vendor_material(), shared, limits=Limits()) for _ in range(10))
             )
         finally:
             await shared.aclose()
@@ -470,7 +455,7 @@ def test_a_missing_key_is_refused_when_built(monkeypatch: pytest.MonkeyPatch) ->
 def test_the_real_api_answers_the_three_kinds() -> None:  # pragma: no cover - needs a key
     outcome = run_check_sync(
         parse_check(spec_full_form()),
-        material(),
+        vendor_material(),
         SystemOneEvaluator(os.environ.get("TYPESAFE_DEFAULT_MODEL", ALIAS)),
         limits=Limits(),
     )
