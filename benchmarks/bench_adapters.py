@@ -34,6 +34,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import typesafe_sdk
+
+# The same three-question check as the core benchmark.
+from bench_core import CHECK
 from loopback import LoopbackServer, Recorded, systemone, systemone_answers
 from pydantic import BaseModel
 
@@ -45,27 +48,10 @@ from checkprofile import (
     Submission,
     build_bundle,
     combine,
-    parse_check,
     run_check,
 )
 from checkprofile.adapters._common import material_state
 from checkprofile.adapters.systemone import SystemOneEvaluator, _read, system_one_question
-
-CHECK = parse_check(
-    [
-        {"ask": "The cleared verdict matches what the attached report says.", "fail": 0.5},
-        {
-            "ask": "What does the summary do?",
-            "one_of": {"states": "States the verdict.", "hedges": "Avoids a verdict."},
-            "pass": ["states"],
-        },
-        {
-            "ask": "How complete is the screening?",
-            "levels": ["Neither list.", "One list.", "Both lists, with search terms."],
-            "pass": 2,
-        },
-    ]
-)
 
 
 def material(index: int) -> Material:
