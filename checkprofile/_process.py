@@ -120,10 +120,19 @@ class Process:
         return result
 
     def step(self, step_id: str) -> ProcessStep:
-        """The step with this id; a :class:`ProcessError` naming the ids there are if none."""
-        for step in self.steps:
-            if step.id == step_id:
-                return step
+        """The step with this id; a :class:`ProcessError` naming the ids there are if none,
+        or where the id is used twice (a step cannot be told from its namesake)."""
+        found = [step for step in self.steps if step.id == step_id]
+        if len(found) > 1:
+            lines = [self.document.locate(("steps", step.index)).line for step in found]
+            raise ProcessError(
+                f'step id "{step_id}" is used by more than one step (lines '
+                f"{', '.join(map(str, lines))})",
+                source=self.source,
+                mark=self.document.locate(("steps", found[1].index, "id")),
+            )
+        if found:
+            return found[0]
         ids = ", ".join(step.id for step in self.steps if step.id is not None) or "none"
         raise ProcessError(
             f'no step has id "{step_id}" (steps: {ids})',

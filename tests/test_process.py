@@ -136,6 +136,15 @@ def test_load_process_names_the_path_of_a_file_it_cannot_read(tmp_path: Path) ->
         load_process(binary)
 
 
+def test_a_step_id_used_twice_cannot_be_picked() -> None:
+    text = "---\nsteps:\n  - id: a\n    agent: One.\n  - id: a\n    agent: Two.\n---\n"
+    with pytest.raises(ProcessError) as caught:
+        read(text).step("a")
+    assert str(caught.value) == (
+        'PROCESS.md:5:9: step id "a" is used by more than one step (lines 3, 5)'
+    )
+
+
 def test_a_missing_step_names_the_steps_there_are() -> None:
     with pytest.raises(
         ProcessError, match=r'PROCESS.md:3:1: no step has id "nope" \(steps: check_vendor, sign\)'
