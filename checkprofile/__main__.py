@@ -1,5 +1,5 @@
 """``python -m checkprofile``: the command line."""
 
-from checkprofile.cli import main
+from .cli import main
 
 raise SystemExit(main())

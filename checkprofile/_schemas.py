@@ -16,7 +16,7 @@ SchemaName = Literal["check", "verdict"]
 @cache
 def schema_file(name: SchemaName) -> dict[str, Any]:
     """The schema as read from the package, once. Shared: never hand it to users."""
-    text = (resources.files("checkprofile") / "schemas" / f"{name}.schema.json").read_text(
+    text = (resources.files(__package__) / "schemas" / f"{name}.schema.json").read_text(
         encoding="utf-8"
     )
     schema: dict[str, Any] = json.loads(text)

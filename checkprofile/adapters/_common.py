@@ -15,8 +15,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from checkprofile import Bundle
-from checkprofile._convert import show
+from .. import Bundle
+from .._convert import show
 
 __all__ = ["DEFAULT_TIMEOUT", "LoopClients", "checked_model", "checked_timeout", "material_state"]
 

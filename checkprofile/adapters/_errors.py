@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 from types import ModuleType
 
-from checkprofile import Failure
-from checkprofile.errors import EvaluatorError, FailureReason
+from .. import Failure
+from ..errors import EvaluatorError, FailureReason
 
 __all__ = ["failure_from_exception", "failure_from_status", "retry_after_seconds"]
 

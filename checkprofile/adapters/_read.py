@@ -13,9 +13,9 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
-from checkprofile import ChoiceAnswer, RubricAnswer, Source, YesNoAnswer
-from checkprofile._convert import show
-from checkprofile._verdict import DISTRIBUTION_TOLERANCE
+from .. import ChoiceAnswer, RubricAnswer, Source, YesNoAnswer
+from .._convert import show
+from .._verdict import DISTRIBUTION_TOLERANCE
 
 __all__ = [
     "SUM_TOLERANCE",

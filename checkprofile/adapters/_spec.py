@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from checkprofile import Evaluator
+from .. import Evaluator
 
 __all__ = ["SCHEMES", "evaluator_from_spec"]
 
@@ -31,7 +31,7 @@ class _Scheme:
 
 SCHEMES: Mapping[str, _Scheme] = {
     "systemone": _Scheme(
-        "checkprofile.adapters.systemone",
+        ".systemone",
         "SystemOneEvaluator",
         "systemone",
         "typesafe_sdk",
@@ -39,7 +39,7 @@ SCHEMES: Mapping[str, _Scheme] = {
         "TYPESAFE_BASE_URL",
     ),
     "openai-decisions": _Scheme(
-        "checkprofile.adapters.openai_decisions",
+        ".openai_decisions",
         "DecisionsEvaluator",
         "openai",
         "openai",
@@ -48,7 +48,7 @@ SCHEMES: Mapping[str, _Scheme] = {
     ),
     # Local OpenAI-compatible runtimes (vLLM, llama.cpp, Ollama) usually take no key.
     "openai-chat": _Scheme(
-        "checkprofile.adapters.openai_chat",
+        ".openai_chat",
         "ChatEvaluator",
         "openai",
         "openai",
@@ -98,7 +98,7 @@ def evaluator_from_spec(
         key = _NO_KEY
     base_url = (environ.get(scheme.base_url) or "").strip() or None
     try:
-        module = importlib.import_module(scheme.module)
+        module = importlib.import_module(scheme.module, __package__)
     except ImportError as error:
         raise ValueError(f"evaluator {spec!r} cannot be loaded ({error}): {install}") from None
     options: dict[str, Any] = {"base_url": base_url, "api_key": key}

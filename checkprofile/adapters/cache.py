@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
 
-from checkprofile import (
+from .. import (
     Answer,
     Bundle,
     Check,
@@ -44,7 +44,7 @@ from checkprofile import (
     ask_evaluator,
     canonical_json,
 )
-from checkprofile._convert import is_finite, show
+from .._convert import is_finite, show
 
 __all__ = ["CacheStore", "CachingEvaluator", "DirectoryStore", "MemoryStore", "cache_key"]
 

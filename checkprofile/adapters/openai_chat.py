@@ -32,7 +32,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeGuard
 
-from checkprofile import (
+from .. import (
     Answer,
     Bundle,
     ChoiceQuestion,
@@ -42,16 +42,16 @@ from checkprofile import (
     RubricQuestion,
     canonical_json,
 )
-from checkprofile._convert import show
-from checkprofile.adapters._common import (
+from .._convert import show
+from ._common import (
     DEFAULT_TIMEOUT,
     LoopClients,
     checked_model,
     checked_timeout,
     material_state,
 )
-from checkprofile.adapters._errors import failure_from_exception
-from checkprofile.adapters._read import (
+from ._errors import failure_from_exception
+from ._read import (
     Malformed,
     most_probable,
     read_choice,

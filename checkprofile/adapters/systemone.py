@@ -15,7 +15,7 @@ except ImportError as error:  # the extra is not installed
         'checkprofile.adapters.systemone needs typesafe-sdk: pip install "checkprofile[systemone]"'
     ) from error
 
-from checkprofile import (
+from .. import (
     Answer,
     Bundle,
     ChoiceQuestion,
@@ -24,8 +24,7 @@ from checkprofile import (
     Reply,
     RubricQuestion,
 )
-from checkprofile._convert import show
-
+from .._convert import show
 from ._common import DEFAULT_TIMEOUT, LoopClients, checked_model, checked_timeout, material_state
 from ._errors import failure_from_exception
 from ._read import Malformed, read_choice, read_rubric, read_yes_no
