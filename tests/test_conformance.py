@@ -12,7 +12,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import jsonschema
 import pytest
@@ -372,3 +372,13 @@ def test_an_answer_fits_only_with_its_kinds_keys(
 """
     [result] = run_corpus(_corpus(tmp_path, text, "grading"))
     assert result.passed == (unfit == [0]), result.diff
+
+
+def test_every_stage_has_a_runner_a_schema_and_a_section_on_the_page() -> None:
+    # The stage table is the one list: a stage added there must be described everywhere else.
+    schema = case_schema()
+    assert get_args(conformance.Stage) == STAGES
+    assert schema["properties"]["stage"]["enum"] == list(STAGES)
+    assert all(stage in schema["$defs"] for stage in STAGES)
+    page = DOC.read_text(encoding="utf-8")
+    assert all(f"## Stage `{stage}`" in page for stage in STAGES)

@@ -78,9 +78,6 @@ __all__ = [
 
 Stage = Literal["check_keys", "grading", "truncation", "outcomes"]
 
-#: The stages, in pipeline order; each is one directory of the corpus.
-STAGES: Final[tuple[Stage, ...]] = ("check_keys", "grading", "truncation", "outcomes")
-
 # What a runner shows the evaluator besides the run data: the corpus pins neither, because the
 # verdict may not depend on them (only the run data view is measured against a budget).
 _INSTRUCTIONS = "Check the submission."
@@ -532,12 +529,19 @@ def _run_outcomes(case: Mapping[str, Any]) -> None:
     _expect("/expect/verdict_json", expect["verdict_json"], outcome.verdict.to_json())
 
 
+# The stage table: each stage's runner, in pipeline order. A runner raises _Mismatch where the
+# library's answer differs from the case. To add a stage: name it in Stage, write its runner and
+# add its row here, then give it a $defs entry (and its name in the id pattern and the stage
+# enum) in case.schema.json and a section in docs/conformance.md.
 _RUNNERS: Final[Mapping[Stage, Callable[[Mapping[str, Any]], None]]] = {
     "check_keys": _run_check_keys,
     "grading": _run_grading,
     "truncation": _run_truncation,
     "outcomes": _run_outcomes,
 }
+
+#: The stages, in pipeline order; each is one directory of the corpus.
+STAGES: Final[tuple[Stage, ...]] = tuple(_RUNNERS)
 
 
 def run_case(case: Case) -> CaseResult:
