@@ -9,15 +9,19 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from typing import Any, TypeGuard
+from typing import Any, Final, TypeGuard
 
 import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
 __all__ = [
+    "NON_BLANK_PATTERN",
+    "WHITESPACE",
+    "WHITESPACE_CLASS",
     "Opaque",
     "converter",
+    "is_blank",
     "is_finite",
     "is_integral",
     "is_number",
@@ -94,10 +98,34 @@ def bounded(value: object, *, max_depth: int, depth: int = 0) -> object:
     return Opaque(f"a {type(value).__name__}")
 
 
+#: What "whitespace" means everywhere in checkprofile: Unicode's ``White_Space`` property
+#: (PropList.txt), 25 code points. It is the one definition every language can name
+#: (``\p{White_Space}``; Rust's ``char::is_whitespace``, Go's ``unicode.IsSpace`` and .NET's
+#: ``Char.IsWhiteSpace`` are exactly it), where Python's ``str.isspace`` adds U+001C-U+001F and
+#: JavaScript's ``\s`` adds U+FEFF and leaves out U+0085. A blank text and the one-space
+#: collapsing of issue lines and duplicate asks use it, so they read the same in every language.
+WHITESPACE: Final = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+#: The same set as a regular-expression class that reads alike in Python and ECMA-262 (JSON
+#: Schema's ``pattern``): the check and verdict schemas say "non-blank" with its complement.
+WHITESPACE_CLASS: Final = r"\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+#: A JSON Schema ``pattern`` for "non-blank": one character that is not whitespace.
+NON_BLANK_PATTERN: Final = f"[^{WHITESPACE_CLASS}]"
+_RUNS = re.compile(f"[{WHITESPACE_CLASS}]+")
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` is empty or made only of whitespace (:data:`WHITESPACE`)."""
+    return not text.strip(WHITESPACE)
+
+
 def one_line(text: str) -> str:
-    """``text`` with every run of whitespace made one space, and none at the ends. Asks and
-    level texts are compared and printed this way (issue lines are one line each)."""
-    return " ".join(text.split())
+    """``text`` with every run of whitespace (:data:`WHITESPACE`) made one space, and none at
+    the ends. Asks, level texts and answer names are compared and printed this way (issue
+    lines are one line each)."""
+    return _RUNS.sub(" ", text).strip(" ")
 
 
 def show(value: object, limit: int = 60) -> str:

@@ -22,7 +22,15 @@ import jsonschema
 from jsonschema.exceptions import ValidationError
 
 from ._check import Check, Kind, Question
-from ._convert import bounded, converter, is_integral, is_probability, one_line, show
+from ._convert import (
+    bounded,
+    converter,
+    is_blank,
+    is_integral,
+    is_probability,
+    one_line,
+    show,
+)
 from ._limits import Limits
 from ._schemas import schema_file
 from .errors import CheckError, Problem
@@ -91,7 +99,7 @@ def validate_check(raw: object, *, limits: Limits = Limits()) -> tuple[Problem, 
     above the default ``pass``, or a ``pass`` below the default ``fail``).
     """
     if isinstance(raw, str):
-        if raw.strip():
+        if not is_blank(raw):
             return ()
         return (Problem((), f"expected a non-blank question, got {show(raw)}"),)
     if not isinstance(raw, list):
@@ -229,7 +237,7 @@ def _unknown_key(key: object, kind: Kind) -> str:
         return "advisory is a step key beside check, not a key of a question"
     if (kind, key) in _MISPLACED:
         return f"{key} does not belong here: {_MISPLACED[(kind, key)]}"
-    folded = key.strip().lower().replace("-", "_").replace(" ", "_")
+    folded = one_line(key).lower().replace("-", "_").replace(" ", "_")
     if folded in _KEYS[kind]:
         return f'unknown key "{key}"; did you mean "{folded}"? {takes}'
     # A key of this kind first; only then one of another kind, said to be so.
@@ -288,6 +296,12 @@ def _thresholds(question: dict[Any, Any], at: Path, limits: Limits) -> Iterator[
         )
 
 
+def _is_text(value: object) -> TypeGuard[str]:
+    # A non-blank string: what the schema's "text" accepts (its pattern is WHITESPACE's
+    # complement), so the semantic pass judges only what the structural pass let through.
+    return isinstance(value, str) and not is_blank(value)
+
+
 def _texts(value: object) -> TypeGuard[list[str]]:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
@@ -297,12 +311,12 @@ def _choice(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
     names: list[str] | None = None
     if isinstance(one_of, dict):
         for name in one_of:
-            if not isinstance(name, str) or not name.strip():
+            if not _is_text(name):
                 yield Problem(
                     (*at, "one_of", str(name)),
                     f"expected an answer name (a non-blank string), got {show(name)}",
                 )
-        if one_of and all(isinstance(name, str) and name.strip() for name in one_of):
+        if one_of and all(_is_text(name) for name in one_of):
             names = list(one_of)
     seen_in_pass: set[str] = set()
     for key in ("pass", "unsure"):
@@ -311,8 +325,8 @@ def _choice(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
             continue
         seen: dict[str, int] = {}
         for index, name in enumerate(listed):
-            if not isinstance(name, str):
-                continue  # the structural pass reported it
+            if not _is_text(name):
+                continue  # the structural pass reported it (one fault, one problem)
             where = (*at, key, index)
             if name in seen:
                 yield Problem(where, f'"{name}" is listed twice in {key} (first at {seen[name]})')
@@ -322,7 +336,7 @@ def _choice(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
                 yield Problem(
                     where, f'"{name}" is in both pass and unsure; an answer is one or the other'
                 )
-            elif names is not None and name.strip() and name not in names:
+            elif names is not None and name not in names:
                 match = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
                 hint = f'; did you mean "{match[0]}"?' if match else ""
                 yield Problem(
@@ -366,7 +380,7 @@ def _duplicate_asks(raw: list[Any]) -> Iterator[Problem]:
         if not isinstance(question, dict):
             continue
         ask = question.get("ask")
-        if not isinstance(ask, str) or not ask.strip():
+        if not _is_text(ask):
             continue
         folded = one_line(ask)
         if folded in first:

@@ -19,7 +19,16 @@ import jsonschema
 from cattrs.gen import override
 
 from ._check import Check, ChoiceQuestion, Kind, Question, YesNoQuestion
-from ._convert import bounded, converter, is_integral, is_probability, register_renamed, show
+from ._convert import (
+    NON_BLANK_PATTERN,
+    bounded,
+    converter,
+    is_blank,
+    is_integral,
+    is_probability,
+    register_renamed,
+    show,
+)
 from ._schemas import schema_file
 from .errors import AnswerError, FailureReason, VerdictError, pointer_token
 
@@ -252,7 +261,10 @@ class Verdict:
         if errors:
             first = min(errors, key=lambda e: [str(p) for p in e.absolute_path])
             where = "".join("/" + pointer_token(p) for p in first.absolute_path)
-            raise VerdictError(f"not a check verdict: at {where or '/'}: {first.message}")
+            message = first.message
+            if first.validator == "pattern" and first.validator_value == NON_BLANK_PATTERN:
+                message = f"expected a non-blank string, got {show(first.instance)}"
+            raise VerdictError(f"not a check verdict: at {where or '/'}: {message}")
         if not _real_time(data["at"]):  # type: ignore[index]
             raise VerdictError(f"not a check verdict: at /at: {show(data['at'])} is no real time")  # type: ignore[index]
         verdict: Verdict = converter.structure(data, cls)
@@ -419,7 +431,7 @@ def _flag(name: str, value: object) -> bool:
 
 
 def _model(model: object) -> str:
-    if not isinstance(model, str) or not model.strip():
+    if not isinstance(model, str) or is_blank(model):
         raise ValueError(f"model must name what answered, got {show(model)}")
     return model
 

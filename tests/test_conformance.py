@@ -12,7 +12,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import jsonschema
 import pytest
@@ -277,3 +277,108 @@ def test_the_command_refuses_a_missing_directory(tmp_path: Path) -> None:
     done = _cli(str(tmp_path / "nowhere"))
     assert done.returncode == 2
     assert done.stderr == f"checkprofile: {tmp_path / 'nowhere'}: corpus not found\n"
+
+
+# -- the forms a case may take beyond the plain ones -------------------------------------------
+
+TRUNCATION_CASE = """\
+- id: truncation/shown
+  stage: truncation
+  rule: Run data that fits is shown.
+  decisions: [13]
+  run_data: {inputs: {}, steps: {}}
+  budget: 100
+  expect:
+    view: '{"inputs":{},"steps":{}}'
+    bytes: 24
+    truncated: false
+    dropped_steps: []
+    dropped_fields: []
+"""
+
+
+@pytest.mark.parametrize(
+    ("stage", "text", "diff"),
+    [
+        pytest.param(
+            "check_keys",
+            GOOD_CASE.replace(
+                "valid: true, full: [{ask: Is it done?, pass: 0.9}]", "limits_refused: true"
+            ),
+            "/expect/limits_refused: expected true, got",
+            id="limits-said-refused-but-valid",
+        ),
+        pytest.param(
+            "check_keys",
+            GOOD_CASE.replace("  check:", "  limits: {checkPass: 0.5, checkFail: 0.6}\n  check:"),
+            '/limits: expected "limits that are valid", got "refused: checkFail 0.6 is above',
+            id="limits-refused-but-said-valid",
+        ),
+        pytest.param(
+            "truncation",
+            TRUNCATION_CASE[: TRUNCATION_CASE.index("  expect:")] + "  expect: {refused: true}\n",
+            "/expect/refused: expected true, got",
+            id="run-data-said-refused-but-shown",
+        ),
+        pytest.param(
+            "truncation",
+            TRUNCATION_CASE.replace("steps: {}}", "steps: []}"),
+            '/expect/refused: expected false, got "refused: run data steps must be a map',
+            id="run-data-refused-but-said-shown",
+        ),
+    ],
+)
+def test_a_refusal_that_differs_fails_with_a_one_line_diff(
+    tmp_path: Path, stage: str, text: str, diff: str
+) -> None:
+    [result] = run_corpus(_corpus(tmp_path, text, stage))
+    assert not result.passed
+    assert result.diff.startswith(diff), result.diff
+    assert "\n" not in result.diff
+
+
+def test_refusals_pass_when_expected(tmp_path: Path) -> None:
+    refused = GOOD_CASE.replace(
+        "  check:", "  limits: {checkPass: 0.5, checkFail: 0.6}\n  check:"
+    ).replace("valid: true, full: [{ask: Is it done?, pass: 0.9}]", "limits_refused: true")
+    assert run_corpus(_corpus(tmp_path / "a", refused))[0].passed
+    shown = TRUNCATION_CASE.replace("steps: {}}", "steps: []}")
+    shown = shown[: shown.index("  expect:")] + "  expect: {refused: true}\n"
+    assert run_corpus(_corpus(tmp_path / "b", shown, "truncation"))[0].passed
+
+
+@pytest.mark.parametrize(
+    ("answer", "unfit"),
+    [
+        pytest.param("{p: 0.9}", [], id="fits"),
+        pytest.param("{p: 0.9, confidence: 0.9}", [0], id="key-of-another-kind"),
+        pytest.param("{p: 0.9, why: because}", [0], id="other-key"),
+        pytest.param("{p: 0.9, name: a}", [0], id="two-kinds"),
+        pytest.param("{}", [0], id="empty"),
+        pytest.param("null", [0], id="null"),
+    ],
+)
+def test_an_answer_fits_only_with_its_kinds_keys(
+    tmp_path: Path, answer: str, unfit: list[int]
+) -> None:
+    text = f"""\
+- id: grading/answer
+  stage: grading
+  rule: An answer fits only with its kind's keys.
+  decisions: [8]
+  check: Is it done?
+  answers: [{answer}]
+  expect: {{unfit: [0]}}
+"""
+    [result] = run_corpus(_corpus(tmp_path, text, "grading"))
+    assert result.passed == (unfit == [0]), result.diff
+
+
+def test_every_stage_has_a_runner_a_schema_and_a_section_on_the_page() -> None:
+    # The stage table is the one list: a stage added there must be described everywhere else.
+    schema = case_schema()
+    assert get_args(conformance.Stage) == STAGES
+    assert schema["properties"]["stage"]["enum"] == list(STAGES)
+    assert all(stage in schema["$defs"] for stage in STAGES)
+    page = DOC.read_text(encoding="utf-8")
+    assert all(f"## Stage `{stage}`" in page for stage in STAGES)

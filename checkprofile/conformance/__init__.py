@@ -34,7 +34,10 @@ from .. import (
     ChoiceAnswer,
     Failure,
     Limits,
+    LimitsError,
     Material,
+    MaterialError,
+    Question,
     RubricAnswer,
     Submission,
     Verdict,
@@ -74,9 +77,6 @@ __all__ = [
 ]
 
 Stage = Literal["check_keys", "grading", "truncation", "outcomes"]
-
-#: The stages, in pipeline order; each is one directory of the corpus.
-STAGES: Final[tuple[Stage, ...]] = ("check_keys", "grading", "truncation", "outcomes")
 
 # What a runner shows the evaluator besides the run data: the corpus pins neither, because the
 # verdict may not depend on them (only the run data view is measured against a budget).
@@ -364,25 +364,64 @@ def _limits(case: Mapping[str, Any]) -> Limits:
     return Limits.from_json(case.get("limits", {}))
 
 
-def _answer(raw: Mapping[str, Any]) -> Answer:
-    # The kind of answer is named by its key; its values are passed on as given, so a case can
-    # hold an answer that does not fit (a probability of 1.5, a name not in one_of).
-    if "p" in raw:
+# The keys an answer of each kind may have, by the key that names the kind: the profile's
+# answers are "the probability, the chosen name, or the level, with a confidence where the kind
+# has one", and nothing else (docs/conformance.md, "Answers").
+_ANSWER_KEYS: Final[Mapping[str, frozenset[str]]] = {
+    "p": frozenset({"p"}),
+    "name": frozenset({"name", "confidence"}),
+    "level": frozenset({"level", "confidence"}),
+}
+
+
+def _answer(raw: object) -> Answer | None:
+    """The library's answer for a case's answer, or ``None`` when its shape alone does not fit
+    any question: ``null``, no kind key or two, or a key its kind does not have.
+
+    Values are passed on as given, so a case can hold an answer whose values do not fit (a
+    probability of 1.5, a name not in one_of); :func:`answer_problem` judges those.
+    """
+    if not isinstance(raw, Mapping):
+        return None
+    kinds = [key for key in _ANSWER_KEYS if key in raw]
+    if len(kinds) != 1 or not _ANSWER_KEYS[kinds[0]].issuperset(raw):
+        return None
+    if kinds == ["p"]:
         return YesNoAnswer(raw["p"])
-    if "name" in raw:
+    if kinds == ["name"]:
         return ChoiceAnswer(raw["name"], raw.get("confidence"))  # type: ignore[arg-type]
     return RubricAnswer(raw["level"], raw.get("confidence"))  # type: ignore[arg-type]
+
+
+def _fits(question: Question, raw: object) -> Answer | None:
+    """The answer when ``raw`` fits ``question``, else ``None`` (decision 8: not answered)."""
+    answer = _answer(raw)
+    if answer is None or answer_problem(question, answer) is not None:
+        return None
+    return answer
 
 
 def _step(raw: Mapping[str, Any]) -> Step:
     if "failure" in raw:
         return Failure(raw["failure"], "scripted failure")
-    return _answer(raw)
+    answer = _answer(raw)
+    if answer is None:
+        # What an adapter does with a reply it cannot read as an answer of any kind.
+        return Failure("malformed", f"not an answer: {_show(raw)}")
+    return answer
 
 
 def _run_check_keys(case: Mapping[str, Any]) -> None:
     expect = case["expect"]
-    limits = _limits(case)
+    try:
+        limits = _limits(case)
+    except LimitsError as error:
+        # Limits a server may not publish (checkFail above checkPass): no check is judged.
+        if expect.get("limits_refused"):
+            return
+        raise _Mismatch("/limits", "limits that are valid", f"refused: {error}") from None
+    if expect.get("limits_refused"):
+        raise _Mismatch("/expect/limits_refused", True, f"accepted as {limits.to_json()}")
     problems = validate_check(case["check"], limits=limits)
     if not expect["valid"]:
         # A multiset: implementations may order problems differently, but one fault is one
@@ -406,12 +445,9 @@ def _run_grading(case: Mapping[str, Any]) -> None:
     raw_answers: list[Any] = case["answers"]
     if len(raw_answers) != len(check):
         raise _Mismatch("/answers", f"{len(check)} answers", f"{len(raw_answers)}")
+    answers = [_fits(question, raw) for question, raw in zip(check, raw_answers, strict=True)]
     if "unfit" in expect:
-        unfit = [
-            index
-            for index, (question, raw) in enumerate(zip(check, raw_answers, strict=True))
-            if raw is None or answer_problem(question, _answer(raw)) is not None
-        ]
+        unfit = [index for index, answer in enumerate(answers) if answer is None]
         _expect("/expect/unfit", expect["unfit"], unfit)
         return
     options = {
@@ -421,11 +457,13 @@ def _run_grading(case: Mapping[str, Any]) -> None:
         "truncated": case.get("truncated", False),
     }
     verdict: Verdict
-    if any(raw is None for raw in raw_answers):
-        # Still unanswered after the re-ask (decision 9): the whole check is an error.
+    fitting = [answer for answer in answers if answer is not None]
+    if len(fitting) < len(answers):
+        # The answers after the re-ask: one that is null or does not fit is still unanswered
+        # (decisions 8 and 9), so the whole check is an error.
         verdict = error_verdict(check, **options)
     else:
-        verdict = combine(check, [_answer(raw) for raw in raw_answers], **options)
+        verdict = combine(check, fitting, **options)
     _expect("/expect/results", expect["results"], [q.result for q in verdict.questions])
     _expect("/expect/verdict", expect["verdict"], verdict.verdict)
     _expect("/expect/verdict_json", expect["verdict_json"], verdict.to_json())
@@ -441,7 +479,16 @@ def _run_truncation(case: Mapping[str, Any]) -> None:
         run_data=case["run_data"],
         submission=Submission.from_json(raw_submission),
     )
-    bundle = build_bundle(parse_check(_TRUNCATION_CHECK), material, state_bytes=case["budget"])
+    try:
+        bundle = build_bundle(parse_check(_TRUNCATION_CHECK), material, state_bytes=case["budget"])
+    except MaterialError as error:
+        # Run data the evaluator cannot be shown at all (steps or inputs not a map): the host
+        # gets an error, and no evaluator is asked.
+        if expect.get("refused"):
+            return
+        raise _Mismatch("/expect/refused", False, f"refused: {error}") from None
+    if expect.get("refused"):
+        raise _Mismatch("/expect/refused", True, f"shown as {_show(bundle.run_data_json)}")
     _expect("/expect/view", expect["view"], bundle.run_data_json)
     _expect("/expect/bytes", expect["bytes"], bundle.run_data_bytes)
     _expect("/expect/truncated", expect["truncated"], bundle.truncated)
@@ -482,12 +529,19 @@ def _run_outcomes(case: Mapping[str, Any]) -> None:
     _expect("/expect/verdict_json", expect["verdict_json"], outcome.verdict.to_json())
 
 
+# The stage table: each stage's runner, in pipeline order. A runner raises _Mismatch where the
+# library's answer differs from the case. To add a stage: name it in Stage, write its runner and
+# add its row here, then give it a $defs entry (and its name in the id pattern and the stage
+# enum) in case.schema.json and a section in docs/conformance.md.
 _RUNNERS: Final[Mapping[Stage, Callable[[Mapping[str, Any]], None]]] = {
     "check_keys": _run_check_keys,
     "grading": _run_grading,
     "truncation": _run_truncation,
     "outcomes": _run_outcomes,
 }
+
+#: The stages, in pipeline order; each is one directory of the corpus.
+STAGES: Final[tuple[Stage, ...]] = tuple(_RUNNERS)
 
 
 def run_case(case: Case) -> CaseResult:

@@ -25,6 +25,7 @@ import random
 import re
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -151,14 +152,27 @@ def _scalar(value: object) -> str:
         if ('"' in value or "\\" in value) and value.isprintable():
             # Single quotes keep JSON text (a run data view) readable: nothing is escaped.
             return "'" + value.replace("'", "''") + "'"
-        return json.dumps(value, ensure_ascii=False)
+        return _quoted(value)
     raise TypeError(f"not JSON data: {value!r}")
+
+
+# Characters written as \uXXXX escapes in a double-quoted scalar, beyond the C0 controls JSON
+# escapes itself: DEL and the C1 controls (not printable in YAML 1.2), NEL, LS and PS (line
+# breaks to a YAML 1.1 reader), the BOM, and lone surrogates. Every YAML version reads the
+# escape as the same character.
+_ESCAPE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff]")
+
+
+def _quoted(text: str) -> str:
+    return _ESCAPE.sub(
+        lambda match: f"\\u{ord(match.group()):04x}", json.dumps(text, ensure_ascii=False)
+    )
 
 
 def _key(key: str) -> str:
     if _PLAIN_KEY.match(key) and key not in _YAML11_WORDS:
         return key
-    return json.dumps(key, ensure_ascii=False)
+    return _quoted(key)
 
 
 def _flow(value: object) -> str:
@@ -450,6 +464,176 @@ def number_cases() -> list[dict[str, Any]]:
     return cases
 
 
+# -- whitespace ---------------------------------------------------------------------------------
+# "Whitespace" is Unicode's White_Space property (docs/conformance.md, "Text"). The generator
+# derives it from the Unicode database as PropList.txt defines it, not from the library: the
+# separators (Zs, Zl, Zp), U+0009-U+000D and U+0085. Beside its 25 code points, the characters
+# other definitions call whitespace (Python's str.isspace: U+001C-U+001F; JavaScript's \s:
+# U+FEFF) or that look like it (U+200B, U+180E, U+2060) are shown to be text.
+
+#: Names of the control characters, which the Unicode database leaves unnamed.
+_CONTROL_NAMES: Final = {
+    0x09: "CHARACTER TABULATION",
+    0x0A: "LINE FEED",
+    0x0B: "LINE TABULATION",
+    0x0C: "FORM FEED",
+    0x0D: "CARRIAGE RETURN",
+    0x1C: "INFORMATION SEPARATOR FOUR",
+    0x1D: "INFORMATION SEPARATOR THREE",
+    0x1E: "INFORMATION SEPARATOR TWO",
+    0x1F: "INFORMATION SEPARATOR ONE",
+    0x85: "NEXT LINE",
+}
+LOOK_ALIKES: Final = "\x1c\x1d\x1e\x1f\ufeff\u200b\u180e\u2060"
+
+
+def white_space() -> str:
+    """Unicode's White_Space property, in code point order."""
+    return "".join(
+        char
+        for char in map(chr, range(sys.maxunicode + 1))
+        if unicodedata.category(char) in ("Zs", "Zl", "Zp") or char in "\t\n\v\f\r\x85"
+    )
+
+
+def _collapsed(text: str, space: str) -> str:
+    words, word = [], ""
+    for char in text:
+        if char in space:
+            words.append(word)
+            word = ""
+        else:
+            word += char
+    return " ".join(w for w in [*words, word] if w)
+
+
+def _whitespace_cases(char: str, space: str) -> Iterator[dict[str, Any]]:
+    code = f"U+{ord(char):04X}"
+    named = f"{code} {_CONTROL_NAMES.get(ord(char)) or unicodedata.name(char)}"
+    slug = f"u{ord(char):04x}"
+    is_space = char in space
+    choice_ask, rubric_ask = "What does the summary do?", "How complete is the screening?"
+    blank: list[dict[str, Any]] = [
+        {"ask": char},
+        {
+            "ask": choice_ask,
+            "one_of": {char: "Blank.", "hedges": char},
+            "pass": ["hedges"],
+        },
+        {"ask": rubric_ask, "levels": ["Neither list.", char], "pass": 1},
+    ]
+    yield {
+        "id": f"check_keys/gen-ws-{slug}-blank",
+        "stage": "check_keys",
+        "rule": f"{named} is {'whitespace' if is_space else 'not whitespace'}: an ask, an answer"
+        f" name, a description or a level made of it {'is blank' if is_space else 'is text'}.",
+        "decisions": [4, 5, 6],
+        "check": blank,
+        "expect": {
+            "valid": False,
+            "problems": ["/0/ask", f"/1/one_of/{char}", "/1/one_of/hedges", "/2/levels/1"],
+        }
+        if is_space
+        else {
+            "valid": True,
+            "full": [
+                {"ask": char, "pass": 0.9},
+                {**blank[1], "unsure": [], "confidence": 0.8},
+                {**blank[2], "confidence": 0.8},
+            ],
+        },
+    }
+    ask = "Is the report attached?"
+    spaced = f"{char}Is the report{char} attached?{char}"
+    same: list[dict[str, Any]] = [
+        {"ask": ask},
+        {"ask": spaced},
+        {"ask": rubric_ask, "levels": ["One list.", f"One{char}list."], "pass": 1},
+    ]
+    yield {
+        "id": f"check_keys/gen-ws-{slug}-same",
+        "stage": "check_keys",
+        "rule": f"{named} is {'whitespace' if is_space else 'not whitespace'}: asks and level"
+        f" texts that differ only by it {'are the same' if is_space else 'differ'}.",
+        "decisions": [5, 6],
+        "check": same,
+        "expect": {"valid": False, "problems": ["/1/ask", "/2/levels/1"]}
+        if is_space
+        else {
+            "valid": True,
+            "full": [
+                {"ask": ask, "pass": 0.9},
+                {"ask": spaced, "pass": 0.9},
+                {**same[2], "confidence": 0.8},
+            ],
+        },
+    }
+    # In an issue line, runs of whitespace in the ask, the answer name and the level text are
+    # one space, with none at the ends; the record keeps every text as written.
+    line_ask = f"{char}Is the{char}{char}report attached?{char}"
+    name = f"needs{char}work"
+    level = f"Neither{char}{char}list."
+    check = [
+        {"ask": line_ask},
+        {
+            "ask": choice_ask,
+            "one_of": {name: "Needs work.", "fine": "Fine."},
+            "pass": ["fine"],
+        },
+        {"ask": rubric_ask, "levels": [level, "Both lists."], "pass": 1},
+    ]
+    records = [
+        {"ask": line_ask, "kind": "yes_no", "answer": 0.1, "result": "fail"},
+        {"ask": choice_ask, "kind": "choice", "answer": name, "confidence": 0.9, "result": "fail"},
+        {"ask": rubric_ask, "kind": "rubric", "answer": 0, "confidence": 0.9, "result": "fail"},
+    ]
+    shown = space if is_space else ""
+    yield {
+        "id": f"grading/gen-ws-{slug}-line",
+        "stage": "grading",
+        "rule": f"{named} is {'whitespace' if is_space else 'not whitespace'}: issue lines"
+        f" {'collapse' if is_space else 'keep'} it in the ask, the answer name and the level"
+        " text; the record keeps them as written.",
+        "decisions": [11],
+        "check": check,
+        "answers": [
+            {"p": 0.1},
+            {"name": name, "confidence": 0.9},
+            {"level": 0, "confidence": 0.9},
+        ],
+        "model": MODEL,
+        "at": AT,
+        "expect": {
+            "results": ["fail", "fail", "fail"],
+            "verdict": "fail",
+            "verdict_json": {
+                "verdict": "fail",
+                "advisory": False,
+                "model": MODEL,
+                "questions": records,
+                "at": AT,
+            },
+            "issue_lines": [
+                f"check: {_collapsed(line_ask, shown)} → no (0.1)",
+                f"check: {choice_ask} → {_collapsed(name, shown)} (0.9)",
+                f"check: {rubric_ask} → level 0: {_collapsed(level, shown)} (0.9)",
+            ],
+        },
+    }
+
+
+def whitespace_cases(phase: str) -> list[dict[str, Any]]:
+    """Every White_Space code point and every look-alike, in asks, names, levels and lines."""
+    space = white_space()
+    stage = f"{phase}/"
+    return [
+        case
+        for char in sorted(space + LOOK_ALIKES)
+        for case in _whitespace_cases(char, space)
+        if case["id"].startswith(stage)
+    ]
+
+
 # -- files --------------------------------------------------------------------------------------
 
 _HEADER = """Generated by python -m checkprofile.conformance._generate: do not edit by hand.
@@ -467,6 +651,16 @@ FILES: Final[Mapping[str, tuple[str, Callable[[], list[dict[str, Any]]]]]] = {
         "JavaScript's String(x) (decision 11), recorded from Node.js v20, alone and in issue"
         " lines.",
         number_cases,
+    ),
+    "check_keys/gen_whitespace.yaml": (
+        "Whitespace is Unicode's White_Space property (decisions 4, 5, 6): each of its 25 code"
+        " points, and 8 look-alikes that are not, alone and inside asks, names and levels.",
+        lambda: whitespace_cases("check_keys"),
+    ),
+    "grading/gen_whitespace.yaml": (
+        "Whitespace is Unicode's White_Space property (decision 11): each of its 25 code"
+        " points, and 8 look-alikes that are not, in issue lines.",
+        lambda: whitespace_cases("grading"),
     ),
 }
 
