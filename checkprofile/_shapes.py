@@ -261,14 +261,30 @@ def _additional(validator: Any, allowed: Any, instance: Any, schema: Any) -> Ite
             yield from validator.descend(instance[key], allowed, path=key)
 
 
+def _inlined(schema: Any, resolver: Any) -> Any:
+    """``schema`` with every ``$ref`` replaced by what it refers to, merged with the keys
+    beside it (a ``description``). These schemas have no cycles, and looking references up is
+    most of jsonschema's cost on a run of many steps."""
+    if isinstance(schema, list):
+        return [_inlined(item, resolver) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    # $id and $schema would make a part a resource of its own (the stock validator of its
+    # dialect, not this one); with every $ref inlined, $defs are not needed.
+    own = {
+        key: _inlined(value, resolver)
+        for key, value in schema.items()
+        if key not in ("$ref", "$id", "$schema", "$defs")
+    }
+    if "$ref" not in schema:
+        return own
+    target = resolver.lookup(schema["$ref"])
+    return {**_inlined(target.contents, target.resolver), **own}
+
+
 @cache
 def _validator(shape: CoreShape) -> Any:
     from jsonschema import Draft202012Validator, validators
-
-    # A schema that names its dialect ($schema) is validated by that dialect's stock class,
-    # even when reached by $ref; without it, the class that follows a $ref is this one.
-    def plain(schema: dict[str, Any]) -> dict[str, Any]:
-        return {key: value for key, value in schema.items() if key != "$schema"}
 
     safe = validators.extend(  # type: ignore[no-untyped-call]
         Draft202012Validator,
@@ -280,4 +296,6 @@ def _validator(shape: CoreShape) -> Any:
             "additionalProperties": _additional,
         },
     )
-    return safe(plain(schema_file(shape)), registry=registry_of(plain))
+    schema = schema_file(shape)
+    resolver = registry_of(lambda contents: contents).resolver(base_uri=schema["$id"])
+    return safe(_inlined(schema, resolver))
