@@ -318,6 +318,17 @@ def test_the_drivers_are_the_questions_with_the_verdicts_result_furthest_first(
 # --- JSON --------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("advisory", [False, True], ids=["blocking", "advisory"])
+@pytest.mark.parametrize("verdict", ["pass", "fail", "unsure", "error"])
+def test_a_receipts_candidate_is_core_2_s_candidate_whatever_the_verdict(
+    verdict: str, advisory: bool
+) -> None:
+    receipt = receipt_for(outcome_of(verdict, advisory=advisory), run_id=RUN, step_id=STEP)
+    data = round_trip(receipt.to_json())
+    assert_shape("candidate", data["candidate"])
+    assert_shape("step-record", {"check": data["verdict"], "history": []})
+
+
 def test_a_receipt_survives_a_json_round_trip_exactly() -> None:
     receipt = unsure_receipt()
     data = round_trip(receipt.to_json())
