@@ -509,3 +509,25 @@ def test_a_handoff_not_in_core_2_s_shape_is_refused(data: object, message: str) 
     assert errors("handoff", data) or data is None
     with pytest.raises(VerdictError, match=message):
         Handoff.from_json(data)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        pytest.param({"progress": 3}, "Handoff.progress must be a string, got 3", id="progress"),
+        pytest.param({"issues": ["a", 2]}, "Handoff.issues must be strings", id="issues"),
+        pytest.param(
+            {"returned": {"note": "n", "by": "a", "at": AT}},
+            "Handoff.returned must be a ReturnNote, got a map",
+            id="returned",
+        ),
+        pytest.param({"check": "pass"}, 'Handoff.check must be a Verdict, got "pass"', id="check"),
+    ],
+)
+def test_a_handoff_core_2_would_refuse_cannot_be_built(
+    fields: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(TypeError, match=message):
+        Handoff(**fields)
+    with pytest.raises(TypeError, match=r"ReturnNote\.note must be a string, got null"):
+        ReturnNote(note=None, by="a", at=AT)  # type: ignore[arg-type]

@@ -104,14 +104,36 @@ def _closed(what: str, data: object, keys: tuple[str, ...], required: tuple[str,
         raise VerdictError(f"{what} has no key {show(unknown[0])} (it has {', '.join(keys)})")
 
 
+def _of(kind: type, what: str, *, optional: bool = True) -> Any:
+    """An attrs validator: the value is a ``kind`` (or ``None``); the error names the field and
+    shows the value bounded. A record is checked as it is built: a host must never write one
+    core-2 would refuse."""
+
+    def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if (value is None and optional) or isinstance(value, kind):
+            return
+        name = f"{type(instance).__name__}.{attribute.name}"
+        raise TypeError(f"{name} must be {what}, got {show(value)}")
+
+    return check
+
+
+_text_field = _of(str, "a string", optional=False)
+
+
+def _lines_field(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is not None and not all(isinstance(line, str) for line in value):  # type: ignore[attr-defined]
+        raise TypeError(f"{type(instance).__name__}.issues must be strings, got {show(value)}")
+
+
 @attrs.frozen(kw_only=True)
 class ReturnNote:
     """A person's ``returned`` decision as core-2's handoff keeps it: ``note`` (why), ``by``
     (who) and ``at`` (when)."""
 
-    note: str
-    by: str
-    at: str
+    note: str = attrs.field(validator=_text_field)
+    by: str = attrs.field(validator=_text_field)
+    at: str = attrs.field(validator=_text_field)
 
 
 @attrs.frozen(kw_only=True)
@@ -124,10 +146,14 @@ class Handoff:
     "by", "at"}, "issues"?, "check"?}``, each key only when set.
     """
 
-    progress: str | None = None
-    returned: ReturnNote | None = None
-    issues: tuple[str, ...] | None = attrs.field(default=None, converter=_issues)
-    check: Verdict | None = None
+    progress: str | None = attrs.field(default=None, validator=_of(str, "a string"))
+    returned: ReturnNote | None = attrs.field(
+        default=None, validator=_of(ReturnNote, "a ReturnNote")
+    )
+    issues: tuple[str, ...] | None = attrs.field(
+        default=None, converter=_issues, validator=_lines_field
+    )
+    check: Verdict | None = attrs.field(default=None, validator=_of(Verdict, "a Verdict"))
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = converter.unstructure(self)
@@ -192,8 +218,8 @@ class Escalation:
     at: str
     check: Verdict
     candidate: Submission
-    submitted_by: str | None = None
-    submitted_at: str | None = None
+    submitted_by: str | None = attrs.field(default=None, validator=_of(str, "a string"))
+    submitted_at: str | None = attrs.field(default=None, validator=_of(str, "a string"))
 
     def candidate_json(self) -> dict[str, Any]:
         """The candidate as core-2 records it: a step record without history,
