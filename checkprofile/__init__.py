@@ -37,7 +37,8 @@ from ._run import (
     run_check,
     run_check_sync,
 )
-from ._schemas import check_schema, verdict_schema
+from ._schemas import check_schema, core_schema, schema_registry, verdict_schema
+from ._shapes import check_run_data, run_data_problems, submission_problems
 from ._validate import parse_check, validate_check
 from ._verdict import (
     Answer,
@@ -118,8 +119,10 @@ __all__ = [  # noqa: RUF022
     "ask_evaluator",
     "build_bundle",
     "canonical_json",
+    "check_run_data",
     "check_schema",
     "combine",
+    "core_schema",
     "describe_fragment",
     "error_verdict",
     "format_at",
@@ -135,6 +138,9 @@ __all__ = [  # noqa: RUF022
     "read_process",
     "run_check",
     "run_check_sync",
+    "run_data_problems",
+    "schema_registry",
+    "submission_problems",
     "validate_check",
     "verdict_schema",
 ]

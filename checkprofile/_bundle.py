@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeGuard
 
 import attrs
@@ -23,9 +23,19 @@ from cattrs.gen import override
 
 from ._check import Check
 from ._convert import converter, register_renamed, show
+from ._shapes import described, submission_problems
 from .errors import LimitsError, MaterialError, pointer_token
 
-__all__ = ["Bundle", "Evidence", "Material", "Submission", "build_bundle", "canonical_json"]
+__all__ = [
+    "Bundle",
+    "Evidence",
+    "Material",
+    "Submission",
+    "build_bundle",
+    "canonical_json",
+    "evidence_items",
+    "shown_submission",
+]
 
 
 _ASCII = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False)
@@ -76,78 +86,159 @@ def _size(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
+#: The kinds of evidence core-2 knows.
+EVIDENCE_KINDS = ("file", "link")
+#: The longest ``reason`` a submission may give, in characters (core-2).
+MAX_REASON = 4000
+
+
+def _evidence_kind(instance: Evidence, attribute: attrs.Attribute[str], value: object) -> None:
+    if type(value) is not str or value not in EVIDENCE_KINDS:
+        raise MaterialError(f"an evidence kind is file or link, got {show(value)}", path=("kind",))
+
+
+def _evidence_ref(instance: Evidence, attribute: attrs.Attribute[str], value: object) -> None:
+    if not isinstance(value, str) or not value:
+        raise MaterialError(
+            f"an evidence ref is a non-empty string, got {show(value)}", path=("ref",)
+        )
+
+
 @attrs.frozen
 class Evidence:
-    """A reference to a piece of evidence: its ``kind`` (e.g. ``file``) and ``ref``."""
+    """A reference to a piece of evidence: its ``kind`` (``file`` or ``link``) and ``ref`` (a
+    non-empty string). Anything else raises :class:`~checkprofile.MaterialError`."""
 
-    kind: str
-    ref: str
+    kind: str = attrs.field(validator=_evidence_kind)
+    ref: str = attrs.field(validator=_evidence_ref)
 
 
-def _to_evidence(items: Iterable[Evidence | Mapping[str, Any]]) -> tuple[Evidence, ...]:
-    # The evaluator sees references only: any other key (a short-lived url) is left behind.
+def evidence_items(items: Iterable[Evidence | Mapping[str, Any]]) -> tuple[Evidence, ...]:
+    """``items`` as :class:`Evidence`: each an ``Evidence``, or a map with ``kind`` and
+    ``ref`` (any other key, such as a short-lived ``url``, is left behind: the evaluator sees
+    references only). Raises :class:`~checkprofile.MaterialError` naming the item."""
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+        raise MaterialError(f"evidence must be a list of items, got {show(items)}")
     result = []
     for index, item in enumerate(items):
-        if isinstance(item, Evidence):
-            result.append(item)
-        elif (
-            isinstance(item, Mapping)
-            and isinstance(item.get("kind"), str)
-            and isinstance(item.get("ref"), str)
-        ):
-            result.append(Evidence(item["kind"], item["ref"]))
-        else:
-            raise MaterialError(
-                f"an evidence item must have a string kind and ref, got {show(item)}",
-                path=(index,),
-            )
+        try:
+            if isinstance(item, Evidence):
+                result.append(item)
+            elif isinstance(item, Mapping) and "kind" in item and "ref" in item:
+                result.append(Evidence(item["kind"], item["ref"]))
+            else:
+                raise MaterialError(
+                    f"an evidence item is a map with kind and ref, got {show(item)}"
+                )
+        except MaterialError as error:
+            raise MaterialError(str(error), path=(index, *error.path)) from None
     return tuple(result)
+
+
+def _output(instance: Submission, attribute: attrs.Attribute[Any], value: object) -> None:
+    if not isinstance(value, dict):
+        raise MaterialError(
+            f"a submission's output is a map (a JSON object), got {show(value)}",
+            path=("output",),
+        )
+
+
+def _text(
+    what: str, *, non_empty: bool = False, at_most: int | None = None
+) -> Callable[[Submission, attrs.Attribute[Any], object], None]:
+    def check(instance: Submission, attribute: attrs.Attribute[Any], value: object) -> None:
+        if value is None:
+            return
+        if not isinstance(value, str):
+            raise MaterialError(
+                f"a submission's {attribute.name} is {what}, got {show(value)}",
+                path=(attribute.name,),
+            )
+        if (non_empty and not value) or (at_most is not None and len(value) > at_most):
+            got = show(value) if not value else f"{len(value)} characters"
+            raise MaterialError(
+                f"a submission's {attribute.name} is {what}, got {got}", path=(attribute.name,)
+            )
+
+    return check
+
+
+def _evidence_field(items: Iterable[Evidence | Mapping[str, Any]]) -> tuple[Evidence, ...]:
+    try:
+        return evidence_items(items)
+    except MaterialError as error:
+        raise MaterialError(str(error), path=("evidence", *error.path)) from None
 
 
 @attrs.frozen
 class Submission:
-    """What was submitted: ``output`` (JSON), ``summary`` and evidence references."""
+    """What was submitted, in core-2's shape: ``output`` (a map), ``summary``, evidence
+    references, and on a step whose ``next`` is a list of routes, ``next`` (the chosen step
+    id) and ``reason``.
 
-    output: Any
-    summary: str | None = None
-    evidence: tuple[Evidence, ...] = attrs.field(default=(), converter=_to_evidence)
+    ``Submission(output, summary=None, evidence=())``; ``next`` and ``reason`` are best given
+    by keyword. A value core-2's submission cannot hold raises
+    :class:`~checkprofile.MaterialError` naming the field (``path``): an output that is not a
+    map, a summary that is not a string, an evidence item that is not ``file`` or ``link``
+    with a non-empty ``ref``, an empty ``next``, a ``reason`` over 4000 characters.
+
+    The route (``next``, ``reason``) is kept with the submission (the held candidate, the
+    audit trail), but the evaluator is shown it only when the host asks for it:
+    ``Material(..., show_route=True)``.
+    """
+
+    output: dict[str, Any] = attrs.field(validator=_output)
+    summary: str | None = attrs.field(default=None, validator=_text("a string"))
+    evidence: tuple[Evidence, ...] = attrs.field(default=(), converter=_evidence_field)
+    next: str | None = attrs.field(
+        default=None,
+        kw_only=True,
+        validator=_text("a step id (a non-empty string)", non_empty=True),
+    )
+    reason: str | None = attrs.field(
+        default=None,
+        kw_only=True,
+        validator=_text(f"a string of at most {MAX_REASON} characters", at_most=MAX_REASON),
+    )
+
+    @property
+    def routed(self) -> bool:
+        """Whether the submission carries a route (``next`` or ``reason``)."""
+        return self.next is not None or self.reason is not None
 
     def to_json(self) -> dict[str, Any]:
-        """``{"output", "summary"?, "evidence"}``: the submission as the evaluator sees it."""
+        """``{"output", "summary"?, "evidence", "next"?, "reason"?}``: the whole submission,
+        route included (what the evaluator sees is :attr:`Bundle.submission_json`)."""
         data: dict[str, Any] = converter.unstructure(self)
         return data
 
     @classmethod
-    def from_json(cls, data: object) -> Submission:
-        """Read ``{"output": ..., "summary": "...", "evidence": [{"kind", "ref"}]}``."""
-        if not isinstance(data, Mapping) or "output" not in data:
+    def from_json(cls, data: object, *, agent: bool = False) -> Submission:
+        """Read core-2's submission: ``{"output": {...}, "summary"?, "evidence"?: [{"kind",
+        "ref"}], "next"?, "reason"?}`` (an evidence item may also carry ``sha256`` and ``url``,
+        which are left behind). With ``agent``, the summary of an agent's submit is also 1 to
+        2000 characters.
+
+        Raises :class:`~checkprofile.MaterialError` carrying every problem
+        (:func:`~checkprofile.submission_problems`): ``problems``, and ``path`` of the first.
+        """
+        problems = submission_problems(data, agent=agent)
+        if problems:
             raise MaterialError(
-                f'a submission must be a JSON object with "output", got {show(data)}'
+                described("the submission", problems), path=problems[0].path, problems=problems
             )
-        unknown = sorted(set(data) - {"output", "summary", "evidence"}, key=str)
-        if unknown:
-            raise MaterialError(
-                f"a submission has output, summary and evidence; unknown key {show(unknown[0])}",
-                path=(unknown[0],),
-            )
-        summary = data.get("summary")
-        if summary is not None and not isinstance(summary, str):
-            raise MaterialError(
-                f"a submission's summary must be a string, got {show(summary)}", path=("summary",)
-            )
-        evidence = data.get("evidence", [])
-        if not isinstance(evidence, list):
-            raise MaterialError(
-                f"a submission's evidence must be a list, got {show(evidence)}",
-                path=("evidence",),
-            )
-        try:
-            return cls(data["output"], summary, evidence)
-        except MaterialError as error:
-            raise MaterialError(str(error), path=("evidence", *error.path)) from None
+        assert isinstance(data, dict)  # the shape says so
+        return cls(
+            data["output"],
+            data.get("summary"),
+            data.get("evidence", ()),
+            next=data.get("next"),
+            reason=data.get("reason"),
+        )
 
 
-# `summary` is left out while unset; `evidence` is always there, as a list of {kind, ref}.
+# `summary`, `next` and `reason` are left out while unset; `evidence` is always there, as a
+# list of {kind, ref}.
 register_renamed(Evidence)
 register_renamed(
     Submission,
@@ -159,18 +250,32 @@ register_renamed(
 )
 
 
+def shown_submission(submission: Submission, *, show_route: bool) -> dict[str, Any]:
+    """The submission as the evaluator is shown it: ``{"output", "summary"?, "evidence"}``,
+    and ``next`` and ``reason`` only with ``show_route`` (design decision 12)."""
+    data = submission.to_json()
+    if not show_route:
+        data.pop("next", None)
+        data.pop("reason", None)
+    return data
+
+
 @attrs.frozen
 class Material:
     """Everything the evaluator may see about one submission.
 
     ``run_data`` is the run's data as the host holds it (``inputs``, ``steps`` keyed by step
-    id, ...); it is read when the bundle is built and never changed.
+    id, ...); it is read when the bundle is built and never changed. ``show_route`` (default
+    ``False``) shows the evaluator the submission's route, ``next`` and ``reason``: the
+    profile does not list them among what it sees, so a host opts in (say, for a question
+    about the route the agent chose).
     """
 
     instructions: str
     body: str
     run_data: Mapping[str, Any]
     submission: Submission
+    show_route: bool = attrs.field(default=False, kw_only=True)
 
 
 @attrs.frozen
@@ -212,6 +317,14 @@ def build_bundle(check: Check, material: Material, *, state_bytes: int) -> Bundl
 
     Raises :class:`~checkprofile.errors.MaterialError` for run data or a submission that
     cannot be shown as JSON, naming where.
+
+    It does not check that the run data has core-2's shape, on purpose: it needs a map (with
+    ``inputs`` and ``steps`` maps keyed by strings when they are there) and shows anything
+    else as it is, a key the profile does not name cut before any input. What the evaluator
+    is shown is the host's run data, and the profile's truncation rules say what happens to
+    every part of it (the conformance corpus pins them, extra top-level keys and records
+    without ``history`` included). Run data read from outside is checked at the edge:
+    :func:`~checkprofile.check_run_data` (the command line does so for ``--run-data``).
     """
     if isinstance(state_bytes, bool) or not isinstance(state_bytes, int) or state_bytes < 2:
         raise LimitsError(
@@ -225,13 +338,19 @@ def build_bundle(check: Check, material: Material, *, state_bytes: int) -> Bundl
         raise TypeError(
             f"material.submission must be a Submission, got {show(material.submission)}"
         )
+    if not isinstance(material.show_route, bool):
+        raise TypeError(
+            f"material.show_route must be true or false (a bool), got {show(material.show_route)}"
+        )
     for name in ("instructions", "body"):
         if not isinstance(getattr(material, name), str):
             raise MaterialError(
                 f"material.{name} must be a string, got {show(getattr(material, name))}"
             )
     try:
-        submission_json = canonical_json(material.submission.to_json())
+        submission_json = canonical_json(
+            shown_submission(material.submission, show_route=material.show_route)
+        )
     except (TypeError, ValueError, RecursionError) as error:
         raise MaterialError(
             f"the submission cannot be shown as JSON: {json_problem(error)}"

@@ -1,16 +1,32 @@
-"""The JSON Schemas shipped with the package: the check key and the verdict record."""
+"""The JSON Schemas shipped with the package: the check key, the verdict record, and core-2's
+shapes where a host meets checkprofile (run data, the submission, the records of a check)."""
 
 from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
-__all__ = ["check_schema", "schema_file", "verdict_schema"]
+if TYPE_CHECKING:
+    from referencing import Registry
 
-SchemaName = Literal["check", "verdict"]
+__all__ = [
+    "CoreShape",
+    "check_schema",
+    "core_schema",
+    "registry_of",
+    "schema_file",
+    "schema_registry",
+    "verdict_schema",
+]
+
+#: core-2's shapes, each a schema of its own (``schemas/<name>.schema.json``).
+CoreShape = Literal["run-data", "step-record", "submission", "candidate", "handoff", "escalation"]
+
+SchemaName = Literal["check", "verdict", CoreShape]
 
 
 @cache
@@ -31,3 +47,36 @@ def check_schema() -> dict[str, Any]:
 def verdict_schema() -> dict[str, Any]:
     """The JSON Schema of a check verdict record, as a fresh dict."""
     return copy.deepcopy(schema_file("verdict"))
+
+
+def core_schema(name: CoreShape) -> dict[str, Any]:
+    """The JSON Schema of one of core-2's shapes, as a fresh dict: ``"run-data"``,
+    ``"step-record"``, ``"submission"``, ``"candidate"``, ``"handoff"`` or ``"escalation"``.
+
+    Each refers to the others (and to the verdict's) by ``$ref``; validate with
+    :func:`schema_registry`, e.g.
+    ``jsonschema.Draft202012Validator(core_schema("run-data"), registry=schema_registry())``.
+    """
+    if name not in get_args(CoreShape):
+        raise ValueError(
+            f"no such shape: {name!r}; the shapes are {', '.join(get_args(CoreShape))}"
+        )
+    return copy.deepcopy(schema_file(name))
+
+
+def schema_registry() -> Registry[Any]:
+    """A ``referencing.Registry`` holding every shipped schema under its ``$id`` (fresh
+    copies), so that the ``$ref``s between them resolve without a network."""
+    return registry_of(copy.deepcopy)
+
+
+def registry_of(take: Callable[[dict[str, Any]], dict[str, Any]]) -> Registry[Any]:
+    """A registry of what ``take`` makes of each shipped schema (all are Draft 2020-12)."""
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    names: tuple[SchemaName, ...] = ("check", "verdict", *get_args(CoreShape))
+    return Registry().with_resources(
+        (schema_file(name)["$id"], DRAFT202012.create_resource(take(schema_file(name))))
+        for name in names
+    )

@@ -104,17 +104,29 @@ class LimitsError(CheckprofileError, ValueError):
 
 
 class MaterialError(CheckprofileError, ValueError):
-    """The material for a check (run data, submission) cannot be shown to an evaluator.
+    """The material for a check (run data, submission) cannot be shown to an evaluator, or
+    does not have core-2's shape where it is checked for it.
 
     ``path`` leads to the bad part from the root of what was read (``("evidence", 1)`` in a
-    submission), ``()`` when it is the whole.
+    submission), ``()`` when it is the whole. ``problems`` holds every problem found when a
+    whole shape was checked (:func:`checkprofile.check_run_data`,
+    :meth:`checkprofile.Submission.from_json`), the first of them at ``path``; it is empty
+    for an error about one value.
     """
 
     path: tuple[str | int, ...]
+    problems: tuple[Problem, ...]
 
-    def __init__(self, message: str, *, path: tuple[str | int, ...] = ()) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: tuple[str | int, ...] = (),
+        problems: tuple[Problem, ...] = (),
+    ) -> None:
         super().__init__(message)
         self.path = path
+        self.problems = tuple(problems)
 
 
 class VerdictError(CheckprofileError, ValueError):

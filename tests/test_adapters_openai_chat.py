@@ -807,15 +807,22 @@ _json_values = st.recursive(
 )
 
 
-@given(output=_json_values, summary=_hostile_text, step=_hostile_text)
+@given(
+    output=st.dictionaries(_hostile_text, _json_values, max_size=4),
+    summary=_hostile_text,
+    reason=_hostile_text,
+    step=_hostile_text,
+)
 def test_whatever_the_submission_says_the_block_is_one_line_of_the_same_data(
-    output: Any, summary: str, step: str
+    output: Any, summary: str, reason: str, step: str
 ) -> None:
+    # The route's reason is the agent's text too: shown (the host opted in), it is data.
     mat = Material(
         instructions="Check it.",
         body="# Body\n",
         run_data={"inputs": {}, "steps": {"s1": {"output": step}}},
-        submission=Submission(output, summary=summary),
+        submission=Submission(output, summary=summary, next="publish", reason=reason),
+        show_route=True,
     )
     bundle = build_bundle(CHECK, mat, state_bytes=Limits().check_state_bytes)
     state = material_json(material_message(bundle))  # exactly one line, no backtick

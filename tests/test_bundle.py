@@ -8,6 +8,7 @@ import math
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -21,7 +22,10 @@ from checkprofile import (
     Submission,
     build_bundle,
     canonical_json,
+    core_schema,
     parse_check,
+    schema_registry,
+    submission_problems,
 )
 from support import material
 
@@ -296,32 +300,309 @@ def test_only_a_parsed_check_reaches_build_bundle() -> None:
         build_bundle("Is it done?", material(), state_bytes=100)  # type: ignore[arg-type]
 
 
+# The submission: core-2's shape, its route, and what the evaluator is shown of it -------------
+
+ROUTED = {
+    "output": {"cleared": True},
+    "summary": "Cleared on both lists.",
+    "evidence": [{"kind": "file", "ref": "screening.pdf"}],
+    "next": "sign_off",
+    "reason": "Both lists are clear, so no second review is needed.",
+}
+
+
 @pytest.mark.parametrize(
-    ("data", "message"),
+    ("data", "problems"),
     [
-        pytest.param([], 'JSON object with "output"', id="not-a-map"),
-        pytest.param({"summary": "x"}, 'JSON object with "output"', id="no-output"),
-        pytest.param({"output": 1, "extra": 2}, 'unknown key "extra"', id="unknown-key"),
-        pytest.param({"output": 1, "summary": 5}, "summary must be a string", id="summary-number"),
-        pytest.param({"output": 1, "evidence": {}}, "evidence must be a list", id="evidence-map"),
         pytest.param(
-            {"output": 1, "evidence": [{"kind": "file"}]}, "string kind and ref", id="no-ref"
+            [],
+            [
+                "(root): expected a submission (a map of output, and optionally summary,"
+                " evidence, next and reason), got an empty list"
+            ],
+            id="not-a-map",
+        ),
+        pytest.param(
+            {"summary": "x"},
+            ['(root): missing "output": expected a map (the step\'s output fields)'],
+            id="no-output",
+        ),
+        pytest.param(
+            {"output": "Done."},
+            ['/output: expected a map (the step\'s output fields), got "Done."'],
+            id="output-not-a-map",
+        ),
+        pytest.param(
+            {"output": {}, "extra": 2},
+            [
+                '/extra: unknown key "extra"; a submission has output, evidence, summary, next'
+                " and reason"
+            ],
+            id="unknown-key",
+        ),
+        pytest.param(
+            {"output": {}, "sumary": "x"},
+            [
+                '/sumary: unknown key "sumary"; did you mean "summary"? a submission has output,'
+                " evidence, summary, next and reason"
+            ],
+            id="misspelt-key",
+        ),
+        pytest.param(
+            {"output": {}, "summary": 5},
+            ["/summary: expected a string, got 5"],
+            id="summary-number",
+        ),
+        pytest.param(
+            {"output": {}, "evidence": {}},
+            ["/evidence: expected a list of evidence items, got an empty map"],
+            id="evidence-map",
+        ),
+        pytest.param(
+            {"output": {}, "evidence": [{"kind": "file"}]},
+            ['/evidence/0: missing "ref": expected a non-empty string'],
+            id="no-ref",
+        ),
+        pytest.param(
+            {"output": {}, "evidence": [{"kind": "pdf", "ref": ""}]},
+            [
+                '/evidence/0/kind: expected file or link, got "pdf"',
+                '/evidence/0/ref: expected a non-empty string, got ""',
+            ],
+            id="evidence-kind-and-ref",
+        ),
+        pytest.param(
+            {"output": {}, "evidence": [{"kind": "file", "ref": "a", "size": 3}]},
+            [
+                '/evidence/0/size: unknown key "size"; an evidence item has kind, ref, sha256'
+                " and url"
+            ],
+            id="evidence-unknown-key",
+        ),
+        pytest.param(
+            {"output": {}, "next": ""},
+            ['/next: expected a step id (a non-empty string), got ""'],
+            id="next-empty",
+        ),
+        pytest.param(
+            {"output": {}, "next": ["sign_off"]},
+            ["/next: expected a step id (a non-empty string), got a list"],
+            id="next-a-list",
+        ),
+        pytest.param(
+            {"output": {}, "reason": "x" * 4001},
+            ["/reason: expected a string of at most 4000 characters, got 4001 characters"],
+            id="reason-too-long",
+        ),
+        pytest.param(
+            {"output": {}, "reason": 7},
+            ["/reason: expected a string of at most 4000 characters, got 7"],
+            id="reason-a-number",
+        ),
+        pytest.param(
+            {"output": 1, "summary": 5, "next": "", "bogus": True},
+            [
+                '/bogus: unknown key "bogus"; a submission has output, evidence, summary, next'
+                " and reason",
+                '/next: expected a step id (a non-empty string), got ""',
+                "/output: expected a map (the step's output fields), got 1",
+                "/summary: expected a string, got 5",
+            ],
+            id="every-problem-at-once",
         ),
     ],
 )
-def test_submission_from_json_refuses_bad_shapes(data: Any, message: str) -> None:
-    with pytest.raises(MaterialError, match=message):
+def test_submission_from_json_refuses_what_core_2_refuses_with_every_problem(
+    data: Any, problems: list[str]
+) -> None:
+    assert [str(problem) for problem in submission_problems(data)] == problems
+    with pytest.raises(MaterialError) as caught:
         Submission.from_json(data)
+    assert [str(problem) for problem in caught.value.problems] == problems
+    assert caught.value.path == caught.value.problems[0].path
+    for line in problems:
+        assert line in str(caught.value)
 
 
-def test_submission_from_json_round_trips() -> None:
-    data = {
+def test_an_agents_summary_is_one_to_two_thousand_characters() -> None:
+    for summary, ok in (("", False), ("x", True), ("x" * 2000, True), ("x" * 2001, False)):
+        data = {"output": {}, "summary": summary}
+        found = submission_problems(data, agent=True)
+        assert (found == ()) is ok, summary
+        assert submission_problems(data) == ()  # a person's task has no such bound
+        if not ok:
+            assert str(found[0]) == (
+                f"/summary: an agent's summary is 1 to 2000 characters, got {len(summary)}"
+            )
+            with pytest.raises(MaterialError, match="an agent's summary"):
+                Submission.from_json(data, agent=True)
+
+
+def test_submission_from_json_round_trips_with_its_route() -> None:
+    plain = {
         "output": {"cleared": True},
         "summary": "ok",
         "evidence": [{"kind": "file", "ref": "a"}],
     }
-    assert Submission.from_json(data).to_json() == data
-    assert Submission.from_json({"output": None}).to_json() == {"output": None, "evidence": []}
+    assert Submission.from_json(plain).to_json() == plain
+    assert Submission.from_json({"output": {}}).to_json() == {"output": {}, "evidence": []}
+    routed = Submission.from_json(ROUTED)
+    assert (routed.next, routed.reason) == (ROUTED["next"], ROUTED["reason"])
+    assert routed.to_json() == ROUTED
+    assert list(routed.to_json()) == ["output", "summary", "evidence", "next", "reason"]
+    assert routed.routed and not Submission.from_json(plain).routed
+
+
+def test_evidence_urls_and_hashes_are_read_and_left_behind() -> None:
+    data = {
+        "output": {},
+        "evidence": [{"kind": "link", "ref": "r", "url": "https://short-lived", "sha256": "ab"}],
+    }
+    assert Submission.from_json(data).evidence == (Evidence("link", "r"),)
+
+
+@pytest.mark.parametrize(
+    ("make", "message", "path"),
+    [
+        pytest.param(
+            lambda: Submission(None),  # type: ignore[arg-type]
+            "a submission's output is a map (a JSON object), got null",
+            ("output",),
+            id="output-null",
+        ),
+        pytest.param(
+            lambda: Submission(["a"]),  # type: ignore[arg-type]
+            "a submission's output is a map (a JSON object), got a list",
+            ("output",),
+            id="output-list",
+        ),
+        pytest.param(
+            lambda: Submission({}, 5),  # type: ignore[arg-type]
+            "a submission's summary is a string, got 5",
+            ("summary",),
+            id="summary",
+        ),
+        pytest.param(
+            lambda: Submission({}, evidence=[{"kind": "doc", "ref": "a"}]),
+            'an evidence kind is file or link, got "doc"',
+            ("evidence", 0, "kind"),
+            id="evidence-kind",
+        ),
+        pytest.param(
+            lambda: Submission({}, evidence=[{"kind": "file", "ref": "a"}, {"kind": "file"}]),
+            "an evidence item is a map with kind and ref, got a map",
+            ("evidence", 1),
+            id="evidence-no-ref",
+        ),
+        pytest.param(
+            lambda: Submission({}, evidence="a.pdf"),  # type: ignore[arg-type]
+            'evidence must be a list of items, got "a.pdf"',
+            ("evidence",),
+            id="evidence-a-string",
+        ),
+        pytest.param(
+            lambda: Submission({}, next=""),
+            'a submission\'s next is a step id (a non-empty string), got ""',
+            ("next",),
+            id="next-empty",
+        ),
+        pytest.param(
+            lambda: Submission({}, reason="x" * 4001),
+            "a submission's reason is a string of at most 4000 characters, got 4001 characters",
+            ("reason",),
+            id="reason-long",
+        ),
+    ],
+)
+def test_a_submission_holds_only_what_core_2_s_submission_can(
+    make: Any, message: str, path: tuple[str | int, ...]
+) -> None:
+    with pytest.raises(MaterialError) as caught:
+        make()
+    assert str(caught.value) == message
+    assert caught.value.path == path
+
+
+def test_evidence_holds_only_a_file_or_link_and_a_reference() -> None:
+    assert Evidence("link", "https://example.org/report") == Evidence(
+        "link", "https://example.org/report"
+    )
+    with pytest.raises(MaterialError, match='file or link, got "File"'):
+        Evidence("File", "a")
+    with pytest.raises(MaterialError, match='non-empty string, got ""'):
+        Evidence("file", "")
+
+
+def test_the_constructor_and_the_schema_agree_on_the_submission_s_shape() -> None:
+    # Submission(...) checks in code what submission.schema.json says; every value below is
+    # accepted by both or refused by both.
+    values: list[dict[str, Any]] = [
+        {"output": {}},
+        {"output": None},
+        {"output": [1]},
+        {"output": {}, "summary": None},
+        {"output": {}, "summary": ""},
+        {"output": {}, "summary": 3},
+        {"output": {}, "next": "a"},
+        {"output": {}, "next": ""},
+        {"output": {}, "next": 3},
+        {"output": {}, "reason": ""},
+        {"output": {}, "reason": "x" * 4000},
+        {"output": {}, "reason": "x" * 4001},
+        {"output": {}, "evidence": [{"kind": "file", "ref": "a"}]},
+        {"output": {}, "evidence": [{"kind": "link", "ref": ""}]},
+        {"output": {}, "evidence": [{"kind": "pdf", "ref": "a"}]},
+        {"output": {}, "evidence": [{"kind": "file", "ref": 1}]},
+    ]
+    for data in values:
+        schema_ok = not list(
+            jsonschema.Draft202012Validator(
+                core_schema("submission"), registry=schema_registry()
+            ).iter_errors({k: v for k, v in data.items() if v is not None or k == "output"})
+        )
+        try:
+            Submission(
+                data["output"],
+                data.get("summary"),
+                data.get("evidence", ()),
+                next=data.get("next"),
+                reason=data.get("reason"),
+            )
+        except MaterialError:
+            made = False
+        else:
+            made = True
+        assert made is schema_ok, data
+
+
+def test_the_route_is_not_shown_to_the_evaluator_unless_the_host_asks() -> None:
+    submission = Submission.from_json(ROUTED)
+    hidden = build_bundle(CHECK, material().__class__("i", "b", {}, submission), state_bytes=100)
+    shown = build_bundle(
+        CHECK, Material("i", "b", {}, submission, show_route=True), state_bytes=100
+    )
+    assert json.loads(hidden.submission_json) == {
+        key: ROUTED[key] for key in ("output", "summary", "evidence")
+    }
+    assert json.loads(shown.submission_json) == ROUTED
+    assert shown.submission_json == reference_json(ROUTED)
+    # Either way the bundle holds the whole submission: the candidate keeps its route.
+    assert hidden.submission == shown.submission == submission
+    assert Material("i", "b", {}, submission).show_route is False
+    # Without a route there is nothing to show: the text is the same either way.
+    plain = Submission({"cleared": True})
+    assert (
+        build_bundle(CHECK, Material("i", "b", {}, plain), state_bytes=100).submission_json
+        == build_bundle(
+            CHECK, Material("i", "b", {}, plain, show_route=True), state_bytes=100
+        ).submission_json
+    )
+
+
+def test_show_route_must_be_a_bool() -> None:
+    material_ = Material("i", "b", {}, Submission({}), show_route="yes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r'show_route must be true or false .*, got "yes"'):
+        build_bundle(CHECK, material_, state_bytes=100)
 
 
 # Laws, against an independent reference -----------------------------------------------------

@@ -479,6 +479,176 @@ def test_bundle_shows_what_the_evaluator_sees_and_what_was_cut(tmp_path: Path) -
     assert cut_json["bytes"]["run_data"] <= 300
 
 
+# core-2's shapes at the edge: run data and submission files -----------------------------------
+
+RUN_DATA_FAULTS = """{
+  "input": {"traveller": "R. Okafor"},
+  "steps": {
+    "fetch_receipts": {
+      "output": [],
+      "evidence": [{"kind": "pdf", "ref": "r.pdf"}],
+      "chek": {"verdict": "pass"}
+    },
+    "approve": {"decision": "ok", "history": [{"at": 5, "history": []}]}
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("command", ["bundle", "run"])
+def test_run_data_not_in_core_2_s_shape_is_refused_with_every_problem_and_its_place(
+    tmp_path: Path, command: str
+) -> None:
+    path = write(tmp_path, "run-data.json", RUN_DATA_FAULTS)
+    args = run_args("expense-report", "assemble", "submission.json", "pass")
+    args[args.index("--run-data") + 1] = path
+    if command == "bundle":
+        args = ["bundle", *args[1 : args.index("--evaluator")]]
+    result = cli(*args)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    record = "output, evidence, summary, next, reason, decision, note, check, by, at and history"
+    entry = "output, evidence, summary, next, reason, decision, note, check, by and at"
+    assert result.stderr.splitlines() == [
+        f'checkprofile: {path}:2:3: /input: unknown key "input"; did you mean "inputs"? run data'
+        " has inputs and steps",
+        f'checkprofile: {path}:4:23: /steps/fetch_receipts: missing "history": expected a list of'
+        " the step's earlier records, each without history ([] when there are none)",
+        f"checkprofile: {path}:5:17: /steps/fetch_receipts/output: expected a map (the step's"
+        " output fields), got an empty list",
+        f"checkprofile: {path}:6:29: /steps/fetch_receipts/evidence/0/kind: expected file or"
+        ' link, got "pdf"',
+        f'checkprofile: {path}:7:7: /steps/fetch_receipts/chek: unknown key "chek"; did you mean'
+        f' "check"? a step record has {record}',
+        f"checkprofile: {path}:9:29: /steps/approve/decision: expected approved, rejected or"
+        ' failed, got "ok"',
+        f"checkprofile: {path}:9:54: /steps/approve/history/0/at: expected a string, got 5",
+        f'checkprofile: {path}:9:57: /steps/approve/history/0/history: unknown key "history"; a'
+        f" step record without history has {entry}",
+    ]
+
+
+def test_run_data_in_yaml_is_checked_the_same_way(tmp_path: Path) -> None:
+    path = write(tmp_path, "run.yaml", "inputs: {}\nsteps:\n  fetch:\n    sumary: Done.\n")
+    result = run_with(tmp_path, run_data=str(path))
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f'checkprofile: {path}:4:5: /steps/fetch: missing "history": expected a list of the'
+        " step's earlier records, each without history ([] when there are none)",
+        f'checkprofile: {path}:4:5: /steps/fetch/sumary: unknown key "sumary"; did you mean'
+        ' "summary"? a step record has output, evidence, summary, next, reason, decision, note,'
+        " check, by, at and history",
+    ]
+
+
+def test_a_submission_not_in_core_2_s_shape_is_refused_with_every_problem(
+    tmp_path: Path,
+) -> None:
+    path = write(
+        tmp_path,
+        "sub.json",
+        '{\n  "output": "Three lines.",\n  "summary": "",\n  "next": "",\n  "evidence": [{"kind":'
+        ' "file", "ref": ""}]\n}',
+    )
+    result = run_with(tmp_path, submission=str(path))
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"checkprofile: {path}:2:13: /output: expected a map (the step's output fields), got"
+        ' "Three lines."',
+        f"checkprofile: {path}:3:14: /summary: an agent's summary is 1 to 2000 characters, got 0",
+        f'checkprofile: {path}:4:11: /next: expected a step id (a non-empty string), got ""',
+        f'checkprofile: {path}:5:40: /evidence/0/ref: expected a non-empty string, got ""',
+    ]
+
+
+ROUTED_PROCESS = """---
+name: vendor-check
+description: Screen a vendor before onboarding.
+steps:
+  - id: screen
+    agent: Screen the vendor against the OFAC and EU lists.
+    check: The screening covers both lists.
+    next:
+      - {to: sign_off, when: a list has a match}
+      - publish
+  - id: sign_off
+    approve: Finance signs the vendor off.
+  - id: publish
+    agent: Publish the vendor record.
+    check: The record names the screening report.
+---
+# Vendor onboarding
+"""
+
+
+def routed_args(tmp_path: Path, submission: dict[str, Any], *extra: str) -> list[str | Path]:
+    process = write(tmp_path, "PROCESS.md", ROUTED_PROCESS)
+    sub = write(tmp_path, "sub.json", json.dumps(submission, indent=2))
+    return ["bundle", process, "--step", "screen", "--submission", sub, "--json", *extra]
+
+
+ROUTED_SUBMISSION = {
+    "output": {"cleared": False},
+    "summary": "EU list match on the parent company.",
+    "next": "sign_off",
+    "reason": "A list has a match, so Finance must sign off.",
+}
+
+
+def test_the_route_is_shown_to_the_evaluator_only_with_show_route(tmp_path: Path) -> None:
+    hidden = cli(*routed_args(tmp_path, ROUTED_SUBMISSION))
+    assert hidden.returncode == 0, hidden.stderr
+    assert json.loads(hidden.stdout)["submission"] == {
+        "output": {"cleared": False},
+        "summary": "EU list match on the parent company.",
+        "evidence": [],
+    }
+    shown = cli(*routed_args(tmp_path, ROUTED_SUBMISSION, "--show-route"))
+    assert shown.returncode == 0, shown.stderr
+    bundle = json.loads(shown.stdout)
+    assert bundle["submission"] == {**ROUTED_SUBMISSION, "evidence": []}
+    assert bundle["bytes"]["submission"] > json.loads(hidden.stdout)["bytes"]["submission"]
+    text = cli(*routed_args(tmp_path, ROUTED_SUBMISSION, "--show-route")[:-2], "--show-route")
+    assert '"next":"sign_off"' in text.stdout  # the text shows exactly what is sent
+
+
+@pytest.mark.parametrize(
+    ("step", "next_", "message"),
+    [
+        pytest.param(
+            "screen",
+            "sign-off",
+            'next "sign-off" is not a route of step "screen"; did you mean "sign_off"? (routes:'
+            " sign_off, publish)",
+            id="not-a-route",
+        ),
+        pytest.param(
+            "publish",
+            "sign_off",
+            'next "sign_off": step "publish" has no list of routes to choose from',
+            id="no-routes",
+        ),
+    ],
+)
+def test_a_route_the_step_does_not_have_is_refused_at_its_line(
+    tmp_path: Path, step: str, next_: str, message: str
+) -> None:
+    args = routed_args(tmp_path, {**ROUTED_SUBMISSION, "next": next_})
+    args[args.index("--step") + 1] = step
+    result = cli(*args)
+    assert result.returncode == 2
+    assert one_error_line(result) == f"{tmp_path / 'sub.json'}:6:11: /next: {message}"
+
+
+def test_a_routed_submission_runs_and_its_route_is_not_a_problem(tmp_path: Path) -> None:
+    answers = write(tmp_path, "answers.yaml", "The screening covers both lists.: {answer: 0.95}\n")
+    args = routed_args(tmp_path, ROUTED_SUBMISSION)[:-1]
+    args[0] = "run"
+    result = cli(*args, "--evaluator", f"replay:{answers}", "--now", NOW, "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["action"] == "complete"
+
+
 # Bad input: one line, the file and the line, the documented exit code ---------------------------
 
 
@@ -512,21 +682,22 @@ ASK3 = "How well are lines above the per-diem limit handled?"
             "submission",
             "sub.json",
             '{"output": {}, "sumary": "x"}',
-            ':1:16: a submission has output, summary and evidence; unknown key "sumary"',
+            ':1:16: /sumary: unknown key "sumary"; did you mean "summary"? a submission has'
+            " output, evidence, summary, next and reason",
             id="submission-unknown-key",
         ),
         pytest.param(
             "submission",
             "sub.json",
             '{\n  "output": {},\n  "evidence": [{"kind": "file"}]\n}',
-            ":3:16: an evidence item must have a string kind and ref, got a map",
+            ':3:16: /evidence/0: missing "ref": expected a non-empty string',
             id="submission-bad-evidence-item",
         ),
         pytest.param(
             "submission",
             "sub.json",
             '{"output": {}, "summary": 3}',
-            ":1:27: a submission's summary must be a string, got 3",
+            ":1:27: /summary: expected a string, got 3",
             id="submission-summary-not-text",
         ),
         pytest.param(
@@ -547,16 +718,16 @@ ASK3 = "How well are lines above the per-diem limit handled?"
         pytest.param(
             "run_data",
             "run.json",
-            '{"steps": {"a": {"score": 1e999}}}',
-            ": run data steps.a cannot be shown as JSON: it holds NaN or an infinity, which JSON "
-            "cannot write",
+            '{"inputs": {"score": 1e999}, "steps": {}}',
+            ": run data inputs.score cannot be shown as JSON: it holds NaN or an infinity, which"
+            " JSON cannot write",
             id="run-data-infinity",
         ),
         pytest.param(
             "run_data",
             "run.yaml",
             "- not\n- a map\n",
-            ":1:1: run data must be a JSON object, got a list",
+            ":1:1: /: expected run data (a map of inputs and steps), got a list",
             id="run-data-a-list",
         ),
         pytest.param(

@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 import pytest
+from core2 import assert_shape
 from hypothesis import given
 from hypothesis import strategies as st
 from test_human_records import RUN, STEP, outcome_of
@@ -28,13 +29,31 @@ from checkprofile.human import (
     Escalation,
     Failed,
     Handoff,
+    Resolution,
     Returned,
+    ReturnNote,
     apply_decision,
     decision_from_json,
     records_for,
 )
 
 WHEN = "2026-10-06T10:15:00Z"
+
+
+def assert_resolution_is_core_2(resolution: Resolution) -> None:
+    """What a host writes after a decision is in core-2's shapes: the handoff, the output
+    the step completes with (a step record's fields), and the check that stays."""
+    data = json.loads(json.dumps(resolution.to_json()))
+    assert set(data) <= {"decision", "handoff", "output", "steps"}
+    if "handoff" in data:
+        assert_shape("handoff", data["handoff"])
+    if "output" in data:
+        assert_shape("submission", data["output"])
+        assert_shape("candidate", data["output"])
+    for record in data.get("steps", {}).values():
+        assert_shape("step-record", {**record, "history": []})
+
+
 #: Every value a wrong decision holds contains this: no message may show it.
 SECRET = "s3cr3t"
 
@@ -109,9 +128,55 @@ WRONG: list[tuple[str, object, list[str]]] = [
         ["only the keys", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx… (str)"],
     ),
     (
-        "completed-with-note",
-        {"kind": "completed", "by": SECRET, "at": WHEN, "note": SECRET},
-        ["a completed decision has only the keys", "note (str)"],
+        "completed-note-blank",
+        {"kind": "completed", "by": SECRET, "at": WHEN, "note": " "},
+        ["note must not be blank", "note (str)"],
+    ),
+    (
+        "completed-with-a-key-of-returned",
+        {"kind": "completed", "by": SECRET, "at": WHEN, "returned": SECRET},
+        ["a completed decision has only the keys", "returned (str)"],
+    ),
+    (
+        "completed-output-a-list",
+        {"kind": "completed", "by": SECRET, "at": WHEN, "output": [SECRET]},
+        ["output must be a map", "output (list)"],
+    ),
+    (
+        "completed-next-without-output",
+        {"kind": "completed", "by": SECRET, "at": WHEN, "next": "sign_off"},
+        ["with next needs its own output", "next (str)"],
+    ),
+    (
+        "completed-reason-without-output",
+        {"kind": "completed", "by": SECRET, "at": WHEN, "reason": SECRET},
+        ["with reason needs its own output", "reason (str)"],
+    ),
+    (
+        "completed-next-empty",
+        {"kind": "completed", "by": SECRET, "at": WHEN, "output": {}, "next": ""},
+        ["next must be a step id (a non-empty string)", "next (str)"],
+    ),
+    (
+        "completed-next-a-number",
+        {"kind": "completed", "by": SECRET, "at": WHEN, "output": {}, "next": 3},
+        ["next must be a step id", "next (int)"],
+    ),
+    (
+        "completed-reason-too-long",
+        {"kind": "completed", "by": SECRET, "at": WHEN, "output": {}, "reason": SECRET * 700},
+        ["reason must be a string of at most 4000 characters", "reason (str)"],
+    ),
+    (
+        "completed-evidence-kind-not-file-or-link",
+        {
+            "kind": "completed",
+            "by": SECRET,
+            "at": WHEN,
+            "output": {},
+            "evidence": [{"kind": SECRET, "ref": SECRET}],
+        },
+        ["evidence items need a kind (file or link) and a non-empty ref", "evidence (list)"],
     ),
     (
         "completed-output-null",
@@ -136,7 +201,7 @@ WRONG: list[tuple[str, object, list[str]]] = [
     (
         "completed-evidence-item-bad",
         {"kind": "completed", "by": SECRET, "at": WHEN, "output": {}, "evidence": [SECRET]},
-        ["evidence items need a string kind and ref", "evidence (list)"],
+        ["evidence items need a kind (file or link) and a non-empty ref", "evidence (list)"],
     ),
 ]
 
@@ -284,13 +349,20 @@ decisions = st.one_of(
     st.builds(Returned, note=names, by=names, at=times),
     st.builds(Failed, note=names, by=names, at=times),
     st.builds(Completed, by=names, at=times),
+    st.builds(Completed, by=names, at=times, note=names),
     st.builds(
         Completed,
         by=names,
         at=times,
-        output=json_values.filter(lambda v: v is not None),
+        output=st.dictionaries(st.text(), json_values, max_size=3),
         summary=st.none() | st.text(),
-        evidence=st.lists(st.builds(Evidence, st.text(), st.text()), max_size=2).map(tuple),
+        evidence=st.lists(
+            st.builds(Evidence, st.sampled_from(["file", "link"]), st.text(min_size=1)),
+            max_size=2,
+        ).map(tuple),
+        next=st.none() | st.text(min_size=1),
+        reason=st.none() | st.text(),
+        note=st.none() | names,
     ),
 )
 
@@ -308,11 +380,15 @@ def test_a_decision_survives_a_json_round_trip(decision: Decision) -> None:
 #  `handoff.check` and the agent's `handoff.issues` carries the same lines."
 
 
-def test_returned_gives_the_handoff_with_the_note_the_check_and_the_lines() -> None:
+def test_returned_gives_the_handoff_with_who_returned_it_when_and_why() -> None:
+    # core-2: "After a person's returned decision on an unsure step, the note travels in
+    # handoff.returned, and the profile adds the check and its lines".
     decision = Returned(note="Attach the EU list report too.", by="alice@ops", at=WHEN)
     resolution = apply_decision(ESCALATION, decision)
     assert resolution.handoff == Handoff(
-        check=ESCALATION.check, issues=issue_lines(ESCALATION.check), note=decision.note
+        returned=ReturnNote(note=decision.note, by="alice@ops", at=WHEN),
+        issues=issue_lines(ESCALATION.check),
+        check=ESCALATION.check,
     )
     assert resolution.output is None
     assert resolution.check is None  # it no longer waits on a person as steps.<id>.check
@@ -325,11 +401,12 @@ def test_returned_gives_the_handoff_with_the_note_the_check_and_the_lines() -> N
             "at": WHEN,
         },
         "handoff": {
-            "check": ESCALATION.check.to_json(),
+            "returned": {"note": "Attach the EU list report too.", "by": "alice@ops", "at": WHEN},
             "issues": list(issue_lines(ESCALATION.check)),
-            "note": "Attach the EU list report too.",
+            "check": ESCALATION.check.to_json(),
         },
     }
+    assert_resolution_is_core_2(resolution)
 
 
 # "`completed` with the candidate or their own output ... A person completing an escalated step
@@ -346,6 +423,20 @@ def test_completed_with_the_candidate_completes_with_the_held_submission() -> No
         "output": ESCALATION.candidate.to_json(),
         "steps": {STEP: {"check": ESCALATION.check.to_json()}},
     }
+    assert_resolution_is_core_2(resolution)
+
+
+def test_a_completed_decision_may_carry_a_note() -> None:
+    # core-2: "A person's completed decision carries the same fields, all optional, and a note."
+    decision = decision_from_json(
+        {"kind": "completed", "by": "alice@ops", "at": WHEN, "note": "Checked the EU list by hand."}
+    )
+    assert decision == Completed(by="alice@ops", at=WHEN, note="Checked the EU list by hand.")
+    assert decision.with_candidate
+    resolution = apply_decision(ESCALATION, decision)
+    assert resolution.output is ESCALATION.candidate
+    assert resolution.to_json()["decision"]["note"] == "Checked the EU list by hand."
+    assert_resolution_is_core_2(resolution)
 
 
 def test_completed_with_their_own_output_completes_with_it() -> None:
@@ -362,6 +453,7 @@ def test_completed_with_their_own_output_completes_with_it() -> None:
     )
     assert resolution.output != ESCALATION.candidate
     assert not decision.with_candidate
+    assert_resolution_is_core_2(resolution)
 
 
 def test_failed_ends_the_step_with_its_note_and_keeps_the_check() -> None:
@@ -375,6 +467,7 @@ def test_failed_ends_the_step_with_its_note_and_keeps_the_check() -> None:
         "by": "alice@ops",
         "at": WHEN,
     }
+    assert_resolution_is_core_2(resolution)
 
 
 @pytest.mark.parametrize(
@@ -382,7 +475,7 @@ def test_failed_ends_the_step_with_its_note_and_keeps_the_check() -> None:
     [
         Returned(note="n", by="a", at=WHEN),
         Completed(by="a", at=WHEN),
-        Completed(by="a", at=WHEN, output=[1]),
+        Completed(by="a", at=WHEN, output={"a": 1}, next="sign_off", reason="r"),
         Failed(note="n", by="a", at=WHEN),
     ],
     ids=["returned", "completed", "completed-own", "failed"],

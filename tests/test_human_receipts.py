@@ -8,6 +8,7 @@ from typing import Any
 
 import attrs
 import pytest
+from core2 import assert_shape
 from hypothesis import given
 from hypothesis import strategies as st
 from test_docs import fenced_blocks, script_pairs
@@ -317,6 +318,17 @@ def test_the_drivers_are_the_questions_with_the_verdicts_result_furthest_first(
 # --- JSON --------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("advisory", [False, True], ids=["blocking", "advisory"])
+@pytest.mark.parametrize("verdict", ["pass", "fail", "unsure", "error"])
+def test_a_receipts_candidate_is_core_2_s_candidate_whatever_the_verdict(
+    verdict: str, advisory: bool
+) -> None:
+    receipt = receipt_for(outcome_of(verdict, advisory=advisory), run_id=RUN, step_id=STEP)
+    data = round_trip(receipt.to_json())
+    assert_shape("candidate", data["candidate"])
+    assert_shape("step-record", {"check": data["verdict"], "history": []})
+
+
 def test_a_receipt_survives_a_json_round_trip_exactly() -> None:
     receipt = unsure_receipt()
     data = round_trip(receipt.to_json())
@@ -339,27 +351,39 @@ json_values = st.recursive(
 
 @given(
     answers_for_the_example,
-    json_values,
+    st.dictionaries(st.text(), json_values, max_size=3),
     st.none() | st.text(),
-    st.lists(st.fixed_dictionaries({"kind": st.text(), "ref": st.text()}), max_size=2),
+    st.lists(
+        st.fixed_dictionaries(
+            {"kind": st.sampled_from(["file", "link"]), "ref": st.text(min_size=1)}
+        ),
+        max_size=2,
+    ),
+    st.none() | st.text(min_size=1),
+    st.none() | st.text(),
     st.booleans(),
 )
 def test_every_receipt_survives_a_json_round_trip(
     answers: tuple[Answer, Answer, Answer],
-    output: Any,
+    output: dict[str, Any],
     summary: str | None,
     evidence: list[dict[str, str]],
+    next_: str | None,
+    reason: str | None,
     advisory: bool,
 ) -> None:
     verdict = combine(CHECK, answers, model=MODEL, at=AT, advisory=advisory)
-    shown = material()
-    shown = attrs.evolve(shown, submission=Submission(output, summary, evidence))
+    submission = Submission(output, summary, evidence, next=next_, reason=reason)
+    shown = attrs.evolve(material(), submission=submission)
     bundle = build_bundle(CHECK, shown, state_bytes=65536)
     receipt = receipt_for(outcome_for(verdict, bundle=bundle), run_id=RUN, step_id=STEP)
     data = json.loads(json.dumps(receipt.to_json()))
     again = Receipt.from_json(data)
     assert again == receipt
     assert again.to_json() == data
+    # The candidate keeps the route, and is core-2's candidate shape.
+    assert again.candidate == submission
+    assert_shape("candidate", data["candidate"])
 
 
 def _set(path: list[Any], value: Any) -> Any:

@@ -6,13 +6,14 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Final, Literal, TypeAlias
 
 import attrs
 
 from .._yaml import Document, YamlError, load_yaml
+from ..errors import Problem
 
 __all__ = [
     "EXIT_ERROR",
@@ -106,14 +107,35 @@ class DataFile:
 
     def where(self, path: tuple[str | int, ...] = (), *, key: bool = False) -> str:
         """``FILE:LINE:COL`` of ``path`` in the file (``FILE`` alone if it cannot be found)."""
-        document = self.document
+        return self._where(self._document(), path, key=key)
+
+    def problems(self, problems: Sequence[Problem]) -> str:
+        """``problems`` of this file, one per line as ``FILE:LINE:COL: POINTER: message``, in
+        file order. An unknown key is shown at the key; any other problem at its value (a
+        missing key at the map that lacks it)."""
+        document = self._document()
+        located = []
+        for problem in problems:
+            key = problem.message.startswith("unknown key")
+            mark = document.locate(problem.path, key=key) if document is not None else None
+            order = (mark.line, mark.column) if mark is not None else (0, 0)
+            where = self._where(document, problem.path, key=key)
+            located.append((order, f"{where}: {problem.pointer or '/'}: {problem.message}"))
+        return "\n".join(line for _, line in sorted(located, key=lambda pair: pair[0]))
+
+    def _document(self) -> Document | None:
+        if self.document is not None:
+            return self.document
+        # JSON is read by the json module (fast, for large run data); positions come from a
+        # second, YAML 1.2 reading only when an error needs one.
+        try:
+            return load_yaml(self.text)
+        except YamlError:
+            return None
+
+    def _where(self, document: Document | None, path: tuple[str | int, ...], *, key: bool) -> str:
         if document is None:
-            # JSON is read by the json module (fast, for large run data); positions come from
-            # a second, YAML 1.2 reading only when an error needs one.
-            try:
-                document = load_yaml(self.text)
-            except YamlError:
-                return self.path
+            return self.path
         mark = document.locate(path, key=key)
         return f"{self.path}:{mark.line}:{mark.column}"
 

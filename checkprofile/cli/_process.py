@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -11,15 +12,24 @@ from typing import Any
 import attrs
 
 from .. import _process as process_
-from .._bundle import Bundle, Material, Submission, build_bundle, canonical_json, json_problem
+from .._bundle import (
+    Bundle,
+    Material,
+    Submission,
+    build_bundle,
+    canonical_json,
+    json_problem,
+    shown_submission,
+)
 from .._check import Check
 from .._convert import show
 from .._limits import Limits
 from .._lines import answer_text
-from .._process import Process, ProcessError, ProcessProblem
+from .._process import Process, ProcessError, ProcessProblem, ProcessStep
 from .._run import run_check_sync
+from .._shapes import run_data_problems, submission_problems
 from .._verdict import format_at
-from ..errors import LimitsError, MaterialError
+from ..errors import LimitsError, MaterialError, Problem
 from ._common import (
     EXIT_FAIL,
     EXIT_OK,
@@ -85,6 +95,10 @@ def register(commands: Commands) -> None:
         "bundle",
         parents=[common],
         help="show exactly what the evaluator would be shown, and what was cut",
+        description="Show exactly what the evaluator would be shown for a submission to the "
+        "step, with sizes, and what was cut to fit checkStateBytes. The submission and the run "
+        "data must have core-2's shapes: every problem is listed as FILE:LINE:COL: POINTER: "
+        "message. Exit 0, or 2 for unreadable input.",
     )
     _step_options(bundle, material=True)
     bundle.set_defaults(handler=_bundle)
@@ -93,8 +107,9 @@ def register(commands: Commands) -> None:
         "run",
         parents=[common],
         help="run a step's check on a submission and print the outcome",
-        description="Run the step's check on a submission. Exit 0 pass, 1 fail, 3 unsure, "
-        "4 error (by the verdict, advisory or not), 2 unreadable input.",
+        description="Run the step's check on a submission. The submission and the run data "
+        "must have core-2's shapes (as for bundle). Exit 0 pass, 1 fail, 3 unsure, 4 error (by "
+        "the verdict, advisory or not), 2 unreadable input.",
     )
     _step_options(run, material=True)
     run.add_argument(
@@ -138,10 +153,20 @@ def _step_options(parser: argparse.ArgumentParser, *, material: bool) -> None:
             required=True,
             type=Path,
             metavar="SUB",
-            help='the submission: {"output": ..., "summary": ..., "evidence": [...]}',
+            help='the submission, in core-2\'s shape: {"output": {...}, "summary": ..., '
+            '"evidence": [{"kind", "ref"}], "next": ..., "reason": ...}',
         )
         parser.add_argument(
-            "--run-data", type=Path, metavar="RUN", help="the run data (default: {})"
+            "--run-data",
+            type=Path,
+            metavar="RUN",
+            help='the run data, in core-2\'s shape: {"inputs": {...}, "steps": {ID: record}} '
+            '(default: {"inputs": {}, "steps": {}})',
+        )
+        parser.add_argument(
+            "--show-route",
+            action="store_true",
+            help="show the evaluator the submission's next and reason (not shown by default)",
         )
 
 
@@ -192,12 +217,17 @@ def _check(process: Process, step_id: str, limits: Limits) -> tuple[Check, bool]
     return process.check_for(step_id, limits=limits), step.data.get("advisory") is True
 
 
-def _submission(path: Path) -> Submission:
+def _submission(path: Path, step: ProcessStep) -> Submission:
+    """The submission file, checked against core-2's shape for ``step``: every problem at once,
+    each at its line and column (exit 2)."""
     data = read_data(path, "submission")
-    try:
-        submission = Submission.from_json(data.data)
-    except MaterialError as error:
-        raise UsageError(f"{data.where(error.path, key=_is_key(error))}: {error}") from None
+    problems = (
+        *submission_problems(data.data, agent=step.kind == "agent"),
+        *_route_problems(data.data, step),
+    )
+    if problems:
+        raise UsageError(data.problems(problems))
+    submission = Submission.from_json(data.data)
     try:
         canonical_json(submission.to_json())  # NaN, infinities: not JSON the model can be shown
     except ValueError as error:
@@ -206,16 +236,48 @@ def _submission(path: Path) -> Submission:
     return submission
 
 
-def _is_key(error: MaterialError) -> bool:
-    return "unknown key" in str(error)
+def _route_problems(data: object, step: ProcessStep) -> list[Problem]:
+    """A submission's ``next`` must name one of the step's routes (a server refuses any other
+    step id, and a route on a step without a list of routes)."""
+    if not isinstance(data, dict) or type(data.get("next")) is not str or not data["next"]:
+        return []  # no route, or one the shape check refuses
+    chosen = data["next"]
+    routes = step.data.get("next")
+    if not isinstance(routes, list):
+        return [
+            Problem(
+                ("next",),
+                f'next {show(chosen)}: step "{step.id}" has no list of routes to choose from',
+            )
+        ]
+    targets = [
+        route if isinstance(route, str) else route.get("to")
+        for route in routes
+        if isinstance(route, (str, dict))
+    ]
+    names = [target for target in targets if isinstance(target, str)]
+    if chosen in names:
+        return []
+    match = difflib.get_close_matches(chosen, names, n=1, cutoff=0.6)
+    hint = f'; did you mean "{match[0]}"?' if match else ""
+    return [
+        Problem(
+            ("next",),
+            f'next {show(chosen)} is not a route of step "{step.id}"{hint}'
+            f" (routes: {', '.join(names) or 'none'})",
+        )
+    ]
 
 
 def _run_data(path: Path | None) -> dict[str, Any]:
+    """The run data file, checked against core-2's shape: every problem at once, each at its
+    line and column (exit 2). Without a file, empty run data."""
     if path is None:
-        return {}
+        return {"inputs": {}, "steps": {}}
     data = read_data(path, "run data")
-    if not isinstance(data.data, dict):
-        raise UsageError(f"{data.where()}: run data must be a JSON object, got {show(data.data)}")
+    problems = run_data_problems(data.data)
+    if problems:
+        raise UsageError(data.problems(problems))
     result: dict[str, Any] = data.data
     return result
 
@@ -234,7 +296,7 @@ def _inputs(args: argparse.Namespace) -> _Inputs:
     limits = _limits(args.limits)
     process = _process(args.file)
     check, advisory = _check(process, args.step, limits)
-    submission = _submission(args.submission)
+    submission = _submission(args.submission, process.step(args.step))
     run_data = _run_data(args.run_data)
     try:
         material = process_.material_for(
@@ -242,6 +304,7 @@ def _inputs(args: argparse.Namespace) -> _Inputs:
         )
     except ProcessError as error:
         raise UsageError(str(error)) from None
+    material = attrs.evolve(material, show_route=args.show_route)
     try:
         bundle = build_bundle(check, material, state_bytes=limits.check_state_bytes)
     except MaterialError as error:
@@ -400,7 +463,9 @@ def _bundle(args: argparse.Namespace) -> int:
                 "questions": check.to_json(),
                 "instructions": bundle.instructions,
                 "body": bundle.body,
-                "submission": bundle.submission.to_json(),
+                "submission": shown_submission(
+                    bundle.submission, show_route=inputs.material.show_route
+                ),
                 "run_data": bundle.run_data,
                 "truncated": bundle.truncated,
                 "dropped_steps": list(bundle.dropped_steps),

@@ -472,7 +472,7 @@ def _run_grading(case: Mapping[str, Any]) -> None:
 
 def _run_truncation(case: Mapping[str, Any]) -> None:
     expect = case["expect"]
-    raw_submission = case.get("submission", {"output": None})
+    raw_submission = case.get("submission", {"output": {}})
     material = Material(
         instructions=_INSTRUCTIONS,
         body=_BODY,

@@ -72,7 +72,7 @@ from ._receipts import (
     shown_pieces,
     threshold_text,
 )
-from ._records import Escalation, Handoff, Records, records_for
+from ._records import Escalation, Handoff, Records, ReturnNote, records_for
 
 # Plain sorted() order, the house rule (ruff would put the constants first).
 __all__ = [  # noqa: RUF022
@@ -105,6 +105,7 @@ __all__ = [  # noqa: RUF022
     "Recorder",
     "Records",
     "Resolution",
+    "ReturnNote",
     "Returned",
     "SHOWN_PIECES",
     "ShownPiece",

@@ -40,15 +40,16 @@ decided on the same submission elsewhere (an approver after an advisory check)::
      "escalated_at": "…"|null,         the escalation's at; null when not from an escalation
      "accepted": true|false,           the person let the candidate stand: completed with it
      "decision": {"kind": "returned"|"completed"|"failed", "by", "at", "note"?,
-                  "output"?, "summary"?, "evidence"?}}
+                  "output"?, "summary"?, "evidence"?, "next"?, "reason"?}}
 
 The **submission key** is ``"sha256:"`` and the hex SHA-256 of the UTF-8 canonical JSON
 (compact, keys sorted) of ``[run_id, step_id, submission_sha256]``, where
 ``submission_sha256`` is ``"sha256:"`` and the hex SHA-256 of the submission's canonical JSON
-(``{"output", "summary"?, "evidence": [{"kind", "ref"}]}``, evidence urls left out): the same
-submission on the same step of the same run has the same key, and a verdict and a later
-decision join on it. The **check key** is ``"sha256:"`` and the hex SHA-256 of the canonical
-JSON of the check's full form: two checks grade alike exactly when their keys are equal.
+(``{"output", "summary"?, "evidence": [{"kind", "ref"}], "next"?, "reason"?}``, evidence urls
+left out): the same submission on the same step of the same run has the same key, and a
+verdict and a later decision join on it. The **check key** is ``"sha256:"`` and the hex
+SHA-256 of the canonical JSON of the check's full form: two checks grade alike exactly when
+their keys are equal.
 
 Appending is safe from several processes at once: each record is one ``write()`` to a file
 opened with ``O_APPEND``, under an exclusive ``flock`` where the platform has one, so lines

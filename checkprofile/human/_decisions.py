@@ -9,14 +9,18 @@ error message ends up in logs.
 
 Choices the profile leaves open, each pinned by ``tests/test_human_decisions.py``:
 
-* ``returned`` and ``failed`` need a non-blank ``note``; ``completed`` takes none.
-* ``completed`` without ``output`` completes with the candidate; with ``output`` (any JSON
-  value but ``null``) it completes with the person's own output, ``summary`` and ``evidence``.
-  ``summary`` or ``evidence`` without ``output`` is refused: it would mix two submissions.
+* ``returned`` and ``failed`` need a non-blank ``note``; ``completed`` may have one (core-2's
+  completed decision carries a note).
+* ``completed`` without ``output`` completes with the candidate, its route (``next``,
+  ``reason``) included; with ``output`` (a map, as core-2's output is) it completes with the
+  person's own output, ``summary``, ``evidence`` and route. ``summary``, ``evidence``,
+  ``next`` or ``reason`` without ``output`` is refused: it would mix two submissions.
 * After ``returned`` the attempt continues: the verdict travels in ``handoff.check`` with the
-  person's note and the issue lines, and leaves ``steps.<id>.check`` (it no longer waits on a
-  person; the host restores the step's previous entry, if it had one). After ``completed`` or
-  ``failed`` the step has ended and the verdict stays as ``steps.<id>.check``.
+  issue lines, and the person's note, with who returned the work and when, in
+  ``handoff.returned`` (core-2's ``{note, by, at}``); the verdict leaves ``steps.<id>.check``
+  (it no longer waits on a person; the host restores the step's previous entry, if it had
+  one). After ``completed`` or ``failed`` the step has ended and the verdict stays as
+  ``steps.<id>.check``.
 * A decision's time is not compared with the escalation's: clocks on different machines differ,
   and refusing a real decision for that would lose it.
 """
@@ -29,12 +33,12 @@ from typing import Any, Literal
 
 import attrs
 
-from .._bundle import Evidence, Submission
+from .._bundle import MAX_REASON, Evidence, Submission, evidence_items
 from .._convert import converter, register_renamed
 from .._lines import issue_lines
 from .._verdict import Verdict, format_at
 from ..errors import CheckprofileError, MaterialError
-from ._records import Escalation, Handoff
+from ._records import Escalation, Handoff, ReturnNote
 
 __all__ = [
     "Completed",
@@ -52,9 +56,11 @@ DecisionKind = Literal["returned", "completed", "failed"]
 
 _KINDS: tuple[DecisionKind, ...] = ("returned", "completed", "failed")
 _ALLOWED = (
-    "a decision is returned (note, by, at), completed (by, at, and optionally output,"
-    " summary, evidence) or failed (note, by, at)"
+    "a decision is returned (note, by, at), completed (by, at, and optionally note, output,"
+    " summary, evidence, next, reason) or failed (note, by, at)"
 )
+# What a completed decision takes besides the person's own output, which they need it for.
+_OWN = ("summary", "evidence", "next", "reason")
 
 # At most this many keys are named in a message: a map of a million keys is still one line.
 _MAX_KEYS = 12
@@ -71,8 +77,10 @@ class DecisionRequiredError(CheckprofileError, TypeError, ValueError):
     """
 
     received: str
+    problem: str
 
     def __init__(self, problem: str, received: object) -> None:
+        self.problem = problem
         self.received = shape(received)
         super().__init__(f"{problem}; received {self.received} ({_ALLOWED})")
 
@@ -145,7 +153,7 @@ def _text(what: str, value: object, received: object) -> str:
 def _fields(kind: DecisionKind) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The (required, optional) keys of a decision's JSON, ``kind`` aside."""
     if kind == "completed":
-        return ("by", "at"), ("output", "summary", "evidence")
+        return ("by", "at"), ("note", "output", *_OWN)
     return ("note", "by", "at"), ()
 
 
@@ -169,7 +177,8 @@ class Returned:
 @attrs.frozen(kw_only=True)
 class Completed:
     """The person completes the step: with the candidate (``output`` is ``None``), or with
-    their own ``output``, ``summary`` and ``evidence``."""
+    their own ``output`` (a map), ``summary``, ``evidence`` and, on a step whose ``next`` is a
+    list of routes, ``next`` and ``reason``. ``note`` is the person's remark, either way."""
 
     kind: Literal["completed"] = attrs.field(default="completed", init=False)
     by: str
@@ -177,6 +186,9 @@ class Completed:
     output: Any = None
     summary: str | None = None
     evidence: tuple[Evidence, ...] = attrs.field(default=(), converter=_evidence_field)
+    next: str | None = None
+    reason: str | None = None
+    note: str | None = None
 
     def __attrs_post_init__(self) -> None:
         _checked(self)
@@ -190,11 +202,14 @@ class Completed:
         """The person's own submission, or ``None`` when they completed with the candidate."""
         if self.output is None:
             return None
-        return Submission(self.output, self.summary, self.evidence)
+        return Submission(
+            self.output, self.summary, self.evidence, next=self.next, reason=self.reason
+        )
 
     def to_json(self) -> dict[str, Any]:
-        """``{"kind": "completed", "by", "at"}``, and the person's own ``output``, with
-        ``summary`` and ``evidence`` (references ``{"kind", "ref"}``) when they gave them."""
+        """``{"kind": "completed", "by", "at"}``, the person's ``note`` when they gave one, and
+        their own ``output``, with ``summary``, ``evidence`` (references ``{"kind", "ref"}``),
+        ``next`` and ``reason`` when they gave them."""
         return _unstructure(self)
 
 
@@ -244,12 +259,30 @@ def _checked(decision: Decision) -> None:
             "a decision's at must be an RFC 3339 time string in UTC ending in Z", received
         )
     if isinstance(decision, Completed):
-        if decision.output is None and (decision.summary is not None or decision.evidence):
+        if decision.note is not None:
+            _text("note", decision.note, received)
+        given = [name for name in _OWN if getattr(decision, name) not in (None, ())]
+        if decision.output is None and given:
             raise DecisionRequiredError(
-                "a completed decision with summary or evidence needs its own output", received
+                f"a completed decision with {given[0]} needs its own output", received
+            )
+        if decision.output is not None and not isinstance(decision.output, dict):
+            raise DecisionRequiredError(
+                "a completed decision's output must be a map (a JSON object)", received
             )
         if decision.summary is not None and not isinstance(decision.summary, str):
             raise DecisionRequiredError("a decision's summary must be a string", received)
+        if decision.next is not None and (not isinstance(decision.next, str) or not decision.next):
+            raise DecisionRequiredError(
+                "a decision's next must be a step id (a non-empty string)", received
+            )
+        if decision.reason is not None and (
+            not isinstance(decision.reason, str) or len(decision.reason) > MAX_REASON
+        ):
+            raise DecisionRequiredError(
+                f"a decision's reason must be a string of at most {MAX_REASON} characters",
+                received,
+            )
         if not isinstance(decision.evidence, tuple) or not all(
             isinstance(item, Evidence) for item in decision.evidence
         ):
@@ -271,9 +304,10 @@ def decision_from_json(data: object) -> Decision:
     """Read a decision: ``{"kind": "returned"|"completed"|"failed", ...}``.
 
     ``returned`` and ``failed`` need ``note``, ``by`` and ``at``; ``completed`` needs ``by``
-    and ``at``, and takes ``output`` (not null), ``summary`` and ``evidence`` (a list of
-    ``{"kind", "ref"}``) for the person's own output. ``at`` is RFC 3339 in UTC ending in
-    ``Z``. No other keys. Anything else raises :class:`DecisionRequiredError`.
+    and ``at``, takes a ``note``, and takes ``output`` (a map), ``summary``, ``evidence`` (a
+    list of ``{"kind": "file"|"link", "ref"}``), ``next`` and ``reason`` for the person's own
+    output. ``at`` is RFC 3339 in UTC ending in ``Z``. No other keys. Anything else raises
+    :class:`DecisionRequiredError`.
     """
     if isinstance(data, (Returned, Completed, Failed)):
         _checked(data)  # frozen, but object.__setattr__ can still change it
@@ -306,23 +340,36 @@ def decision_from_json(data: object) -> Decision:
                 " with the candidate)",
                 data,
             )
-        if ("summary" in keys or "evidence" in keys) and "output" not in keys:
+        given = [key for key in _OWN if key in keys]
+        if given and "output" not in keys:
             raise DecisionRequiredError(
-                "a completed decision with summary or evidence needs its own output", data
+                f"a completed decision with {given[0]} needs its own output", data
             )
-        summary = data.get("summary")
-        if summary is not None and not isinstance(summary, str):
-            raise DecisionRequiredError("a decision's summary must be a string", data)
         evidence = data.get("evidence", [])
         if not isinstance(evidence, list):
             raise DecisionRequiredError("a decision's evidence must be a list", data)
         try:
-            items = Submission(None, None, evidence).evidence
+            items = evidence_items(evidence)
         except MaterialError:
             raise DecisionRequiredError(
-                "a decision's evidence items need a string kind and ref", data
+                "a decision's evidence items need a kind (file or link) and a non-empty ref",
+                data,
             ) from None
-        return Completed(by=by, at=at, output=data.get("output"), summary=summary, evidence=items)
+        # The typed decision checks the rest, as it does a caller's own; the error names the
+        # shape that arrived.
+        try:
+            return Completed(
+                by=by,
+                at=at,
+                output=data.get("output"),
+                summary=data.get("summary"),
+                evidence=items,
+                next=data.get("next"),
+                reason=data.get("reason"),
+                note=data.get("note"),
+            )
+        except DecisionRequiredError as error:
+            raise DecisionRequiredError(error.problem, data) from None
     note = _text("note", data["note"], data)
     if kind == "returned":
         return Returned(note=note, by=by, at=at)
@@ -333,11 +380,12 @@ def decision_from_json(data: object) -> Decision:
 class Resolution:
     """The records a decision on an escalation gives, for step ``step_id``.
 
-    ``returned``: ``handoff`` (``check`` the verdict, ``issues`` its lines, ``note`` the
-    person's), and ``check`` is ``None``: the verdict no longer waits as ``steps.<id>.check``.
-    ``completed``: ``output``, the submission the step completes with (the candidate, or the
-    person's own), and ``check``, the verdict that stays as ``steps.<id>.check``; the step is
-    not checked again. ``failed``: the step fails with the decision's note; ``check`` stays.
+    ``returned``: ``handoff`` (``returned`` the person's note, who and when; ``issues`` the
+    verdict's lines; ``check`` the verdict), and ``check`` is ``None``: the verdict no longer
+    waits as ``steps.<id>.check``. ``completed``: ``output``, the submission the step
+    completes with (the candidate, its route included, or the person's own), and ``check``,
+    the verdict that stays as ``steps.<id>.check``; the step is not checked again.
+    ``failed``: the step fails with the decision's note; ``check`` stays.
     """
 
     escalation: Escalation
@@ -383,7 +431,11 @@ def apply_decision(escalation: Escalation, decision: Decision) -> Resolution:
         raise TypeError(f"apply_decision takes an Escalation, got a {type(escalation).__name__}")
     verdict = escalation.check
     if isinstance(decision, Returned):
-        handoff = Handoff(check=verdict, issues=issue_lines(verdict), note=decision.note)
+        handoff = Handoff(
+            returned=ReturnNote(note=decision.note, by=decision.by, at=decision.at),
+            issues=issue_lines(verdict),
+            check=verdict,
+        )
         return Resolution(escalation=escalation, decision=decision, handoff=handoff)
     if isinstance(decision, Completed):
         own = decision.own_output()

@@ -118,11 +118,12 @@ def bundle_bytes(bundle: Bundle) -> bytes:
         {"body": str, "dropped_fields": [pointer...], "dropped_steps": [step id...],
          "instructions": str, "questions": [{"ask", "kind", "one_of"? | "levels"?}...],
          "run_data": {...the run data view...}, "submission": {"output", "summary"?,
-         "evidence"}}
+         "evidence", "next"?, "reason"?}}
 
     ``questions`` are the questions as shown (choice descriptions, level texts), without the
-    thresholds, which the evaluator never sees. Two bundles have the same bytes exactly when
-    an evaluator was shown the same thing.
+    thresholds, which the evaluator never sees; the submission's route (``next``,
+    ``reason``) is there only when the host showed it (``Material(show_route=True)``). Two
+    bundles have the same bytes exactly when an evaluator was shown the same thing.
     """
     pieces = shown_pieces(bundle)
     members = ",".join(f"{json.dumps(name)}:{pieces[name]}" for name in sorted(pieces))
@@ -627,6 +628,10 @@ def _render(receipt: Receipt, width: int) -> str:
         out.extend(_wrap(f"summary: {one_line(candidate.summary)}", "  ", width))
     evidence = ", ".join(f"{e.kind} {e.ref}" for e in candidate.evidence) or "none"
     out.extend(_wrap(f"evidence: {evidence}", "  ", width))
+    if candidate.next is not None:
+        out.extend(_wrap(f"next: {one_line(candidate.next)}", "  ", width))
+    if candidate.reason is not None:
+        out.extend(_wrap(f"reason: {one_line(candidate.reason)}", "  ", width))
     out.append("  output:")
     lines = json.dumps(candidate.output, indent=2, ensure_ascii=False, sort_keys=True).split("\n")
     for line in lines[:_MAX_OUTPUT_LINES]:
