@@ -299,7 +299,7 @@ def test_digits_of_other_scripts_never_count(text: str, data: st.DataObject) -> 
 def test_no_at_ever_raises(text: str) -> None:
     # Hostile run data: whatever `at` says, the bundle is built (an unreadable one is oldest).
     run = {"steps": {"a": {"at": text, "output": 1}, "b": {"at": "2026-10-06T09:00:00Z"}}}
-    material = Material("Check.", "# Body\n", run, Submission(None))
+    material = Material("Check.", "# Body\n", run, Submission({}))
     bundle = build_bundle(parse_check("Is it done?"), material, state_bytes=40)
     assert bundle.run_data_bytes <= 40
 
