@@ -1,4 +1,5 @@
-"""The JSON Schemas shipped with the package: the check key and the verdict record."""
+"""The JSON Schemas shipped with the package: the check key, the verdict record and the
+frontmatter of a PROCESS.md file."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
-__all__ = ["check_schema", "schema_file", "verdict_schema"]
+__all__ = ["check_schema", "process_schema", "schema_file", "verdict_schema"]
 
-SchemaName = Literal["check", "verdict"]
+SchemaName = Literal["check", "process", "verdict"]
 
 
 @cache
@@ -31,3 +32,10 @@ def check_schema() -> dict[str, Any]:
 def verdict_schema() -> dict[str, Any]:
     """The JSON Schema of a check verdict record, as a fresh dict."""
     return copy.deepcopy(schema_file("verdict"))
+
+
+def process_schema() -> dict[str, Any]:
+    """The JSON Schema of a PROCESS.md file's frontmatter (core-2's shapes with check-1's step
+    keys; the value of ``check`` is left to :func:`~checkprofile.validate_check`), as a fresh
+    dict."""
+    return copy.deepcopy(schema_file("process"))
