@@ -25,7 +25,7 @@ import difflib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
@@ -384,20 +384,26 @@ def _shape_problems(document: Document) -> list[ProcessProblem]:
     found: dict[ProcessProblem, None] = {}
     # One fault, one problem: a value that breaks two keywords (a long name with a space in
     # it) is described once, by the first, since each message names everything expected.
+    # (jsonschema also reports a missing key once per `required` error: kept once.)
     described: set[Location] = set()
     for error in _shape_validator().iter_errors(document.data):
-        for path, message, key in _from_schema_error(error):
-            if not key and not message.startswith("missing "):
+        for path, message, place in _from_schema_error(error):
+            if place == "value":
                 if path in described:
                     continue
                 described.add(path)
-            found.setdefault(_problem(document, path, message, key=key))
+            found.setdefault(_problem(document, path, message, key=place == "key"))
     found.update(dict.fromkeys(_repeated_ids(document)))
     return list(found)
 
 
-def _from_schema_error(error: ValidationError) -> Iterator[tuple[Location, str, bool]]:
-    """(path, message, placed at the key) for each problem one schema error stands for."""
+# What a problem from the schema is about, which decides where it is shown: a key (unknown, or
+# an empty field name), a value (of the wrong type or shape), or a map that lacks a key.
+Place = Literal["key", "value", "map"]
+
+
+def _from_schema_error(error: ValidationError) -> Iterator[tuple[Location, str, Place]]:
+    """(path, message, what it is about) for each problem one schema error stands for."""
     path: Location = tuple(error.absolute_path)
     # The stubs allow "unset" for these; a schema error from iter_errors always has them.
     keyword: str = error.validator  # type: ignore[assignment]
@@ -406,7 +412,7 @@ def _from_schema_error(error: ValidationError) -> Iterator[tuple[Location, str, 
     if keyword == "anyOf":
         branch = _branch_for(instance, schema["anyOf"])
         if branch is None:
-            yield path, f"expected {schema['description']}, got {show(instance)}", False
+            yield path, f"expected {schema['description']}, got {show(instance)}", "value"
             return
         for sub in error.context or ():
             if sub.relative_schema_path[0] == branch:
@@ -416,16 +422,16 @@ def _from_schema_error(error: ValidationError) -> Iterator[tuple[Location, str, 
         for name in error.validator_value:  # type: ignore[union-attr]
             if name not in instance:
                 wanted = _resolved(properties[name])["description"]
-                yield path, f'missing "{name}": {schema["title"]} needs {wanted}', False
+                yield path, f'missing "{name}": {schema["title"]} needs {wanted}', "map"
     elif keyword == "additionalProperties":
         allowed = list(schema["properties"])
         for name in instance:
             if name not in allowed:
-                yield (*path, name), _unknown_key(name, schema["title"], allowed), True
+                yield (*path, name), _unknown_key(name, schema["title"], allowed), "key"
     elif len(error.absolute_schema_path) > 1 and error.absolute_schema_path[-2] == "propertyNames":
-        yield (*path, instance), f"expected {schema['description']}, got {show(instance)}", True
+        yield (*path, instance), f"expected {schema['description']}, got {show(instance)}", "key"
     else:
-        yield path, _unexpected(keyword, schema, instance), False
+        yield path, _unexpected(keyword, schema, instance), "value"
 
 
 def _branch_for(instance: object, branches: Sequence[Mapping[str, Any]]) -> int | None:

@@ -594,6 +594,23 @@ TYPES = "one of string, number, boolean, date, datetime, list, object, person"
                 "description: A test.",
                 "steps:",
                 "  - id: a",
+                'data_sources: [{key: "crm\\n", operations: [read]}]',
+            ),
+            (
+                6,
+                22,
+                "/data_sources/0/key",
+                "expected a key: a lower-case letter, then up to 63 of a-z, 0-9, _ and -, "
+                'got "crm "',
+            ),
+            id="data-source-key-final-newline",
+        ),
+        pytest.param(
+            doc(
+                "name: test",
+                "description: A test.",
+                "steps:",
+                "  - id: a",
                 "data_sources: [{key: crm, operations: [delete]}]",
             ),
             (6, 40, "/data_sources/0/operations/0", 'expected read or write, got "delete"'),
@@ -630,6 +647,22 @@ TYPES = "one of string, number, boolean, date, datetime, list, object, person"
                 'expected a recipient domain shaped @domain.tld, got "@a.b "',
             ),
             id="recipient-with-a-no-break-space",
+        ),
+        pytest.param(
+            doc(
+                "name: test",
+                "description: A test.",
+                "steps:",
+                "  - id: a",
+                'emails: {templates: [welcome], recipients: ["@a.b\\n"]}',
+            ),
+            (
+                6,
+                45,
+                "/emails/recipients/0",
+                'expected a recipient domain shaped @domain.tld, got "@a.b "',
+            ),
+            id="recipient-final-newline",
         ),
         pytest.param(
             doc(

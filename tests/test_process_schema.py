@@ -378,9 +378,10 @@ def test_one_unknown_key_anywhere_is_one_problem_at_that_key(
         members.clear()
         members.update(items)
         text = dump(changed)
-        mark = located(text).keys[where + (key,)]
+        member = (*where, key)
+        mark = located(text).keys[member]
         [(path, line, column, message)] = lint(text, limits)
-        assert (path, line, column) == ((*where, key), mark.line, mark.column)
+        assert (path, line, column) == (member, mark.line, mark.column)
         assert message.startswith("unknown key")
 
 
