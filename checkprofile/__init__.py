@@ -22,6 +22,7 @@ from ._process import (
     ProcessProblem,
     ProcessStep,
     describe_fragment,
+    lint_process,
     load_process,
     material_for,
     publication_problems,
@@ -37,7 +38,7 @@ from ._run import (
     run_check,
     run_check_sync,
 )
-from ._schemas import check_schema, core_schema, schema_registry, verdict_schema
+from ._schemas import check_schema, core_schema, process_schema, schema_registry, verdict_schema
 from ._shapes import check_run_data, run_data_problems, submission_problems
 from ._validate import parse_check, validate_check
 from ._verdict import (
@@ -129,11 +130,13 @@ __all__ = [  # noqa: RUF022
     "grade",
     "issue_lines",
     "js_number",
+    "lint_process",
     "load_process",
     "material_for",
     "outcome_for",
     "parse_check",
     "pointer_token",
+    "process_schema",
     "publication_problems",
     "read_process",
     "run_check",

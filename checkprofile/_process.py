@@ -5,23 +5,42 @@ A PROCESS.md file is YAML frontmatter between two ``---`` lines, then a markdown
 ``task``, ``approve``...). The ``check-1`` profile adds two step keys, ``check`` and
 ``advisory`` (profile, sections 2 and 3), and says when a server refuses a process at
 publication. Reading and the rules are pure: they take text and give values and problems.
+
+Two tiers of rules, as a server applies them:
+
+1. **core-2's shape** (:func:`read_process`): the whole frontmatter against
+   ``schemas/process.schema.json`` (every map closed, every type, the required keys, the
+   ``name`` pattern), and step ids that repeat. A :class:`Process` is a file that passes.
+2. **the profile's rules** (:func:`publication_problems`): what depends on the server (its
+   profiles, whether an evaluator is configured, its limits): ``check`` only on agent and task
+   steps, ``advisory`` only beside ``check``, every check key valid under the limits.
+
+The value of ``check`` belongs to tier 2 alone (it can be judged only under the server's
+limits), so one fault gives one problem. :func:`lint_process` gives both tiers at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import difflib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import cache
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
 from ._bundle import Material, Submission
 from ._check import Check
-from ._convert import show
+from ._convert import is_finite, show
 from ._limits import Limits
+from ._schemas import schema_file
 from ._validate import parse_check, validate_check
 from ._yaml import Document, Mark, YamlError, load_yaml
 from .errors import CheckError, CheckprofileError, Problem
+
+if TYPE_CHECKING:
+    import jsonschema
+    from jsonschema.exceptions import ValidationError
 
 __all__ = [
     "CHECK_STEP_KINDS",
@@ -31,8 +50,10 @@ __all__ = [
     "ProcessProblem",
     "ProcessStep",
     "describe_fragment",
+    "lint_process",
     "load_process",
     "material_for",
+    "process_text",
     "publication_problems",
     "read_process",
 ]
@@ -50,17 +71,14 @@ _KIND_KEYS: Final = ("agent", "task", "approve")
 
 _FENCE: Final = "---"
 
+# How alike a misspelt key and the key it stands for are, at least (difflib's ratio): "chek",
+# "agnet", "advisry" and "input" are well above it; "title" and "files" (0.6) are not.
+_CLOSE: Final = 0.7
 
-class ProcessError(CheckprofileError, ValueError):
-    """A file that is not a readable process: no frontmatter, bad YAML, ``steps`` not a list,
-    no such step. ``str()`` is one line: ``SOURCE:LINE:COL: message``."""
+# A check question's keys written at the step's level: usually a question indented too little.
+_QUESTION_KEYS: Final = ("ask", "pass", "fail", "one_of", "unsure", "levels", "confidence")
 
-    def __init__(self, message: str, *, source: str, mark: Mark | None = None) -> None:
-        where = source if mark is None else f"{source}:{mark.line}:{mark.column}"
-        super().__init__(f"{where}: {message}")
-        self.message = message
-        self.source = source
-        self.mark = mark
+Location = tuple[str | int, ...]
 
 
 @attrs.frozen
@@ -87,6 +105,42 @@ class ProcessProblem:
         return f"{source}:{self.line}:{self.column}: {self.pointer or '/'}: {self.message}"
 
 
+class ProcessError(CheckprofileError, ValueError):
+    """A file that is not a process a server would take, or a step that is not there.
+
+    Two kinds, told apart by ``problems``:
+
+    * ``problems`` is empty: the file cannot be read as a process at all (no frontmatter, not
+      UTF-8, invalid YAML, a duplicate key), or a step looked up is missing. ``message`` says
+      what, ``mark`` where (``None`` when nowhere in particular), and ``str()`` is one line:
+      ``SOURCE:LINE:COL: message``.
+    * ``problems`` holds every :class:`ProcessProblem` that makes core-2 refuse the file's
+      frontmatter (an unknown or misspelt key, a wrong type, a missing key, a bad ``name``, a
+      repeated step id), in file order. ``str()`` is one line per problem,
+      ``SOURCE:LINE:COL: POINTER: message``; ``mark`` is where the first one is.
+    """
+
+    problems: tuple[ProcessProblem, ...]
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str,
+        mark: Mark | None = None,
+        problems: Sequence[ProcessProblem] = (),
+    ) -> None:
+        self.problems = tuple(problems)
+        if self.problems:
+            text = "\n".join(problem.format(source) for problem in self.problems)
+        else:
+            text = f"{source if mark is None else f'{source}:{mark.line}:{mark.column}'}: {message}"
+        super().__init__(text)
+        self.message = message
+        self.source = source
+        self.mark = mark
+
+
 @attrs.frozen
 class ProcessStep:
     """One entry of ``steps``: its ``index``, ``id`` and ``kind`` (``None`` when absent or not
@@ -106,7 +160,12 @@ class ProcessStep:
 @attrs.frozen
 class Process:
     """A PROCESS.md file read: the frontmatter as plain data (with where each part of it is),
-    the ``body`` exactly as written, and the ``steps`` that are maps."""
+    the ``body`` exactly as written, and the ``steps`` that are maps.
+
+    A ``Process`` from :func:`read_process` or :func:`load_process` has core-2's shape: every
+    key known, every value of the right type, step ids unique. The profile's rules (which
+    depend on the server) are :func:`publication_problems`.
+    """
 
     source: str
     document: Document = attrs.field(repr=False)
@@ -121,7 +180,8 @@ class Process:
 
     def step(self, step_id: str) -> ProcessStep:
         """The step with this id; a :class:`ProcessError` naming the ids there are if none,
-        or where the id is used twice (a step cannot be told from its namesake)."""
+        or where the id is used twice (a step cannot be told from its namesake; only a
+        ``Process`` built by hand can have such a step, as :func:`read_process` refuses it)."""
         found = [step for step in self.steps if step.id == step_id]
         if len(found) > 1:
             lines = [self.document.locate(("steps", step.index)).line for step in found]
@@ -144,8 +204,7 @@ class Process:
         self, path: tuple[str | int, ...], message: str, *, key: bool = False
     ) -> ProcessProblem:
         """A problem at ``path``, placed at its key (``key``) or its value in the file."""
-        mark = self.document.locate(path, key=key)
-        return ProcessProblem(path, message, mark.line, mark.column)
+        return _problem(self.document, path, message, key=key)
 
     def check_for(self, step_id: str, *, limits: Limits = Limits()) -> Check:
         """The step's check, parsed under ``limits``. A :class:`ProcessError` when the step has
@@ -166,12 +225,89 @@ class Process:
             ) from None
 
 
+def _problem(
+    document: Document, path: Location, message: str, *, key: bool = False
+) -> ProcessProblem:
+    mark = document.locate(path, key=key)
+    return ProcessProblem(path, message, mark.line, mark.column)
+
+
+def _refused(problems: Sequence[ProcessProblem], *, source: str) -> ProcessError:
+    """The error for a file whose frontmatter has these (one or more) shape problems."""
+    count = len(problems)
+    first = problems[0]
+    return ProcessError(
+        f"core-2 refuses this frontmatter: {count} problem{'s' * (count != 1)}",
+        source=source,
+        mark=Mark(first.line, first.column),
+        problems=problems,
+    )
+
+
+def _in_file_order(problems: Iterable[ProcessProblem]) -> tuple[ProcessProblem, ...]:
+    # A stable sort: problems at the same place keep the order they were found in.
+    return tuple(sorted(problems, key=lambda p: (p.line, p.column)))
+
+
+# Reading --------------------------------------------------------------------------------------
+
+
 def read_process(text: str, *, source: str = "<string>") -> Process:
     """Read a PROCESS.md file's text. ``source`` names it in errors.
 
-    Raises :class:`ProcessError` when it is not a readable process: no frontmatter, bad YAML,
-    frontmatter that is not a map, ``steps`` missing or not a list.
+    Raises :class:`ProcessError`: with no ``problems`` when the text is not a readable process
+    (no frontmatter, invalid YAML, a duplicate key); with every problem at once, in file order,
+    when core-2 refuses the frontmatter's shape (see :func:`lint_process` for these and the
+    profile's rules together). The ``check`` values are not judged here: they can be judged
+    only under a server's limits, by :func:`publication_problems`.
     """
+    document, body = _read(text, source)
+    problems = _shape_problems(document)
+    if problems:
+        raise _refused(_in_file_order(problems), source=source)
+    steps = tuple(_step(index, raw) for index, raw in enumerate(document.data["steps"]))
+    return Process(source, document, body, steps)
+
+
+def process_text(path: str | Path) -> str:
+    """A PROCESS.md file's text (UTF-8), or a :class:`ProcessError` naming the path as given."""
+    source = str(path)
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ProcessError(f"not UTF-8 text (byte {error.start})", source=source) from None
+    except OSError as error:
+        raise ProcessError(f"cannot read: {error.strerror or error}", source=source) from None
+
+
+def load_process(path: str | Path) -> Process:
+    """Read a PROCESS.md file from disk (UTF-8), as :func:`read_process` does; errors name the
+    path as given."""
+    return read_process(process_text(path), source=str(path))
+
+
+def lint_process(
+    text: str,
+    *,
+    source: str = "<string>",
+    profiles: Iterable[str],
+    evaluator_configured: bool = True,
+    limits: Limits = Limits(),
+) -> tuple[ProcessProblem, ...]:
+    """Every problem that makes a server offering ``profiles`` refuse this PROCESS.md text, in
+    file order: core-2's shape (what :func:`read_process` refuses) and the profile's rules
+    (what :func:`publication_problems` reports), together. This is ``checkprofile lint``.
+
+    Raises :class:`ProcessError` only when the text is not a readable process at all (no
+    frontmatter, invalid YAML, a duplicate key).
+    """
+    document, _ = _read(text, source)
+    problems = _shape_problems(document)
+    problems.extend(_profile_problems(document, profiles, evaluator_configured, limits))
+    return _in_file_order(problems)
+
+
+def _read(text: str, source: str) -> tuple[Document, str]:
     frontmatter, offset, body = _split(text, source)
     try:
         document = load_yaml(frontmatter, line_offset=offset)
@@ -179,39 +315,7 @@ def read_process(text: str, *, source: str = "<string>") -> Process:
         raise ProcessError(
             f"invalid YAML: {error.message}", source=source, mark=error.mark
         ) from None
-    data = document.data
-    if not isinstance(data, dict):
-        raise ProcessError(
-            f"the frontmatter must be a map of keys, got {show(data)}",
-            source=source,
-            mark=document.locate(()),
-        )
-    if "steps" not in data:
-        raise ProcessError(
-            'the frontmatter has no "steps"', source=source, mark=document.locate(())
-        )
-    if not isinstance(data["steps"], list):
-        raise ProcessError(
-            f'"steps" must be a list of steps, got {show(data["steps"])}',
-            source=source,
-            mark=document.locate(("steps",)),
-        )
-    steps = tuple(
-        _step(index, raw) for index, raw in enumerate(data["steps"]) if isinstance(raw, dict)
-    )
-    return Process(source, document, body, steps)
-
-
-def load_process(path: str | Path) -> Process:
-    """Read a PROCESS.md file from disk (UTF-8); errors name the path as given."""
-    source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise ProcessError(f"not UTF-8 text (byte {error.start})", source=source) from None
-    except OSError as error:
-        raise ProcessError(f"cannot read: {error.strerror or error}", source=source) from None
-    return read_process(text, source=source)
+    return document, body
 
 
 def _split(text: str, source: str) -> tuple[str, int, str]:
@@ -247,6 +351,161 @@ def _step(index: int, data: dict[str, Any]) -> ProcessStep:
     )
 
 
+# core-2's shape -------------------------------------------------------------------------------
+
+
+def _finite_number(checker: object, value: object) -> bool:
+    # A JSON number: NaN and the infinities have no JSON form, so no core-2 server sees one.
+    return is_finite(value)
+
+
+@cache
+def _shape_validator() -> jsonschema.Draft202012Validator:
+    import jsonschema
+
+    base = jsonschema.Draft202012Validator
+    kind = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+        base, type_checker=base.TYPE_CHECKER.redefine("number", _finite_number)
+    )
+    validator: jsonschema.Draft202012Validator = kind(schema_file("process"))
+    return validator
+
+
+def _resolved(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``schema`` with a ``#/$defs/NAME`` reference followed (the only kind the file has)."""
+    while "$ref" in schema:
+        schema = schema_file("process")["$defs"][schema["$ref"].rsplit("/", 1)[1]]
+    return schema
+
+
+def _shape_problems(document: Document) -> list[ProcessProblem]:
+    """Every problem core-2's shape finds, then the repeated step ids (a rule no schema
+    states)."""
+    found: dict[ProcessProblem, None] = {}
+    # One fault, one problem: a value that breaks two keywords (a long name with a space in
+    # it) is described once, by the first, since each message names everything expected.
+    # (jsonschema also reports a missing key once per `required` error: kept once.)
+    described: set[Location] = set()
+    for error in _shape_validator().iter_errors(document.data):
+        for path, message, place in _from_schema_error(error):
+            if place == "value":
+                if path in described:
+                    continue
+                described.add(path)
+            found.setdefault(_problem(document, path, message, key=place == "key"))
+    found.update(dict.fromkeys(_repeated_ids(document)))
+    return list(found)
+
+
+# What a problem from the schema is about, which decides where it is shown: a key (unknown, or
+# an empty field name), a value (of the wrong type or shape), or a map that lacks a key.
+Place = Literal["key", "value", "map"]
+
+
+def _from_schema_error(error: ValidationError) -> Iterator[tuple[Location, str, Place]]:
+    """(path, message, what it is about) for each problem one schema error stands for."""
+    path: Location = tuple(error.absolute_path)
+    # The stubs allow "unset" for these; a schema error from iter_errors always has them.
+    keyword: str = error.validator  # type: ignore[assignment]
+    instance: Any = error.instance
+    schema: Mapping[str, Any] = error.schema  # type: ignore[assignment]
+    if keyword == "anyOf":
+        branch = _branch_for(instance, schema["anyOf"])
+        if branch is None:
+            yield path, f"expected {schema['description']}, got {show(instance)}", "value"
+            return
+        for sub in error.context or ():
+            if sub.relative_schema_path[0] == branch:
+                yield from _from_schema_error(sub)
+    elif keyword == "required":
+        properties = schema["properties"]
+        for name in error.validator_value:  # type: ignore[union-attr]
+            if name not in instance:
+                wanted = _resolved(properties[name])["description"]
+                yield path, f'missing "{name}": {schema["title"]} needs {wanted}', "map"
+    elif keyword == "additionalProperties":
+        allowed = list(schema["properties"])
+        for name in instance:
+            if name not in allowed:
+                yield (*path, name), _unknown_key(name, schema["title"], allowed), "key"
+    elif len(error.absolute_schema_path) > 1 and error.absolute_schema_path[-2] == "propertyNames":
+        yield (*path, instance), f"expected {schema['description']}, got {show(instance)}", "key"
+    else:
+        yield path, _unexpected(keyword, schema, instance), "value"
+
+
+def _branch_for(instance: object, branches: Sequence[Mapping[str, Any]]) -> int | None:
+    """Which branch of an ``anyOf`` the value meant, by its JSON type (each branch of the
+    schema has its own type)."""
+    validator = _shape_validator()
+    for index, branch in enumerate(branches):
+        types = _resolved(branch)["type"]
+        kinds = [types] if isinstance(types, str) else types
+        if any(validator.is_type(instance, kind) for kind in kinds):
+            return index
+    return None
+
+
+def _unexpected(keyword: str, schema: Mapping[str, Any], instance: object) -> str:
+    expected = schema.get("description", f"a value allowed by {keyword}")
+    message = f"expected {expected}, got {show(instance)}"
+    if keyword == "maxLength" and isinstance(instance, str):
+        message += f" ({len(instance)} characters)"
+    elif keyword == "enum" and isinstance(instance, str):
+        match = _close_match(instance, schema["enum"])
+        if match is not None:
+            message += f'; did you mean "{match}"?'
+    return message
+
+
+def _close_match(text: str, choices: Sequence[str]) -> str | None:
+    """The one of ``choices`` that ``text`` most likely misspells, if any."""
+    folded = text.strip().lower().replace("-", "_").replace(" ", "_")
+    if folded in choices:
+        return folded
+    match = difflib.get_close_matches(folded, choices, n=1, cutoff=_CLOSE)
+    return match[0] if match else None
+
+
+def _unknown_key(key: str, title: str, allowed: Sequence[str]) -> str:
+    if "check" in allowed and key in _QUESTION_KEYS:
+        return (
+            f'unknown key "{key}": {key} is a key of a check question, not of a step '
+            "(is it indented under check?)"
+        )
+    match = _close_match(key, allowed)
+    if match is not None:
+        return f'unknown key {show(key)}; did you mean "{match}"?'
+    return f"unknown key {show(key)}; {title} takes {', '.join(allowed)}"
+
+
+def _repeated_ids(document: Document) -> Iterator[ProcessProblem]:
+    """A step id that an earlier step already has, at the later copy."""
+    first: dict[str, int] = {}
+    for index, step in enumerate(_steps_of(document.data)):
+        step_id = step.get("id") if isinstance(step, dict) else None
+        if not isinstance(step_id, str):
+            continue
+        if step_id not in first:
+            first[step_id] = index
+            continue
+        line = document.locate(("steps", first[step_id], "id")).line
+        yield _problem(
+            document,
+            ("steps", index, "id"),
+            f"step id {show(step_id)} is already the id of the step on line {line}: "
+            "ids are unique within a process",
+        )
+
+
+def _steps_of(data: object) -> list[Any]:
+    steps = data.get("steps") if isinstance(data, dict) else None
+    return steps if isinstance(steps, list) else []
+
+
+# The profile's rules ------------------------------------------------------------------------
+
+
 def publication_problems(
     process: Process,
     *,
@@ -254,73 +513,93 @@ def publication_problems(
     evaluator_configured: bool = True,
     limits: Limits = Limits(),
 ) -> tuple[ProcessProblem, ...]:
-    """Every problem that makes a server refuse ``process`` at publication, in file order.
+    """Every problem of the profile that makes a server refuse ``process`` at publication, in
+    file order. (The process has core-2's shape already: :func:`read_process` made sure.)
 
     ``profiles`` is what the server offers (its ``describe.profiles``); without ``check-1``,
     or without an evaluator configured, any step with ``check`` is refused. ``check`` may sit
-    only on ``agent`` and ``task`` steps; ``advisory`` only beside ``check``, and only as a
-    boolean; each check key must be valid under ``limits`` (the core's problems, rooted at
-    ``/steps/<i>/check``).
+    only on ``agent`` and ``task`` steps; ``advisory`` only beside ``check``; each check key
+    must be valid under ``limits`` (the core's problems, rooted at ``/steps/<i>/check``).
     """
+    return _in_file_order(
+        _profile_problems(process.document, profiles, evaluator_configured, limits)
+    )
+
+
+def _profile_problems(
+    document: Document, profiles: Iterable[str], evaluator_configured: bool, limits: Limits
+) -> Iterator[ProcessProblem]:
+    # The frontmatter may not have core-2's shape here (lint_process): only the steps that are
+    # maps are judged, and only by what the shape accepted, so one fault gives one problem.
     offered = frozenset(profiles)
-    problems: list[ProcessProblem] = []
-    for index, raw in enumerate(process.data["steps"]):
-        at = ("steps", index)
-        if not isinstance(raw, dict):
-            problems.append(process.problem(at, f"expected a step (a map), got {show(raw)}"))
-            continue
-        step = _step(index, raw)
-        problems.extend(_step_problems(process, step, offered, evaluator_configured, limits))
-    return tuple(sorted(problems, key=lambda p: (p.line, p.column)))
+    for index, raw in enumerate(_steps_of(document.data)):
+        if isinstance(raw, dict):
+            yield from _step_problems(
+                document, _step(index, raw), offered, evaluator_configured, limits
+            )
 
 
 def _step_problems(
-    process: Process,
+    document: Document,
     step: ProcessStep,
     offered: frozenset[str],
     evaluator_configured: bool,
     limits: Limits,
-) -> Iterable[ProcessProblem]:
-    at: tuple[str | int, ...] = ("steps", step.index)
+) -> Iterator[ProcessProblem]:
+    at: Location = ("steps", step.index)
     name = f'step "{step.id}"' if step.id is not None else f"step {step.index}"
-    if "advisory" in step.data:
-        advisory = step.data["advisory"]
-        if not step.has_check:
-            yield process.problem(
-                (*at, "advisory"), "advisory is allowed only beside check", key=True
-            )
-        elif not isinstance(advisory, bool):
-            yield process.problem(
-                (*at, "advisory"), f"advisory must be true or false, got {show(advisory)}"
-            )
+    # A non-boolean advisory is the shape's problem; only a real true or false is misplaced.
+    if isinstance(step.data.get("advisory"), bool) and not step.has_check:
+        yield _problem(
+            document, (*at, "advisory"), "advisory is allowed only beside check", key=True
+        )
     if not step.has_check:
         return
     where = (*at, "check")
     if PROFILE not in offered:
         listed = ", ".join(sorted(offered)) or "none"
-        yield process.problem(
+        yield _problem(
+            document,
             where,
             f"check needs the {PROFILE} profile, which this server does not offer "
             f"(profiles: {listed})",
             key=True,
         )
     elif not evaluator_configured:
-        yield process.problem(
-            where, "check needs an evaluator, and this server has none configured", key=True
+        yield _problem(
+            document,
+            where,
+            "check needs an evaluator, and this server has none configured",
+            key=True,
         )
-    if step.kind not in CHECK_STEP_KINDS:
+    # A step with a key core-2 does not know may have its kind misspelt (`agnet:`): the shape
+    # names that key, and the step's kind is not guessed at.
+    if step.kind not in CHECK_STEP_KINDS and not _unknown_keys(step.data):
         kind = f"an {step.kind} step" if step.kind is not None else "a step with no agent or task"
-        yield process.problem(
-            where, f"check is allowed only on agent and task steps; {name} is {kind}", key=True
+        yield _problem(
+            document,
+            where,
+            f"check is allowed only on agent and task steps; {name} is {kind}",
+            key=True,
         )
     for problem in validate_check(step.data["check"], limits=limits):
         rooted = problem.rerooted(*where)
         # An unknown key is best shown at the key itself; anything else at the value.
-        yield process.problem(rooted.path, rooted.message, key=_about_key(rooted.message))
+        yield _problem(document, rooted.path, rooted.message, key=_about_key(rooted.message))
+
+
+def _unknown_keys(step: Mapping[str, Any]) -> bool:
+    known = _resolved({"$ref": "#/$defs/step"})["properties"]
+    return any(key not in known for key in step)
 
 
 def _about_key(message: str) -> bool:
-    return message.startswith("unknown key")
+    # validate_check's problems with a key a question does not take: unknown, a key of
+    # another kind of question, or advisory (a step key). Each is shown at the key to remove.
+    return (
+        message.startswith(("unknown key", "advisory is a step key"))
+        or " does not belong here: " in message
+    )
 
 
 def describe_fragment(

@@ -1,5 +1,6 @@
-"""The JSON Schemas shipped with the package: the check key, the verdict record, and core-2's
-shapes where a host meets checkprofile (run data, the submission, the records of a check)."""
+"""The JSON Schemas shipped with the package: the check key, the verdict record, the frontmatter
+of a PROCESS.md file, and core-2's shapes where a host meets checkprofile (run data, the
+submission, the records of a check)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ __all__ = [
     "CoreShape",
     "check_schema",
     "core_schema",
+    "process_schema",
     "registry_of",
     "schema_file",
     "schema_registry",
@@ -26,7 +28,7 @@ __all__ = [
 #: core-2's shapes, each a schema of its own (``schemas/<name>.schema.json``).
 CoreShape = Literal["run-data", "step-record", "submission", "candidate", "handoff", "escalation"]
 
-SchemaName = Literal["check", "verdict", CoreShape]
+SchemaName = Literal["check", "process", "verdict", CoreShape]
 
 
 @cache
@@ -80,3 +82,10 @@ def registry_of(take: Callable[[dict[str, Any]], dict[str, Any]]) -> Registry[An
         (schema_file(name)["$id"], DRAFT202012.create_resource(take(schema_file(name))))
         for name in names
     )
+
+
+def process_schema() -> dict[str, Any]:
+    """The JSON Schema of a PROCESS.md file's frontmatter (core-2's shapes with check-1's step
+    keys; the value of ``check`` is left to :func:`~checkprofile.validate_check`), as a fresh
+    dict."""
+    return copy.deepcopy(schema_file("process"))

@@ -181,8 +181,12 @@ def test_the_installed_command_is_the_same_program() -> None:
 
 # lint ------------------------------------------------------------------------------------------
 
+# Problems of both tiers: core-2's shape (a string advisory, a misspelt check) and the profile's
+# rules (a check on an approve step, a key of the check, advisory without check).
 BAD = """\
 ---
+name: bad
+description: A process with problems.
 steps:
   - id: one
     approve: Sign.
@@ -193,9 +197,24 @@ steps:
   - id: two
     agent: Do.
     advisory: true
+    chek: Is it done?
 ---
 Body.
 """
+
+BAD_LINES = [
+    ':7:15: /steps/0/advisory: expected true or false, got "yes"',
+    ':8:5: /steps/0/check: check is allowed only on agent and task steps; step "one" is an '
+    "approve step",
+    ':10:9: /steps/0/check/0/pas: unknown key "pas"; did you mean "pass"? a yes/no question '
+    "takes ask, pass, fail",
+    ":13:5: /steps/1/advisory: advisory is allowed only beside check",
+    ':14:5: /steps/1/chek: unknown key "chek"; did you mean "check"?',
+]
+
+# core-2 takes it; the profile refuses step "one" (a check on an approve step, a key of the
+# check).
+UNPUBLISHABLE = BAD.replace("    advisory: yes\n", "").replace("    chek: Is it done?\n", "")
 
 
 def test_lint_passes_the_examples() -> None:
@@ -209,14 +228,59 @@ def test_lint_prints_every_problem_as_file_line_col_pointer_message(tmp_path: Pa
     path.write_text(BAD)
     result = cli("lint", path)
     assert result.returncode == 1
-    assert result.stdout.splitlines() == [
-        f'{path}:5:15: /steps/0/advisory: advisory must be true or false, got "yes"',
-        f"{path}:6:5: /steps/0/check: check is allowed only on agent and task steps; "
-        'step "one" is an approve step',
-        f'{path}:8:9: /steps/0/check/0/pas: unknown key "pas"; did you mean "pass"? '
-        "a yes/no question takes ask, pass, fail",
-        f"{path}:11:5: /steps/1/advisory: advisory is allowed only beside check",
+    assert result.stdout.splitlines() == [f"{path}{line}" for line in BAD_LINES] + [
+        "1 file, 5 problems"
     ]
+    assert result.stderr == ""
+
+
+def test_lint_refuses_a_misspelt_check_that_would_run_no_check(tmp_path: Path) -> None:
+    # The issue's case: with `chek:` the step would run with no check at all.
+    text = (EXAMPLES / "expense-report" / "PROCESS.md").read_text()
+    text = text.replace("    check:\n", "    chek:\n", 1)
+    path = write(tmp_path, "PROCESS.md", text)
+    result = cli("lint", path)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        f'{path}:13:5: /steps/0/chek: unknown key "chek"; did you mean "check"?',
+        "1 file, 1 problem",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            "---\nname: x\ndescription: y\nsteps: 3\n---\n",
+            ":4:8: /steps: expected a non-empty list of steps, got 3",
+            id="steps-not-a-list",
+        ),
+        pytest.param(
+            "---\nname: x\nsteps:\n  - id: a\n---\n",
+            ':2:1: /: missing "description": the frontmatter needs a non-empty description',
+            id="no-description",
+        ),
+        pytest.param(
+            "---\nname: x\ndescription: y\nsteps:\n  - id: a\n  - id: a\n---\n",
+            ':6:9: /steps/1/id: step id "a" is already the id of the step on line 5: ids are '
+            "unique within a process",
+            id="repeated-id",
+        ),
+        pytest.param(
+            "---\nname: x\ndescription: y\nsteps:\n  - id: a\n    agnet: Do.\n"
+            "    check: Done?\n---\n",
+            ':6:5: /steps/0/agnet: unknown key "agnet"; did you mean "agent"?',
+            id="misspelt-kind",
+        ),
+    ],
+)
+def test_lint_of_a_file_core_2_refuses_is_its_problems_and_exit_1(
+    tmp_path: Path, text: str, expected: str
+) -> None:
+    path = write(tmp_path, "PROCESS.md", text)
+    result = cli("lint", path)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [f"{path}{expected}", "1 file, 1 problem"]
 
 
 def test_lint_json_gives_the_same_problems(tmp_path: Path) -> None:
@@ -225,24 +289,45 @@ def test_lint_json_gives_the_same_problems(tmp_path: Path) -> None:
     result = cli("lint", "--json", path)
     assert result.returncode == 1
     out = json.loads(result.stdout)
-    assert out["problems"] == 4 and out["unreadable"] == 0
+    assert out["problems"] == 5 and out["unreadable"] == 0
     (report,) = out["files"]
     assert report["error"] is None
+    listed = [
+        f"{path}:{p['line']}:{p['column']}: {p['pointer']}: {p['message']}"
+        for p in report["problems"]
+    ]
+    assert listed == [f"{path}{line}" for line in BAD_LINES]
     assert report["problems"][0] == {
-        "line": 5,
+        "line": 7,
         "column": 15,
         "pointer": "/steps/0/advisory",
-        "message": 'advisory must be true or false, got "yes"',
+        "message": 'expected true or false, got "yes"',
     }
+
+
+def test_lint_help_says_what_is_checked() -> None:
+    result = cli("lint", "--help")
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    for checked in (
+        "core-2's shape",
+        "unknown or misspelt keys at any depth",
+        "step ids used twice",
+        "check only on agent and task steps",
+        "advisory only beside check",
+        "FILE:LINE:COL: POINTER: message",
+    ):
+        assert checked in text, checked
 
 
 def test_lint_for_a_server_without_an_evaluator_refuses_checks() -> None:
     path = EXAMPLES / "release-notes" / "PROCESS.md"
     result = cli("lint", "--no-evaluator", path)
     assert result.returncode == 1
-    pointers = [line.split(": ")[1] for line in result.stdout.splitlines()]
+    pointers = [line.split(": ")[1] for line in result.stdout.splitlines()[:-1]]
     assert pointers == ["/steps/0/check", "/steps/1/check"]
     assert "has none configured" in result.stdout
+    assert result.stdout.splitlines()[-1] == "1 file, 2 problems"
     other = cli("lint", "--profiles", "core-1", path)
     assert other.returncode == 1
     assert "which this server does not offer (profiles: core-1)" in other.stdout
@@ -258,7 +343,6 @@ def test_lint_for_a_server_without_an_evaluator_refuses_checks() -> None:
             ':4:5: invalid YAML: duplicate key "id" (first at line 3, column 5)',
             id="duplicate-key",
         ),
-        pytest.param("---\nsteps: 3\n---\n", ':2:8: "steps" must be a list', id="steps-not-a-list"),
         pytest.param(
             "---\nsteps: " + "[" * 3000 + "]" * 3000 + "\n---\n",
             ":2:108: invalid YAML: nested more than 100 levels deep",
@@ -273,8 +357,9 @@ def test_lint_of_an_unreadable_file_is_one_line_and_exit_2(
     path.write_text(text)
     result = cli("lint", path)
     assert result.returncode == 2
-    assert result.stdout == f"{path}{expected}" + result.stdout.split(expected, 1)[1]
-    assert len(result.stdout.splitlines()) == 1
+    first, summary = result.stdout.splitlines()
+    assert first.startswith(f"{path}{expected}")
+    assert summary == "1 file, no problems, 1 unreadable"
 
 
 def test_lint_reads_a_folder_of_many_processes_and_reports_each(tmp_path: Path) -> None:
@@ -287,9 +372,11 @@ def test_lint_reads_a_folder_of_many_processes_and_reports_each(tmp_path: Path) 
     (tmp_path / "README.md").write_text("not a process, not read\n")
     result = cli("lint", "--progress", tmp_path)
     assert result.returncode == 1
-    files = {line.split(":")[0] for line in result.stdout.splitlines()}
+    lines = result.stdout.splitlines()
+    files = {line.split(":")[0] for line in lines[:-1]}
     assert files == {str(tmp_path / "p03" / "PROCESS.md"), str(tmp_path / "p17" / "PROCESS.md")}
-    assert len(result.stdout.splitlines()) == 8
+    assert len(lines) == 2 * len(BAD_LINES) + 1
+    assert lines[-1] == f"{count} files, {2 * len(BAD_LINES)} problems"
     # The progress line goes to stderr, one line per file when stderr is not a terminal.
     progress = result.stderr.splitlines()
     assert progress[0] == f"[1/{count}] {tmp_path / 'p00' / 'PROCESS.md'}"
@@ -342,7 +429,7 @@ def test_lint_colours_only_a_terminal_and_never_with_no_color(tmp_path: Path) ->
     code, text = on_a_terminal("lint", path, env={**env, "NO_COLOR": "1"})
     assert code == 1
     assert "\x1b[" not in text
-    assert f"{path}:5:15: /steps/0/advisory" in text
+    assert f"{path}:7:15: /steps/0/advisory" in text
     piped = cli("lint", path)  # not a terminal
     assert "\x1b[" not in piped.stdout
 
@@ -404,29 +491,49 @@ def test_normalize_applies_the_limits_file(tmp_path: Path) -> None:
 
 def test_normalize_of_a_step_a_server_would_refuse_lists_its_problems(tmp_path: Path) -> None:
     path = tmp_path / "PROCESS.md"
-    path.write_text(BAD)
+    path.write_text(UNPUBLISHABLE)
     result = cli("normalize", path, "--step", "one")
     assert result.returncode == 1
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
-        f'checkprofile: {path}:5:15: /steps/0/advisory: advisory must be true or false, got "yes"',
-        f"checkprofile: {path}:6:5: /steps/0/check: check is allowed only on agent and task "
+        f"checkprofile: {path}:7:5: /steps/0/check: check is allowed only on agent and task "
         'steps; step "one" is an approve step',
-        f'checkprofile: {path}:8:9: /steps/0/check/0/pas: unknown key "pas"; did you mean "pass"? '
+        f'checkprofile: {path}:9:9: /steps/0/check/0/pas: unknown key "pas"; did you mean "pass"? '
         "a yes/no question takes ask, pass, fail",
     ]
 
 
-def test_a_step_a_server_would_refuse_is_not_run(tmp_path: Path) -> None:
-    # `advisory: yes` is the string "yes" in YAML 1.2: running it as blocking, or as advisory,
-    # would both be guesses. The step's problems are shown, each on its own line.
+@pytest.mark.parametrize("command", ["normalize", "bundle", "run"])
+def test_a_file_core_2_refuses_is_not_normalized_bundled_or_run(
+    tmp_path: Path, command: str
+) -> None:
+    # `advisory: yes` is the string "yes" in YAML 1.2 and `chek` is no key at all: running the
+    # step as blocking, as advisory, or with no check would all be guesses. The whole file is
+    # refused, every problem on its own line, whichever step is asked for.
     folder = EXAMPLES / "expense-report"
     text = (
         (folder / "PROCESS.md")
         .read_text()
         .replace("    evidence: [file]\n", "    evidence: [file]\n    advisory: yes\n", 1)
+        .replace("    approve: Finance", "    chek: Done?\n    approve: Finance", 1)
     )
-    text = text.replace("pass: [specific]", "pass: [specifc]")
+    path = write(tmp_path, "PROCESS.md", text)
+    args = run_args("expense-report", "assemble", "submission.json", "pass")
+    args[0], args[1] = command, path
+    # normalize takes the file and the step; bundle the material too; run everything.
+    result = cli(*args[: {"normalize": 4, "bundle": 8, "run": len(args)}[command]])
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f'checkprofile: {path}:13:15: /steps/0/advisory: expected true or false, got "yes"',
+        f'checkprofile: {path}:33:5: /steps/1/chek: unknown key "chek"; did you mean "check"?',
+    ]
+
+
+def test_a_step_a_server_would_refuse_is_not_run(tmp_path: Path) -> None:
+    # A pass that names no answer: the check key is not valid, so nothing runs.
+    folder = EXAMPLES / "expense-report"
+    text = (folder / "PROCESS.md").read_text().replace("pass: [specific]", "pass: [specifc]")
     path = write(tmp_path, "PROCESS.md", text)
     args = run_args("expense-report", "assemble", "submission.json", "pass")
     args[1] = path
@@ -434,8 +541,7 @@ def test_a_step_a_server_would_refuse_is_not_run(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
-        f'checkprofile: {path}:13:15: /steps/0/advisory: advisory must be true or false, got "yes"',
-        f'checkprofile: {path}:23:16: /steps/0/check/1/pass/0: "specifc" is not an answer of '
+        f'checkprofile: {path}:22:16: /steps/0/check/1/pass/0: "specifc" is not an answer of '
         'one_of (specific, vague, missing); did you mean "specific"?',
     ]
 
@@ -445,7 +551,9 @@ def test_the_normalized_form_reads_back_as_the_same_check(tmp_path: Path) -> Non
     printed = cli("normalize", path, "--step", "assemble").stdout
     body = "".join("    " + line + "\n" for line in printed.splitlines())
     again = tmp_path / "PROCESS.md"
-    again.write_text(f"---\nsteps:\n  - id: s\n    agent: Do.\n{body}---\n")
+    again.write_text(
+        f"---\nname: again\ndescription: Again.\nsteps:\n  - id: s\n    agent: Do.\n{body}---\n"
+    )
     assert load_process(again).check_for("s") == load_process(path).check_for("assemble")
 
 
@@ -976,8 +1084,9 @@ def test_lint_reads_every_file_even_after_an_unreadable_one(tmp_path: Path) -> N
     assert lines[0] == f"{broken}:1:1: no frontmatter: a PROCESS.md file starts with a " + (
         '"---" line, then YAML, then "---"'
     )
-    assert [line.split(":")[0] for line in lines[1:]] == [str(bad)] * 4
+    assert [line.split(":")[0] for line in lines[1:-1]] == [str(bad)] * len(BAD_LINES)
+    assert lines[-1] == f"2 files, {len(BAD_LINES)} problems, 1 unreadable"
     out = json.loads(cli("lint", "--json", tmp_path).stdout)
-    assert (out["unreadable"], out["problems"]) == (1, 4)
+    assert (out["unreadable"], out["problems"]) == (1, len(BAD_LINES))
     assert out["files"][0]["error"].startswith(f"{broken}:1:1: no frontmatter")
     assert out["files"][0]["problems"] == []

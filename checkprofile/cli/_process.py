@@ -58,8 +58,13 @@ def register(commands: Commands) -> None:
         parents=[common],
         help="report every problem of PROCESS.md files",
         description="Report every problem a server offering check-1 would refuse a process "
-        "for, one per line as FILE:LINE:COL: POINTER: message. A folder means every PROCESS.md "
-        "and *.process.md file in it. Exit 0 no problems, 1 problems, 2 unreadable file.",
+        "for, one per line as FILE:LINE:COL: POINTER: message, then a count. Checked: the "
+        "whole frontmatter against core-2's shape (unknown or misspelt keys at any depth, "
+        "types, the required name, description, steps and step id, the name's pattern, step "
+        "ids used twice) and the check-1 profile's rules (check only on agent and task steps, "
+        "advisory only beside check, every check key valid under the server's limits, a "
+        "server with check-1 and an evaluator). A folder means every PROCESS.md and "
+        "*.process.md file in it. Exit 0 no problems, 1 problems, 2 unreadable file.",
     )
     lint.add_argument("files", nargs="+", metavar="FILE", type=Path)
     _limits_option(lint)
@@ -187,17 +192,20 @@ def _limits(path: Path | None) -> Limits:
 
 
 def _process(path: Path) -> Process:
+    """The process, or its problems: a file a server would refuse for its shape is exit 1,
+    one line per problem; a file that cannot be read as a process is exit 2."""
     try:
         return process_.load_process(path)
     except ProcessError as error:
-        raise UsageError(str(error)) from None
+        raise UsageError(str(error), code=EXIT_FAIL if error.problems else EXIT_USAGE) from None
 
 
 def _check(process: Process, step_id: str, limits: Limits) -> tuple[Check, bool]:
     """The step's check and whether the step is advisory.
 
-    A step a server would refuse to publish (its check invalid, ``advisory: yes``, a check on
-    an approve step) is refused here too, with its problems located: exit 1.
+    A step a server would refuse to publish (its check invalid, a check on an approve step,
+    ``advisory`` without ``check``) is refused here too, with its problems located: exit 1.
+    (A file core-2 refuses never gets here: :func:`_process` refuses it whole.)
     """
     try:
         step = process.step(step_id)
@@ -346,7 +354,13 @@ def _lint(args: argparse.Namespace) -> int:
     for number, path in enumerate(files, start=1):
         progress.show(number, path)
         try:
-            process = process_.load_process(path)
+            found = process_.lint_process(
+                process_.process_text(path),
+                source=str(path),
+                profiles=profiles,
+                evaluator_configured=not args.no_evaluator,
+                limits=limits,
+            )
         except ProcessError as error:
             unreadable += 1
             reports.append({"file": str(path), "error": str(error), "problems": []})
@@ -354,12 +368,6 @@ def _lint(args: argparse.Namespace) -> int:
                 progress.clear()
                 print(style(str(error), "error"))
             continue
-        found = process_.publication_problems(
-            process,
-            profiles=profiles,
-            evaluator_configured=not args.no_evaluator,
-            limits=limits,
-        )
         problems += len(found)
         reports.append(
             {"file": str(path), "error": None, "problems": [_problem_json(p) for p in found]}
@@ -371,11 +379,18 @@ def _lint(args: argparse.Namespace) -> int:
     progress.clear()
     if args.json:
         print_json({"files": reports, "problems": problems, "unreadable": unreadable})
-    elif not problems and not unreadable:
-        print(f"{len(files)} file{'s' if len(files) != 1 else ''}, no problems")
+    else:
+        print(_summary(len(files), problems, unreadable))
     if unreadable:
         return EXIT_USAGE
     return EXIT_FAIL if problems else EXIT_OK
+
+
+def _summary(files: int, problems: int, unreadable: int) -> str:
+    """``3 files, no problems``; ``1 file, 4 problems``; ``2 files, 4 problems, 1 unreadable``."""
+    line = f"{files} file{'s' * (files != 1)}, "
+    line += f"{problems} problem{'s' * (problems != 1)}" if problems else "no problems"
+    return line + (f", {unreadable} unreadable" if unreadable else "")
 
 
 def _problem_json(problem: ProcessProblem) -> dict[str, Any]:
