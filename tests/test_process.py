@@ -972,7 +972,11 @@ def test_every_conformance_check_key_on_a_step_gives_exactly_the_cores_problems(
 
     from checkprofile.conformance import load_cases
 
-    cases = [case for case in load_cases() if case.stage == "check_keys"]
+    cases = [
+        case
+        for case in load_cases()
+        if case.stage == "check_keys" and "limits_refused" not in case.data["expect"]
+    ]
     assert len(cases) > 50
     for case in cases:
         raw = case.data
@@ -983,12 +987,15 @@ def test_every_conformance_check_key_on_a_step_gives_exactly_the_cores_problems(
             "description": "A conformance case.",
             "steps": [{"id": "s", "agent": "Do.", "check": raw["check"]}],
         }
-        text = f"---\n{json.dumps(frontmatter, ensure_ascii=False)}\n---\n"
+        # Escaped: ruamel's scanner reads a raw U+0085 inside a quoted scalar as a line break.
+        text = f"---\n{json.dumps(frontmatter)}\n---\n"
         process = read(text)  # never refused for its shape: the check is the profile's
         found = publication_problems(process, profiles=[PROFILE], limits=limits)
         core = validate_check(raw["check"], limits=limits)
-        assert [p.pointer for p in found] == [f"/steps/0/check{p.pointer}" for p in core], case.id
-        assert [p.message for p in found] == [p.message for p in core], case.id
+        # The same problems; publication_problems gives them in file order, the core by question.
+        assert sorted((p.pointer, p.message) for p in found) == sorted(
+            (f"/steps/0/check{p.pointer}", p.message) for p in core
+        ), case.id
         assert (not found) == raw["expect"]["valid"], case.id
 
 
