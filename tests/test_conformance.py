@@ -170,7 +170,7 @@ def _corpus(tmp_path: Path, text: str, stage: str = "check_keys") -> Path:
     ("text", "message"),
     [
         pytest.param(GOOD_CASE.replace("  rule: A short form.\n", ""), "/0: 'rule'", id="no-rule"),
-        pytest.param(GOOD_CASE.replace("[1]", "[15]"), "/0/decisions/0: 15", id="decision-15"),
+        pytest.param(GOOD_CASE.replace("[1]", "[19]"), "/0/decisions/0: 19", id="decision-19"),
         pytest.param(GOOD_CASE.replace("valid: true, ", ""), "/0/expect", id="no-valid"),
         pytest.param(
             GOOD_CASE.replace("check: Is", "colour: red\n  check: Is"),

@@ -30,6 +30,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from .. import (
+    PROFILE,
     Answer,
     ChoiceAnswer,
     Failure,
@@ -48,9 +49,12 @@ from .. import (
     error_verdict,
     issue_lines,
     js_number,
+    lint_process,
     parse_check,
     pointer_token,
     run_check_sync,
+    run_data_problems,
+    submission_problems,
     validate_check,
 )
 from ..errors import CheckprofileError
@@ -76,7 +80,7 @@ __all__ = [
     "run_corpus",
 ]
 
-Stage = Literal["check_keys", "grading", "truncation", "outcomes"]
+Stage = Literal["check_keys", "grading", "truncation", "outcomes", "shapes"]
 
 # What a runner shows the evaluator besides the run data: the corpus pins neither, because the
 # verdict may not depend on them (only the run data view is measured against a budget).
@@ -529,6 +533,26 @@ def _run_outcomes(case: Mapping[str, Any]) -> None:
     _expect("/expect/verdict_json", expect["verdict_json"], outcome.verdict.to_json())
 
 
+def _run_shapes(case: Mapping[str, Any]) -> None:
+    # core-2's shapes where a host meets the profile (design decisions 15 to 18). A process's
+    # frontmatter is written as JSON, which is YAML 1.2, between the fences of a PROCESS.md
+    # file, and judged as a server offering check-1 with an evaluator judges it at publication.
+    value = case["value"]
+    if case["shape"] == "process":
+        text = f"---\n{json.dumps(value)}\n---\n"
+        found = [problem.pointer for problem in lint_process(text, profiles=[PROFILE])]
+    elif case["shape"] == "run_data":
+        found = [problem.pointer for problem in run_data_problems(value)]
+    else:
+        agent = case.get("agent", False)
+        found = [problem.pointer for problem in submission_problems(value, agent=agent)]
+    expect = case["expect"]
+    if not expect["valid"]:
+        _expect("/expect/problems", sorted(expect["problems"]), sorted(found))
+    elif found:
+        raise _Mismatch("/expect/valid", True, found)
+
+
 # The stage table: each stage's runner, in pipeline order. A runner raises _Mismatch where the
 # library's answer differs from the case. To add a stage: name it in Stage, write its runner and
 # add its row here, then give it a $defs entry (and its name in the id pattern and the stage
@@ -538,6 +562,7 @@ _RUNNERS: Final[Mapping[Stage, Callable[[Mapping[str, Any]], None]]] = {
     "grading": _run_grading,
     "truncation": _run_truncation,
     "outcomes": _run_outcomes,
+    "shapes": _run_shapes,
 }
 
 #: The stages, in pipeline order; each is one directory of the corpus.

@@ -681,6 +681,10 @@ DECISIONS: Final[Mapping[int, str]] = {
     12: "What the evaluator sees",
     13: "Truncation",
     14: "Time",
+    15: "Process files",
+    16: "The route",
+    # 17 (records) has no stage: checkprofile validates every record it writes against schemas.
+    18: "Run data at the edges",
 }
 
 # docs/conformance.md, when this runs in a checkout; its coverage table sits between these.
