@@ -96,15 +96,51 @@ def bundle_key(bundle: Bundle) -> str:
 class Entry:
     """One recording: what ``bundle_key`` names, the ``model`` version that answered (``None``
     when the reply named none, as when the evaluator raised), the model the live evaluator
-    was ``configured`` with, the questions asked (the check's full form, in order), one answer
-    or failure for each, and what the evaluator was ``shown``."""
+    was ``configured`` with, the ``records`` of the questions asked (each question in the
+    check's full form with its ``answer`` or ``failure``, as the file holds them), the
+    ``results`` a replay gives for them, and what the evaluator was ``shown``."""
 
     key: str
     model: str | None
     configured: str
-    questions: tuple[dict[str, Any], ...]
+    records: tuple[dict[str, Any], ...]
     results: tuple[Answer | Failure, ...]
     shown: dict[str, Any]
+
+    @classmethod
+    def of(
+        cls,
+        key: str,
+        bundle: Bundle,
+        model: str | None,
+        configured: str,
+        entries: Sequence[Answer | Failure],
+    ) -> Entry:
+        """The recording of ``entries``, what an evaluator answered to ``bundle``."""
+        records = []
+        results: list[Answer | Failure] = []
+        asked = zip(bundle.check, bundle.check.to_json(), entries, strict=True)
+        for question, shown, entry in asked:
+            if isinstance(entry, Failure):
+                failure: dict[str, Any] = {"reason": entry.reason, "detail": entry.detail}
+                if entry.retry_after is not None:
+                    failure["retry_after"] = entry.retry_after
+                records.append({**shown, "failure": failure})
+                results.append(entry)
+            else:
+                stored = answer_to_json(entry)
+                records.append({**shown, "answer": stored})
+                # As a replay will give it (source="replayed"): a test sees the same either way.
+                results.append(answer_from_json(question, stored))
+        return cls(key, model, configured, tuple(records), tuple(results), shown_material(bundle))
+
+    @property
+    def questions(self) -> list[dict[str, Any]]:
+        """The questions asked, in the check's full form."""
+        return [
+            {k: v for k, v in record.items() if k not in ("answer", "failure")}
+            for record in self.records
+        ]
 
     @property
     def complete(self) -> bool:
@@ -117,20 +153,11 @@ class Entry:
         return Reply(self.model or self.configured, self.results)
 
     def to_json(self) -> dict[str, Any]:
-        questions = []
-        for question, result in zip(self.questions, self.results, strict=True):
-            if isinstance(result, Failure):
-                failure: dict[str, Any] = {"reason": result.reason, "detail": result.detail}
-                if result.retry_after is not None:
-                    failure["retry_after"] = result.retry_after
-                questions.append({**question, "failure": failure})
-            else:
-                questions.append({**question, "answer": answer_to_json(result)})
         return {
             "key": self.key,
             "model": self.model,
             "configured": self.configured,
-            "questions": questions,
+            "questions": list(self.records),
             "shown": self.shown,
         }
 
@@ -286,7 +313,7 @@ class Cassette:
             lines.append(f"  the cassette {held}")
         else:
             entry, differing = nearest
-            recorded = _pieces(list(entry.questions), entry.shown)
+            recorded = _pieces(entry.questions, entry.shown)
             lines.append(
                 f"  the nearest recording (key {entry.key[:12]}) differs in: {', '.join(differing)}"
             )
@@ -303,7 +330,7 @@ class Cassette:
         best: tuple[tuple[int, float, str], Entry, list[str]] | None = None
         for key in self.keys:
             entry = self._entries[key]
-            recorded = _pieces(list(entry.questions), entry.shown)
+            recorded = _pieces(entry.questions, entry.shown)
             differing = [piece for piece in _PIECES if recorded[piece] != shown[piece]]
             likeness = sum(
                 difflib.SequenceMatcher(None, recorded[piece], shown[piece]).quick_ratio()
@@ -353,14 +380,7 @@ class CassetteEvaluator:
             self.misses.append(message)
             _fail(message)
         model, results = await ask_evaluator(self.live, bundle)
-        entry = Entry(
-            key=key,
-            model=model,
-            configured=self.live.model,
-            questions=tuple(bundle.check.to_json()),
-            results=tuple(results),
-            shown=shown_material(bundle),
-        )
+        entry = Entry.of(key, bundle, model, self.live.model, results)
         self.cassette.keep(entry)
         return entry.reply()
 
@@ -458,15 +478,15 @@ class _Reader:
         configured = item["configured"]
         if not isinstance(configured, str) or not configured.strip():
             self.fail((*where, "configured"), f"expected a model name, got {show(configured)}")
-        questions, results = self.questions(item["questions"], (*where, "questions"))
+        results = self.questions(item["questions"], (*where, "questions"))
         if model is None and any(not isinstance(result, Failure) for result in results):
             self.fail((*where, "model"), "answers need the model version that gave them")
         shown = self.shown(item["shown"], (*where, "shown"))
-        return Entry(key, model, configured, questions, results, shown)
+        return Entry(key, model, configured, tuple(item["questions"]), results, shown)
 
     def questions(
         self, items: object, where: tuple[str | int, ...]
-    ) -> tuple[tuple[dict[str, Any], ...], tuple[Answer | Failure, ...]]:
+    ) -> tuple[Answer | Failure, ...]:
         if not isinstance(items, list) or not items:
             self.fail(where, f"expected a non-empty list of questions, got {show(items)}")
         questions: list[dict[str, Any]] = []
@@ -481,11 +501,10 @@ class _Reader:
             self.fail((*where, *problem.path), problem.message)
         if check.to_json() != questions:
             self.fail(where, "the questions are not a check's full form, as recorded")
-        results = tuple(
+        return tuple(
             self.result(question, item, (*where, index))
             for index, (question, item) in enumerate(zip(check, items, strict=True))
         )
-        return tuple(questions), results
 
     def result(
         self, question: Any, item: Mapping[str, Any], where: tuple[str | int, ...]
