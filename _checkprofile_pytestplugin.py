@@ -7,7 +7,7 @@ and the standard library: checkprofile (with jsonschema, asyncio and the rest) i
 a test first asks for a cassette. That is also why it is a module of its own, outside the
 package: importing any ``checkprofile.*`` module runs the package's ``__init__`` first.
 
-What it does is in :mod:`checkprofile.testing._pytest` and :mod:`checkprofile.testing.cassette`;
+What it does is in :mod:`checkprofile.testing._plugin` and :mod:`checkprofile.testing.cassette`;
 here are only the hooks, which keep what they see for it.
 """
 
@@ -21,7 +21,7 @@ import pytest
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from checkprofile.testing._pytest import Cassettes
+    from checkprofile.testing._plugin import Cassettes
 
 
 # Before any test module imports it: assert_outcome's failures are pytest's own comparisons.
@@ -78,7 +78,7 @@ def check_cassette(request: pytest.FixtureRequest) -> Callable[..., Any]:
     does not hold fails the test, with what changed; nothing is ever asked of a model. With
     ``pytest --checkprofile-record`` it asks ``live`` (an evaluator, or a function of no
     arguments that makes one, called only then) for what the cassette lacks, and writes it."""
-    from checkprofile.testing._pytest import Cassettes
+    from checkprofile.testing._plugin import Cassettes
 
     config = request.config
     if _CASSETTES not in config.stash:

@@ -159,24 +159,11 @@ def test_a_repository_without_process_files_runs_nothing(tmp_path: Path) -> None
     assert run_hook(repository) == ([], None)
 
 
-def _index_reachable() -> bool:
+def _index_reachable(directory: Path) -> bool:
     """Whether pip can reach a package index: pre-commit builds the hook's environment with it."""
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(directory)]
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--quiet",
-            "-d",
-            os.devnull,
-            "attrs",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+        [*command, "attrs"], capture_output=True, text=True, timeout=120, check=False
     )
     return done.returncode == 0
 
@@ -188,7 +175,7 @@ def test_pre_commit_try_repo_runs_the_hook(tmp_path: Path) -> None:
             "pre-commit try-repo builds the hook's environment with pip from the package index;"
             " set CHECKPROFILE_TRY_REPO=1 where the index is reachable to run it"
         )
-    if not _index_reachable():
+    if not _index_reachable(tmp_path / "probe"):
         pytest.fail("CHECKPROFILE_TRY_REPO=1, but pip cannot reach a package index")
     repository = make_repository(tmp_path, {"PROCESS.md": CLEAN, "vendor/PROCESS.md": BROKEN})
     environment = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}

@@ -341,6 +341,17 @@ def test_a_partial_run_keeps_what_the_tests_it_skipped_recorded(host: pytest.Pyt
     # Named one by one is partial too.
     result = record(host, "test_host.py::test_screening")
     result.stdout.fnmatch_lines(["*0 asked, 1 replayed, 2 unused kept*"])
+    # A replay of the whole module says what no test used, and changes nothing.
+    replayed = replay(host)
+    replayed.assert_outcomes(passed=2)
+    replayed.stdout.fnmatch_lines(
+        [
+            "*checkprofile cassettes*",
+            "cassettes/test_host/screening.json: 1 recording no test used"
+            " (pytest --checkprofile-record removes them)",
+        ]
+    )
+    assert len(json.loads(cassette(host).read_text(encoding="utf-8"))["entries"]) == 3
 
 
 FLAKY_LIVE = """

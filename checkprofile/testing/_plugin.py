@@ -134,8 +134,9 @@ class Cassettes:
                     )
                 lines.append(f"{where}: {', '.join(parts)}")
             elif unused and opened.module in whole:
+                count = len(unused)
                 lines.append(
-                    f"{where}: {len(unused)} recordings no test used"
+                    f"{where}: {count} recording{'s' * (count != 1)} no test used"
                     " (pytest --checkprofile-record removes them)"
                 )
         return lines
