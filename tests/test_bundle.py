@@ -5,12 +5,14 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from datetime import datetime, timedelta, timezone
+from fractions import Fraction
 from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from checkprofile import (
@@ -27,14 +29,17 @@ from checkprofile import (
     schema_registry,
     submission_problems,
 )
+from checkprofile.testing.strategies import run_data as core2_run_data
 from support import material
 
 CHECK = parse_check("The cleared verdict matches what the attached report says.")
 
 
 def reference_json(value: Any) -> str:
-    """The oracle: the text decision 13 says the evaluator is shown."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    """The oracle: the text decision 13 says the evaluator is shown (a lone surrogate stays
+    escaped, as JavaScript writes it, so the text is UTF-8)."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def nbytes(text: str) -> int:
@@ -607,53 +612,64 @@ def test_show_route_must_be_a_bool() -> None:
 
 # Laws, against an independent reference -----------------------------------------------------
 
-stamps = st.datetimes(
-    min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(timezone.utc)
-).map(lambda moment: moment.replace(microsecond=moment.microsecond // 1000 * 1000))
-offsets = st.sampled_from([0, 60, -90, 330, -600])
+
+def run_data() -> st.SearchStrategy[dict[str, Any]]:
+    """core-2 run data of up to 12 steps: histories, verdict records, evidence with urls,
+    timestamps at any offset with fractions of any length (see checkprofile.testing)."""
+    return core2_run_data(max_steps=12)
 
 
-@st.composite
-def timestamps(draw: st.DrawFn) -> str | None:
-    if draw(st.integers(0, 9)) == 0:
+# RFC 3339 date-times (section 5.6), read independently of the library.
+RFC3339 = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?"
+    r"([Zz]|[+-][0-9]{2}:[0-9]{2})\Z"
+)
+
+
+def reference_instant(stamp: object) -> Fraction | None:
+    """Seconds since 1970, exactly, or None for what is not an RFC 3339 date-time."""
+    match = RFC3339.match(stamp) if isinstance(stamp, str) else None
+    if match is None:
         return None
-    moment = draw(stamps)
-    offset = timedelta(minutes=draw(offsets))
-    local = moment.astimezone(timezone(offset))
-    text = local.isoformat(timespec="milliseconds" if draw(st.booleans()) else "seconds")
-    return text.replace("+00:00", "Z") if draw(st.booleans()) else text
+    year, month, day, hour, minute, second = (int(match.group(i)) for i in range(1, 7))
+    moment = datetime(year, month, day, hour, minute, second, tzinfo=timezone.utc)
+    zone = match.group(8)
+    if zone not in ("Z", "z"):
+        offset = timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
+        moment -= offset if zone[0] == "+" else -offset
+    digits = match.group(7) or ""
+    fraction = Fraction(int(digits), 10 ** len(digits)) if digits else Fraction(0)
+    return int(moment.timestamp()) + fraction
 
 
-@st.composite
-def run_data(draw: st.DrawFn) -> dict[str, Any]:
-    steps: dict[str, Any] = {}
-    for index in range(draw(st.integers(0, 12))):
-        record: dict[str, Any] = {
-            "output": {"text": draw(st.text(max_size=80))},
-            "evidence": [{"kind": "file", "ref": f"r{index}", "url": "https://u"}],
-        }
-        at = draw(timestamps())
-        if at is not None:
-            record["at"] = at
-        history = [{"at": h} for h in draw(st.lists(timestamps(), max_size=2)) if h is not None]
-        if history:
-            record["history"] = history
-        steps[f"step-{draw(st.integers(0, 99)):02d}-{index}"] = record
-    inputs = draw(st.dictionaries(st.text(max_size=6), st.text(max_size=60), max_size=4))
-    return {"inputs": inputs, "steps": steps}
-
-
-def reference_age(record: dict[str, Any]) -> datetime:
-    found = [record.get("at")] + [entry.get("at") for entry in record.get("history", [])]
-    parsed = [datetime.fromisoformat(s.replace("Z", "+00:00")) for s in found if s is not None]
-    return max(parsed) if parsed else datetime.min.replace(tzinfo=timezone.utc)
+def reference_age(record: dict[str, Any]) -> tuple[int, Fraction]:
+    """The latest `at` of a record and its history; a step with none is the oldest."""
+    found = [reference_instant(e.get("at")) for e in [record, *record.get("history", [])]]
+    known = [instant for instant in found if instant is not None]
+    return (1, max(known)) if known else (0, Fraction(0))
 
 
 def stripped(record: dict[str, Any]) -> dict[str, Any]:
-    copy_: dict[str, Any] = json.loads(json.dumps(record))
-    for entry in copy_.get("evidence", []):
-        entry.pop("url", None)
-    return copy_
+    """The record as shown (decision 12): every ``evidence`` entry, at any depth, a map or a
+    list of maps, without its ``url``. Other ``url`` keys are the host's data and stay."""
+
+    def strip(value: Any, evidence: bool = False) -> Any:
+        if isinstance(value, dict):
+            return {
+                key: strip(item, evidence=key == "evidence")
+                for key, item in value.items()
+                if not (evidence and key == "url")
+            }
+        if isinstance(value, list):
+            # In an evidence list only the maps are evidence items; anything else stays as it is.
+            return [
+                item if evidence and not isinstance(item, dict) else strip(item, evidence)
+                for item in value
+            ]
+        return value
+
+    result: dict[str, Any] = strip(json.loads(json.dumps(record)))
+    return result
 
 
 def reference_kept(run: dict[str, Any], budget: int) -> list[str] | None:
@@ -671,6 +687,7 @@ def reference_kept(run: dict[str, Any], budget: int) -> list[str] | None:
     return list(kept)
 
 
+@settings(max_examples=100)  # each run data is rich: histories, verdicts, hostile text
 @given(run=run_data(), budget=st.integers(2, 3000))
 def test_the_view_fits_and_keeps_exactly_the_newest_steps_that_fit(
     run: dict[str, Any], budget: int
@@ -691,7 +708,7 @@ def test_the_view_fits_and_keeps_exactly_the_newest_steps_that_fit(
     assert kept | set(bundle.dropped_steps) == set(run["steps"])
 
     # Never drops a newer step while keeping an older one; dropped are listed oldest first.
-    def age(i: str) -> tuple[datetime, str]:
+    def age(i: str) -> tuple[tuple[int, Fraction], str]:
         return (reference_age(run["steps"][i]), i)
 
     if kept and bundle.dropped_steps:

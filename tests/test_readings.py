@@ -14,7 +14,6 @@ alone, so each is tested here against an oracle that does not use the code under
 from __future__ import annotations
 
 import json
-import math
 import re
 import sys
 import unicodedata
@@ -51,6 +50,7 @@ from checkprofile._convert import (
     is_blank,
     one_line,
 )
+from checkprofile.testing.strategies import check_keys, limits, probabilities
 
 # -- whitespace ---------------------------------------------------------------------------------
 
@@ -306,93 +306,11 @@ def test_no_at_ever_raises(text: str) -> None:
 
 # -- the full form is a fixed point under every valid Limits ------------------------------------
 
-#: Thresholds people write, and the doubles at the very edges of [0, 1].
-EDGES = [0, 1, 0.0, 1.0, -0.0, 5e-324, math.nextafter(1.0, 0.0), 0.5, 0.9, 0.8]
 
-
-def probabilities(low: float = 0.0, high: float = 1.0) -> st.SearchStrategy[float]:
-    low, high = low + 0.0, high + 0.0  # -0.0 is 0 here (Hypothesis orders -0.0 below 0.0)
-    edges = [x for x in EDGES if low <= x <= high] + [low, high]
-    edges += [math.nextafter(low, 1.0), math.nextafter(high, 0.0)]
-    inside = [x for x in edges if low <= x <= high]
-    return st.sampled_from(inside) | st.floats(min_value=low, max_value=high)
-
-
-@st.composite
-def limits_values(draw: st.DrawFn) -> Limits:
-    check_pass = draw(probabilities())
-    check_fail = draw(st.none() | probabilities(0.0, check_pass))
-    return Limits(
-        check_pass=check_pass,
-        check_fail=check_fail,
-        check_confidence=draw(probabilities()),
-        check_state_bytes=draw(st.integers(2, 2**40)),
-    )
-
-
-#: Texts with whitespace of every kind inside and around them, and look-alikes that are text.
-texts = st.text(
-    alphabet=st.sampled_from([*WHITESPACE, *NOT_WHITESPACE, "a", "b", "é", "\U0001f600", "~", "/"]),
-    min_size=1,
-    max_size=8,
-).filter(lambda text: oracle_one_line(text) != "")
-
-
-@st.composite
-def yes_no(draw: st.DrawFn, ask: str, limits: Limits) -> dict[str, Any]:
-    question: dict[str, Any] = {"ask": ask}
-    shape = draw(st.sampled_from(["neither", "pass", "fail", "both"]))
-    if shape == "pass":  # at or above the default fail, which it takes
-        low = limits.check_fail if limits.check_fail is not None else 0.0
-        question["pass"] = draw(probabilities(low))
-    elif shape == "fail":  # at or below the default pass, which it takes
-        question["fail"] = draw(probabilities(0.0, limits.check_pass))
-    elif shape == "both":
-        question["pass"] = draw(probabilities())
-        question["fail"] = draw(probabilities(0.0, question["pass"]))
-    return question
-
-
-@st.composite
-def choice(draw: st.DrawFn, ask: str) -> dict[str, Any]:
-    names = draw(st.lists(texts, min_size=2, max_size=6, unique=True))
-    passing = draw(st.lists(st.sampled_from(names), min_size=1, unique=True))
-    rest = [name for name in names if name not in passing]
-    question: dict[str, Any] = {
-        "ask": ask,
-        "one_of": {name: draw(texts) for name in names},
-        "pass": passing,
-    }
-    if draw(st.booleans()):
-        question["unsure"] = draw(st.lists(st.sampled_from(rest), unique=True)) if rest else []
-    if draw(st.booleans()):
-        question["confidence"] = draw(probabilities())
-    return question
-
-
-@st.composite
-def rubric(draw: st.DrawFn, ask: str) -> dict[str, Any]:
-    levels = draw(st.lists(texts, min_size=2, max_size=10, unique_by=oracle_one_line))
-    level = draw(st.sampled_from([0, len(levels) - 1]) | st.integers(0, len(levels) - 1))
-    question: dict[str, Any] = {
-        "ask": ask,
-        "levels": levels,
-        "pass": float(level) if draw(st.booleans()) else level,
-    }
-    if draw(st.booleans()):
-        question["confidence"] = draw(probabilities())
-    return question
-
-
-@st.composite
-def valid_keys(draw: st.DrawFn) -> tuple[Any, Limits]:
-    """A check key valid under the limits drawn with it: short or full form, every kind."""
-    limits = draw(limits_values())
-    if draw(st.integers(0, 4)) == 0:
-        return draw(texts), limits
-    asks = draw(st.lists(texts, min_size=1, max_size=5, unique_by=oracle_one_line))
-    kinds = {"yes_no": lambda a: yes_no(a, limits), "choice": choice, "rubric": rubric}
-    return [draw(kinds[draw(st.sampled_from(sorted(kinds)))](ask)) for ask in asks], limits
+def valid_keys() -> st.SearchStrategy[tuple[Any, Limits]]:
+    """A check key valid under the limits drawn with it: short or full form, every kind, the
+    thresholds at the edges of [0, 1], texts with whitespace of every kind."""
+    return limits().flatmap(lambda chosen: st.tuples(check_keys(limits=chosen), st.just(chosen)))
 
 
 @given(valid_keys())

@@ -23,13 +23,13 @@ from checkprofile import (
     Reply,
     RubricAnswer,
     YesNoAnswer,
-    answer_problem,
     issue_lines,
     parse_check,
     run_check,
     run_check_sync,
 )
 from checkprofile.testing import ScriptedEvaluator
+from checkprofile.testing.strategies import malformed_answers_for
 from support import AT, SPEC_ASK, SPEC_CHOICE_ASK, SPEC_RUBRIC_ASK, material, spec_full_form
 
 VERDICT_ASK = SPEC_ASK
@@ -234,22 +234,32 @@ def test_cancellation_is_not_swallowed() -> None:
         run_check_sync(CHECK, material(), evaluator, limits=LIMITS, now=AT)
 
 
-@given(
-    bad=st.one_of(
-        st.builds(YesNoAnswer, st.one_of(st.floats(), st.booleans(), st.text(), st.none())),
-        st.builds(ChoiceAnswer, st.text(max_size=8), st.floats()),
-        st.builds(RubricAnswer, st.one_of(st.integers(), st.floats()), st.floats()),
-        st.builds(Failure, st.sampled_from(["timeout", "malformed", "refusal", "unknown"])),
-    ),
-    target=st.sampled_from([VERDICT_ASK, SUMMARY_ASK, SCREEN_ASK]),
-)
-def test_a_malformed_answer_never_yields_pass_or_fail(bad: Any, target: str) -> None:
+class ByAsk:
+    """Gives each question the entry ``entries`` has for its ask, whatever it is, on every
+    attempt: an answer, a failure, or something that is not an answer at all."""
+
+    model = "by-ask-1"
+
+    def __init__(self, entries: dict[str, object]) -> None:
+        self.entries = entries
+        self.calls = 0
+
+    async def answer(self, bundle: Bundle) -> Reply:
+        self.calls += 1
+        return Reply("by-ask-2026-10-01", [self.entries[ask] for ask in bundle.check.asks])  # type: ignore[misc]
+
+
+@given(data=st.data(), target=st.sampled_from([VERDICT_ASK, SUMMARY_ASK, SCREEN_ASK]))
+def test_a_malformed_answer_never_yields_pass_or_fail(data: st.DataObject, target: str) -> None:
     question = CHECK[CHECK.asks.index(target)]
-    if answer_problem(question, bad) is None and not isinstance(bad, Failure):
-        return  # the strategy drew a valid answer; nothing to show here
-    outcome, _ = run({**GOOD, target: bad})
+    failures = st.builds(Failure, st.sampled_from(["timeout", "malformed", "refusal", "unknown"]))
+    bad = data.draw(malformed_answers_for(question) | failures)
+    evaluator = ByAsk({**GOOD, target: bad})
+    outcome = run_check_sync(CHECK, material(), evaluator, limits=LIMITS, now=AT)
     assert outcome.verdict.verdict == "error"
     assert outcome.action == "retry"
+    assert evaluator.calls == 2
+    assert [ask for ask, _ in outcome.failures] == [target]
 
 
 # Time, truncation, hosts -------------------------------------------------------------------

@@ -32,6 +32,7 @@ from checkprofile import (
     parse_check,
     validate_check,
 )
+from checkprofile.testing.strategies import check_keys, limits, probabilities, texts
 from support import (
     SPEC_ASK,
     SPEC_CHOICE_ASK,
@@ -812,96 +813,19 @@ def test_check_schema_rejects_structural_faults(raw: object) -> None:
 
 # --- properties ----------------------------------------------------------------------------------
 
-probabilities = st.floats(min_value=0, max_value=1) | st.sampled_from([0, 1])
 
-
-def _fold(text: str) -> str:
-    return " ".join(text.split())
-
-
-nonblank = st.text(min_size=1, max_size=12).filter(lambda text: bool(text.strip()))
-
-
-@st.composite
-def limits_values(draw: st.DrawFn) -> Limits:
-    check_pass = draw(probabilities)
-    check_fail = draw(st.none() | st.floats(min_value=0, max_value=check_pass))
-    return Limits(
-        check_pass=check_pass, check_fail=check_fail, check_confidence=draw(probabilities)
-    )
-
-
-@st.composite
-def yes_no_keys(draw: st.DrawFn, ask: str, limits: Limits) -> dict[str, Any]:
-    question: dict[str, Any] = {"ask": ask}
-    shape = draw(st.sampled_from(["defaults", "pass", "fail", "both"]))
-    if shape == "pass":
-        low = limits.check_fail if limits.check_fail is not None else 0
-        question["pass"] = draw(st.floats(min_value=low, max_value=1))
-    elif shape == "fail":
-        question["fail"] = draw(st.floats(min_value=0, max_value=limits.check_pass))
-    elif shape == "both":
-        question["pass"] = draw(probabilities)
-        question["fail"] = draw(st.floats(min_value=0, max_value=question["pass"]))
-    return question
-
-
-@st.composite
-def choice_keys(draw: st.DrawFn, ask: str) -> dict[str, Any]:
-    names = draw(st.lists(nonblank, min_size=2, max_size=5, unique=True))
-    question: dict[str, Any] = {
-        "ask": ask,
-        "one_of": {name: draw(nonblank) for name in names},
-        "pass": draw(st.lists(st.sampled_from(names), min_size=1, unique=True)),
-    }
-    rest = [name for name in names if name not in question["pass"]]
-    if draw(st.booleans()):
-        question["unsure"] = draw(st.lists(st.sampled_from(rest), unique=True)) if rest else []
-    if draw(st.booleans()):
-        question["confidence"] = draw(probabilities)
-    return question
-
-
-@st.composite
-def rubric_keys(draw: st.DrawFn, ask: str) -> dict[str, Any]:
-    levels = draw(st.lists(nonblank, min_size=2, max_size=10, unique_by=_fold))
-    level = draw(st.integers(min_value=0, max_value=len(levels) - 1))
-    question: dict[str, Any] = {
-        "ask": ask,
-        "levels": levels,
-        "pass": float(level) if draw(st.booleans()) else level,
-    }
-    if draw(st.booleans()):
-        question["confidence"] = draw(probabilities)
-    return question
-
-
-@st.composite
-def valid_keys(draw: st.DrawFn) -> tuple[Any, Limits]:
+def valid_keys() -> st.SearchStrategy[tuple[Any, Limits]]:
     """A valid check key (short or full form, all three kinds) and the limits it is valid under."""
-    limits = draw(limits_values())
-    if draw(st.integers(min_value=0, max_value=5)) == 0:
-        return draw(nonblank), limits
-    asks = draw(st.lists(nonblank, min_size=1, max_size=4, unique_by=_fold))
-    questions = []
-    for ask in asks:
-        kind = draw(st.sampled_from(["yes_no", "choice", "rubric"]))
-        if kind == "yes_no":
-            questions.append(draw(yes_no_keys(ask, limits)))
-        elif kind == "choice":
-            questions.append(draw(choice_keys(ask)))
-        else:
-            questions.append(draw(rubric_keys(ask)))
-    return questions, limits
+    return limits().flatmap(lambda chosen: st.tuples(check_keys(limits=chosen), st.just(chosen)))
 
 
 #: Values that are sometimes right for a key, so the deeper (semantic) rules are reached.
 near_values = (
     json_like
-    | probabilities
+    | probabilities()
     | st.sampled_from([NAN, INF, -0.1, 1.5, True, 2.0, 3, -1, "", " ", "a"])
     | st.lists(st.sampled_from(["a", "b", "c", "", " ", 1, "a "]), max_size=4)
-    | st.dictionaries(st.sampled_from(["a", "b", "c", "", " ", "a/b"]) | st.integers(), nonblank)
+    | st.dictionaries(st.sampled_from(["a", "b", "c", "", " ", "a/b"]) | st.integers(), texts())
     | st.dictionaries(st.sampled_from(["a", "b", "c"]), st.sampled_from(["A.", "", None, 1]))
 )
 question_like = st.fixed_dictionaries(
@@ -940,7 +864,7 @@ def _assert_well_formed(raw: object, problems: tuple[Problem, ...]) -> None:
         assert indexes == sorted(indexes)
 
 
-@given(json_like, limits_values())
+@given(json_like, limits())
 def test_validate_never_raises_on_json_like(raw: object, limits: Limits) -> None:
     _assert_well_formed(raw, validate_check(raw, limits=limits))
 
@@ -950,12 +874,12 @@ def test_validate_never_raises_on_lists_of_maps(raw: list[Any]) -> None:
     _assert_well_formed(raw, validate_check(raw))
 
 
-@given(question_lists, limits_values())
+@given(question_lists, limits())
 def test_validate_never_raises_on_question_like_maps(raw: list[Any], limits: Limits) -> None:
     _assert_well_formed(raw, validate_check(raw, limits=limits))
 
 
-@given(anything, limits_values())
+@given(anything, limits())
 def test_parse_check_succeeds_exactly_when_validate_finds_nothing(
     raw: object, limits: Limits
 ) -> None:
@@ -968,7 +892,7 @@ def test_parse_check_succeeds_exactly_when_validate_finds_nothing(
         assert isinstance(parse_check(raw, limits=limits), Check)
 
 
-@given(anything, limits_values())
+@given(anything, limits())
 def test_no_problem_is_reported_twice(raw: object, limits: Limits) -> None:
     problems = validate_check(raw, limits=limits)
     assert len(set(problems)) == len(problems), [str(problem) for problem in problems]

@@ -32,6 +32,7 @@ from checkprofile import (
     parse_check,
 )
 from checkprofile import Question as QuestionType
+from checkprofile.testing.strategies import answers_for, checks
 from support import AT, json_like, spec_full_form
 
 # The full form of profile section 2, as a server would publish it.
@@ -827,47 +828,13 @@ def test_from_json_with_check_refuses_a_verdict_for_another_check(check: Check) 
 
 # --- laws -------------------------------------------------------------------------------------
 
-THRESHOLDS = st.sampled_from([0.0, 0.5, 0.8, 0.9, 1.0]) | st.floats(0, 1)
-NAMES = ["a", "b", "c", "d"]
 
-
-@st.composite
-def question_with_answer(draw: st.DrawFn, ask: str) -> tuple[dict[str, Any], Answer]:
-    kind = draw(st.sampled_from(["yes_no", "choice", "rubric"]))
-    if kind == "yes_no":
-        pass_at = draw(THRESHOLDS)
-        raw: dict[str, Any] = {"ask": ask, "pass": pass_at}
-        fail = draw(st.none() | st.floats(0, pass_at))
-        if fail is not None:
-            raw["fail"] = fail
-        return raw, YesNoAnswer(draw(THRESHOLDS))
-    confidence = draw(THRESHOLDS)
-    if kind == "choice":
-        passing = draw(st.lists(st.sampled_from(NAMES), min_size=1, unique=True))
-        rest = [name for name in NAMES if name not in passing]
-        unsure = draw(st.lists(st.sampled_from(rest), unique=True)) if rest else []
-        raw = {
-            "ask": ask,
-            "one_of": {name: f"Answer {name}." for name in NAMES},
-            "pass": passing,
-            "unsure": unsure,
-            "confidence": confidence,
-        }
-        return raw, ChoiceAnswer(draw(st.sampled_from(NAMES)), draw(THRESHOLDS))
-    count = draw(st.integers(2, 10))
-    raw = {
-        "ask": ask,
-        "levels": [f"Level {i}." for i in range(count)],
-        "pass": draw(st.integers(0, count - 1)),
-        "confidence": confidence,
-    }
-    return raw, RubricAnswer(draw(st.integers(0, count - 1)), draw(THRESHOLDS))
-
-
-@st.composite
-def checks_with_answers(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[Answer]]:
-    pairs = [draw(question_with_answer(f"Question {i}?")) for i in range(draw(st.integers(1, 6)))]
-    return [raw for raw, _ in pairs], [answer for _, answer in pairs]
+def checks_with_answers() -> st.SearchStrategy[tuple[list[dict[str, Any]], list[Answer]]]:
+    """A check in its full form (1 to 6 questions of every kind, thresholds at the edges) and
+    answers that fit it, as often at and just below the thresholds as anywhere else."""
+    return checks(max_questions=6, short=False).flatmap(
+        lambda check: st.tuples(st.just(check.to_json()), answers_for(check).map(list))
+    )
 
 
 @given(checks_with_answers())

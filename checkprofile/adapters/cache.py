@@ -46,7 +46,16 @@ from .. import (
 )
 from .._convert import is_finite, show
 
-__all__ = ["CacheStore", "CachingEvaluator", "DirectoryStore", "MemoryStore", "cache_key"]
+__all__ = [
+    "CacheStore",
+    "CachingEvaluator",
+    "DirectoryStore",
+    "MemoryStore",
+    "answer_from_json",
+    "answer_to_json",
+    "cache_key",
+    "write_atomically",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -117,17 +126,23 @@ class DirectoryStore:
             return None
 
     def put(self, key: str, text: str) -> None:
-        path = self.path(key)
-        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=f".{key}.", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                file.write(text)
-                file.flush()
-                os.fsync(file.fileno())  # the rename must not land before the bytes do
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_atomically(self.path(key), text)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` so that a reader sees the old file or the new one,
+    never a torn one: a temporary file in the same directory (readable and writable by its
+    owner only), flushed to disk, then moved into place with ``os.replace``."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())  # the rename must not land before the bytes do
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def _identity(evaluator: object) -> str:
@@ -229,7 +244,7 @@ class CachingEvaluator:
         if not isinstance(model, str) or not model.strip():
             return
         stored = {
-            str(index): _to_json(entry)
+            str(index): answer_to_json(entry)
             for index, (question, entry) in enumerate(zip(check, reply.answers, strict=True))
             if not isinstance(entry, Failure) and answer_problem(question, entry) is None
         }
@@ -264,7 +279,10 @@ class CachingEvaluator:
             return {}
 
 
-def _to_json(answer: Answer) -> dict[str, Any]:
+def answer_to_json(answer: Answer) -> dict[str, Any]:
+    """``answer`` as stored: ``{"p"}``, ``{"name", "confidence"}`` or ``{"level",
+    "confidence"}``, with its ``distribution`` (``[option, p]`` pairs) and ``source`` when it
+    has them. Recorded answers (cache entries, cassettes) are kept in this shape."""
     data: dict[str, Any]
     if isinstance(answer, YesNoAnswer):
         data = {"p": answer.p}
@@ -296,7 +314,7 @@ def _from_json(text: str, key: str, check: Check) -> dict[int, tuple[str, Answer
         if not isinstance(position, str) or not position.isdigit() or int(position) >= len(check):
             raise ValueError(f"the entry answers question {show(position)} of {len(check)}")
         question = check[int(position)]
-        answer = _answer_from_json(question, stored)
+        answer = answer_from_json(question, stored)
         problem = answer_problem(question, answer)
         if problem is not None:  # the store is input like any other: it never passes unread
             raise ValueError(f"question {show(question.ask)}: {problem}")
@@ -304,7 +322,11 @@ def _from_json(text: str, key: str, check: Check) -> dict[int, tuple[str, Answer
     return result
 
 
-def _answer_from_json(question: Question, stored: object) -> Answer:
+def answer_from_json(question: Question, stored: object) -> Answer:
+    """The answer to ``question`` stored by :func:`answer_to_json`, with ``source="replayed"``
+    (the stored source is where the number first came from). Raises ``ValueError``,
+    ``KeyError`` or ``TypeError`` for a stored value of the wrong shape; whether the answer
+    fits its question is for :func:`~checkprofile.answer_problem` to say."""
     if not isinstance(stored, Mapping):
         raise ValueError(f"an answer must be a JSON object, got {show(stored)}")
     if isinstance(question, ChoiceQuestion):

@@ -1,12 +1,8 @@
-"""Evaluators for tests: assert verdict logic without a model.
+"""Scripted and recording evaluators: assert verdict logic without a model.
 
 :class:`ScriptedEvaluator` is to checkprofile what ``httpx.MockTransport`` is to httpx: the
 transport replaced by a script. :class:`RecordingEvaluator` wraps any evaluator and keeps what
 it was shown, so a test can assert on exactly what the model would have seen.
-
-    >>> from checkprofile import YesNoAnswer
-    >>> from checkprofile.testing import ScriptedEvaluator
-    >>> evaluator = ScriptedEvaluator({"Is the report attached?": YesNoAnswer(0.97)})
 """
 
 from __future__ import annotations
@@ -15,11 +11,11 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from ._bundle import Bundle
-from ._convert import show
-from ._run import Evaluator, Reply
-from ._verdict import Answer, ChoiceAnswer, Failure, RubricAnswer, YesNoAnswer
-from .errors import EvaluatorError
+from .._bundle import Bundle
+from .._convert import show
+from .._run import Evaluator, Reply
+from .._verdict import Answer, ChoiceAnswer, Failure, RubricAnswer, YesNoAnswer
+from ..errors import EvaluatorError
 
 __all__ = ["RecordingEvaluator", "ScriptedEvaluator", "Step"]
 
