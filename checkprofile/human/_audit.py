@@ -70,21 +70,24 @@ import functools
 import hashlib
 import itertools
 import json
+import math
 import os
 import re
+import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import Any, Final, Literal, NamedTuple, Protocol, get_args, runtime_checkable
 
 import attrs
 
 from .._bundle import Submission, canonical_json
-from .._check import Check, Question
+from .._check import Check, ChoiceQuestion, Question
 from .._convert import show
 from .._run import Action, Outcome
 from .._validate import parse_check
 from .._verdict import (
+    DISTRIBUTION_TOLERANCE,
     Answer,
     ChoiceAnswer,
     QuestionResult,
@@ -592,6 +595,10 @@ def _constant(name: str) -> float:
 
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_int=_integer, parse_constant=_constant)
+_PLAIN_DECODER = json.JSONDecoder()
+# The plain decoder turns digits into ints itself: only where Python bounds their length
+# (3.10.7 and later, unless a host lifted the bound), so a long run of digits costs little.
+_PLAIN_ROUTE: Final = 0 < getattr(sys, "get_int_max_str_digits", lambda: 0)() <= 10_000
 # A UTF-16 surrogate left alone: json.loads turns an escaped pair into one character, so any
 # surrogate still in the text after decoding had no partner.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -666,6 +673,16 @@ def _torn(text: str) -> bool:
         expect = "next" if stack else "done"
 
 
+class _Known(NamedTuple):
+    """A valid check in its full form, its key, and, when it was seen as written in a line
+    and read strictly, how many ``":`` that text holds (``None``: not known, or an ask or
+    answer name starts with ``:``, so a count of keys in the line would not add up)."""
+
+    check: Check
+    key: str
+    colons: int | None = None
+
+
 class _Checks:
     """Each distinct check of a trail parsed once: a month of one step's verdicts carries the
     same check on every line. Keyed by its canonical JSON text, and, for lines in the writer's
@@ -676,10 +693,10 @@ class _Checks:
     _LIMIT = 1024  # a trail has a handful of checks; a hostile one cannot grow this further
 
     def __init__(self) -> None:
-        self._known: dict[str, tuple[Check, str]] = {}
-        self._written: dict[str, tuple[Check, str]] = {}
+        self._known: dict[str, _Known] = {}
+        self._written: dict[str, _Known] = {}
 
-    def get(self, value: object, written: str | None = None) -> tuple[Check, str] | None:
+    def get(self, value: object, written: str | None = None) -> _Known | None:
         """The check ``value`` and its key; ``written`` is its JSON text in the line, when
         the line is laid out as the writer lays it out (see :meth:`_Reader._verdict`)."""
         if written is not None:
@@ -698,20 +715,23 @@ class _Checks:
                     return None
             except Exception:  # the full reading explains it
                 return None
-            found = self._keep(self._known, text, (check, check_key(check)))
+            found = self._keep(self._known, text, _Known(check, check_key(check)))
         if written is not None:
             # A cut that is one whole JSON value is the value's own text: JSON values are
-            # prefix-free, and the cut starts where the value does.
+            # prefix-free, and the cut starts where the value does. Read strictly, it holds no
+            # repeated key, so the keys of a line can be counted around it.
             try:
                 _DECODER.decode(written)
             except (ValueError, RecursionError):
                 return found
-            self._keep(self._written, written, found)
+            names = [q.ask for q in found.check] + [
+                name for q in found.check if isinstance(q, ChoiceQuestion) for name in q.names
+            ]
+            colons = None if any(name.startswith(":") for name in names) else written.count('":')
+            found = self._keep(self._written, written, found._replace(colons=colons))
         return found
 
-    def _keep(
-        self, table: dict[str, tuple[Check, str]], text: str, found: tuple[Check, str]
-    ) -> tuple[Check, str]:
+    def _keep(self, table: dict[str, _Known], text: str, found: _Known) -> _Known:
         if len(table) >= self._LIMIT:
             table.clear()
         table[text] = found
@@ -769,6 +789,18 @@ class _Reader:
             ):
                 return TornLine(name, number)
             raise AuditError(name, number, f"not JSON: {error}") from None
+        if _PLAIN_ROUTE and "\\" not in text and text.startswith('{"record":"verdict"'):
+            # A verdict line as the writer writes it: parsed by the json module alone (its
+            # hooks cost a third more), and taken when the fast path finds it right and its
+            # keys add up to what the text holds (a repeated key would not).
+            try:
+                plain = _PLAIN_DECODER.decode(text)
+            except (ValueError, RecursionError):
+                plain = None
+            if type(plain) is dict:
+                found = self._verdict(plain, text, counted=True)
+                if found is not None:
+                    return found
         try:
             data = _DECODER.decode(text)
         except _Refused as error:
@@ -806,7 +838,12 @@ class _Reader:
                 return found
         return record_from_json(data)
 
-    def _verdict(self, data: dict[str, Any], text: str | None) -> VerdictFacts | None:
+    def _verdict(
+        self, data: dict[str, Any], text: str | None, *, counted: bool = False
+    ) -> VerdictFacts | None:
+        """The facts of verdict record ``data``, or ``None`` to read it the full way.
+        ``counted``: ``data`` was parsed without the check for repeated keys, so the keys
+        must be counted against the text."""
         keys = data.keys()
         if keys != _VERDICT_FIELDS and keys != _VERDICT_FIELDS_PROVENANCE:
             return None
@@ -838,23 +875,41 @@ class _Reader:
             if 0 <= start < end:
                 written = text[start + len(_CHECK_AT) - 1 : end + 1]
         found = self._checks.get(data["check"], written)
-        if found is None or found[1] != data["check_key"]:
+        if found is None or found.key != data["check_key"]:
             return None
         body = data["verdict"]
-        made = _verdict_body(body, found[0], data.get("provenance", _ABSENT))
+        origins = data.get("provenance", _ABSENT)
+        made = _verdict_body(body, found.check, origins)
         if made is None:
             return None
-        answers, results, sources = made
+        if counted:
+            # Each key ends in `":`, and in a line with no backslash nothing else does but a
+            # text that starts with ":" (none here: run, step and model are looked at, the
+            # check's asks and names were when it was kept).
+            if (
+                written is None
+                or found.colons is None
+                or run[:1] == ":"
+                or step[:1] == ":"
+                or body["model"][:1] == ":"
+            ):
+                return None
+            keys_seen = len(data) + len(body) + sum(map(len, body["questions"]))
+            if origins is not _ABSENT:
+                keys_seen += sum(len(origin) for origin in origins if origin is not None)
+            if text.count('":') - found.colons != keys_seen:  # type: ignore[union-attr]
+                return None
+        answers, results, distributions, sources = made
         return VerdictFacts(
             key,
             run,
             step,
             digest,
             bundle,
-            found[1],
+            found.key,
             action,
             attempts,
-            found[0],
+            found.check,
             body["verdict"],
             body["advisory"],
             body["model"],
@@ -862,6 +917,7 @@ class _Reader:
             body.get("truncated", False),
             answers,
             results,
+            distributions,
             sources,
         )
 
@@ -869,8 +925,9 @@ class _Reader:
 class VerdictFacts(NamedTuple):
     """A verdict record as the fast path read it, every field checked, before it is built as
     a :class:`VerdictRecord` (:meth:`record`); calibration takes these as they are.
-    ``answers`` hold each answer with its distribution (none for an ``error`` verdict),
-    ``sources`` each answer's source (``None``: the record has no provenance)."""
+    ``answers`` hold each answer (none for an ``error`` verdict), ``distributions`` the
+    distribution the provenance keeps beside it, ``sources`` each answer's source (``None``:
+    the record has no provenance)."""
 
     key: str
     run: str
@@ -888,6 +945,7 @@ class VerdictFacts(NamedTuple):
     truncated: bool
     answers: tuple[Answer, ...]
     results: tuple[str, ...]
+    distributions: tuple[Distribution | None, ...]
     sources: tuple[str | None, ...] | None
 
     def record(self) -> VerdictRecord:
@@ -920,10 +978,8 @@ class VerdictFacts(NamedTuple):
         provenance: tuple[Provenance, ...] = ()
         if self.sources is not None:
             provenance = tuple(
-                _NO_ORIGIN
-                if source is None
-                else Provenance(source, getattr(answer, "distribution", None))
-                for source, answer in zip(self.sources, self.answers, strict=True)
+                _NO_ORIGIN if source is None else Provenance(source, shown)
+                for source, shown in zip(self.sources, self.distributions, strict=True)
             )
         return VerdictRecord(
             key=self.key,
@@ -947,13 +1003,12 @@ def _value(answer: Answer) -> float | str | int:
     return answer.name if isinstance(answer, ChoiceAnswer) else answer.level
 
 
-def _verdict_body(
-    data: object, check: Check, origins: object
-) -> tuple[tuple[Answer, ...], tuple[str, ...], tuple[str | None, ...] | None] | None:
-    """The answers, results and sources of the verdict ``data`` and the provenance
-    ``origins`` (``_ABSENT``: there is none), when plain type checks find both in the shape
-    the verdict schema and :func:`provenance_from_json` take, and grading each answer (with
-    its distribution) under ``check`` gives every recorded result; ``None`` otherwise."""
+def _verdict_body(data: object, check: Check, origins: object) -> _Body | None:
+    """The answers, results, distributions and sources of the verdict ``data`` and the
+    provenance ``origins`` (``_ABSENT``: there is none), when plain type checks find both in
+    the shape the verdict schema and :func:`provenance_from_json` take, grading each answer
+    under ``check`` gives every recorded result, and each distribution is plainly one the core
+    takes for its answer (:func:`_fits`); ``None`` otherwise."""
     if type(data) is not dict:
         return None
     keys = data.keys()
@@ -992,9 +1047,10 @@ def _verdict_body(
                 or entry["result"] != "unsure"
             ):
                 return None
-        return (), ("unsure",) * len(check), None
+        return (), ("unsure",) * len(check), (None,) * len(check), None
     answers: list[Answer] = []
     results: list[str] = []
+    distributions: list[Distribution | None] = []
     sources: list[str | None] = []
     for question, entry, origin in zip(check, questions, origins, strict=True):
         if type(entry) is not dict:
@@ -1021,28 +1077,65 @@ def _verdict_body(
                 return None
             # The schema's reading makes a confidence a float (1 is read as 1.0).
             if kind == "choice" and type(answer) is str:
-                given = ChoiceAnswer(answer, float(confidence), distribution=shown)
+                given = ChoiceAnswer(answer, float(confidence))
             elif kind == "rubric" and type(answer) is int:
-                given = RubricAnswer(answer, float(confidence), distribution=shown)
+                given = RubricAnswer(answer, float(confidence))
             else:
                 return None
-        try:  # grading checks that the answer, and its distribution, fit the question
+            if shown is not None and not _fits(shown, question, answer):
+                return None
+        try:  # grading checks that the answer fits the question
             if grade(question, given) != result:
                 return None
         except AnswerError:
             return None
         answers.append(given)
         results.append(result)
+        distributions.append(shown)
         sources.append(source)
     # Worst-of (decision 7): unsure outranks fail, fail outranks pass.
     worst = "unsure" if "unsure" in results else "fail" if "fail" in results else "pass"
     if worst != name:
         return None
     if absent:
-        return tuple(answers), tuple(results), None
+        return tuple(answers), tuple(results), tuple(distributions), None
     if all(source is None for source in sources):
         return None  # provenance that knows no source is left out, not written
-    return tuple(answers), tuple(results), tuple(sources)
+    return tuple(answers), tuple(results), tuple(distributions), tuple(sources)
+
+
+#: One distribution: (option, probability) pairs.
+Distribution = tuple[tuple[Any, Any], ...]
+_Body = tuple[
+    tuple[Answer, ...],
+    tuple[str, ...],
+    tuple[Distribution | None, ...],
+    tuple[str | None, ...] | None,
+]
+
+
+def _fits(distribution: Distribution, question: Question, chosen: object) -> bool:
+    """Whether ``distribution`` is plainly one the core takes beside the answer ``chosen``
+    (each option of the question once, probabilities in [0, 1] summing to 1 within the
+    core's tolerance, ``chosen`` the most probable). Stricter than the core where that is
+    simpler (the core also takes a level written ``2.0``, and a chosen answer a hair below
+    the top): what this refuses, the full reading decides."""
+    options: Container[object]
+    kind: type
+    if isinstance(question, ChoiceQuestion):
+        options, kind = question.names, str
+    else:
+        options, kind = range(len(question.levels)), int  # type: ignore[union-attr]
+    seen: dict[object, float] = {}
+    for option, probability in distribution:
+        if type(option) is not kind or option not in options or option in seen:
+            return False
+        if type(probability) not in (int, float) or not 0 <= probability <= 1:
+            return False
+        seen[option] = probability
+    if not seen or abs(math.fsum(seen.values()) - 1) > DISTRIBUTION_TOLERANCE:
+        return False
+    return seen.get(chosen, -1.0) >= max(seen.values())
 
 
 _NO_ORIGIN = Provenance()

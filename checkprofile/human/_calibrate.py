@@ -52,7 +52,6 @@ from .._verdict import (
     Answer,
     ChoiceAnswer,
     Result,
-    RubricAnswer,
     YesNoAnswer,
     _answer_of,
     grade,
@@ -551,14 +550,26 @@ def _curve(
 
 
 def _grades(question: Question, answers: Sequence[Answer]) -> list[Result]:
-    """Each answer graded with :func:`grade`, each distinct answer object once (calibration's
-    own cases share one object per distinct answer)."""
-    known: dict[int, Result] = {}
+    """Each answer graded with :func:`grade`, but only once for all the answers that grade
+    alike: the same name or level, on the same side of each of the question's thresholds
+    (the promise :class:`_Sweep` relies on too)."""
+    current = Thresholds.of(question)
+    cuts = sorted(
+        v for v in (current.pass_at, current.fail_below, current.confidence) if v is not None
+    )
+    known: dict[tuple[Hashable, int], Result] = {}
     results = []
     for answer in answers:
-        result = known.get(id(answer))
+        side: tuple[Hashable, int]
+        if isinstance(answer, YesNoAnswer):
+            side = (None, bisect.bisect_right(cuts, answer.p))
+        elif isinstance(answer, ChoiceAnswer):
+            side = (answer.name, bisect.bisect_right(cuts, answer.confidence))
+        else:
+            side = (answer.level, bisect.bisect_right(cuts, answer.confidence))
+        result = known.get(side)
         if result is None:
-            result = known[id(answer)] = grade(question, answer)
+            result = known[side] = grade(question, answer)
         results.append(result)
     return results
 
@@ -693,16 +704,6 @@ class _Decided:
         self.records = 1
 
 
-def _plain(answer: Answer) -> Answer:
-    """``answer`` without its distribution, which calibration does not use (and grading
-    would check again for every threshold tried)."""
-    if getattr(answer, "distribution", None) is None:
-        return answer
-    if isinstance(answer, ChoiceAnswer):
-        return ChoiceAnswer(answer.name, answer.confidence)
-    return RubricAnswer(answer.level, answer.confidence)  # type: ignore[union-attr]
-
-
 class _Join:
     """Joins verdicts and decisions by submission key as they stream in, keeping per
     submission only what the report needs (the answers, the decision, a fingerprint of each
@@ -820,7 +821,7 @@ class _Join:
         if asked is None:
             asked = self.asked[check_key] = _asked(check)
         group = self.groups.setdefault((step, asked, model), len(self.groups))
-        self.kept[key] = _Kept(order, group, check, tuple(map(_plain, answers)))
+        self.kept[key] = _Kept(order, group, check, answers)
 
     def _decision(self, record: DecisionRecord, fingerprint: int) -> None:
         key = record.key
@@ -926,24 +927,23 @@ def calibrate(
     window = Window.of(since, until)
     join = _Join(window)
     names, stream = open_sources(sources, window)
-    # Reading makes millions of small objects, none of them in a cycle; the cyclic collector
-    # would walk all that stay alive again and again (a third of the time, measured). It is
-    # paused while reading, and left as it was.
+    # Calibration makes millions of small objects, none of them in a cycle; the cyclic
+    # collector would walk all that stay alive again and again (a third of the time,
+    # measured). It is paused meanwhile, and left as it was.
     collecting = gc.isenabled()
     gc.disable()
     try:
         for item, fingerprint in stream:
             join.add(item, fingerprint)
+        report = calibrate_cases(
+            join.cases(),
+            target=target,
+            min_cases=min_cases,
+            skipped=tuple((reason, join.skipped[reason]) for reason in SKIP_REASONS),
+        )
     finally:
         if collecting:
             gc.enable()
-    cases = join.cases()
-    report = calibrate_cases(
-        cases,
-        target=target,
-        min_cases=min_cases,
-        skipped=tuple((reason, join.skipped[reason]) for reason in SKIP_REASONS),
-    )
     return attrs.evolve(
         report,
         sources=tuple(names),
