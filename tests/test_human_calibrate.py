@@ -198,7 +198,7 @@ def matrix(pass_: tuple[int, int], fail: tuple[int, int], unsure: tuple[int, int
 
 
 def hand_calibration(path: Path, *, min_cases: int = 5) -> Calibration:
-    return calibrate(read_records(path), target=0.95, min_cases=min_cases)
+    return calibrate(path, target=0.95, min_cases=min_cases)
 
 
 # --- the figures ------------------------------------------------------------------------------
@@ -562,12 +562,14 @@ def test_cli_unreadable_input_is_one_line_and_exit_2(
     assert err.startswith(f"checkprofile: {expected.format(path=path)}") and err.count("\n") == 1
 
 
-def test_cli_a_folder_is_not_a_records_file(
+def test_cli_a_folder_without_audit_files_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # A directory stands for its *.jsonl files (one per replica); none is a mistake to say.
+    (tmp_path / "notes.txt").write_text("not records")
     assert main_of([tmp_path], capsys) == (
         2,
-        f"checkprofile: {tmp_path}: audit records is a directory, not a file\n",
+        f"checkprofile: {tmp_path}: no audit records (*.jsonl) in this directory\n",
     )
 
 

@@ -4,10 +4,11 @@ When a check is unsure a person decides. This module turns an :class:`~checkprof
 into every record the profile asks for (:func:`records_for`), gives the person a receipt to
 decide from (:func:`receipt_for`), takes their decision as a typed record
 (:class:`Returned`, :class:`Completed`, :class:`Failed`; :func:`apply_decision`), and keeps an
-audit trail of verdicts and decisions (:class:`JsonLinesRecorder`, :func:`read_records`), from
-which :func:`calibrate` measures how advisory verdicts agreed with the people who decided the
-same submissions.
-Everything but the recorder is pure: times come from the verdict or the decision.
+audit trail of verdicts and decisions (:class:`JsonLinesRecorder`, :func:`read_records`; or
+:class:`PostgresRecorder`, one store for many replicas), from which :func:`calibrate` measures
+how advisory verdicts agreed with the people who decided the same submissions.
+Everything but the recorders and the reading is pure: times come from the verdict or the
+decision.
 See ``docs/human-side.md``.
 """
 
@@ -61,6 +62,7 @@ from ._decisions import (
     apply_decision,
     decision_from_json,
 )
+from ._postgres import PostgresRecorder, StoreError
 from ._receipts import (
     RECEIPT_FORMAT,
     SHOWN_PIECES,
@@ -102,6 +104,7 @@ __all__ = [  # noqa: RUF022
     "JsonLinesRecorder",
     "MAX_LINE_BYTES",
     "MIN_CASES",
+    "PostgresRecorder",
     "Provenance",
     "QuestionCalibration",
     "RECEIPT_FORMAT",
@@ -113,6 +116,7 @@ __all__ = [  # noqa: RUF022
     "Returned",
     "SHOWN_PIECES",
     "ShownPiece",
+    "StoreError",
     "Thresholds",
     "TornLine",
     "TornLineWarning",
