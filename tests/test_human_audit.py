@@ -690,7 +690,7 @@ distributed_answers = st.tuples(
     ),
 )
 
-nearby_values = st.sampled_from(
+nearby_values: st.SearchStrategy[Any] = st.sampled_from(
     [0, 1, 2, 1.0, 2.0, 0.0, -0.0, True, False, None, "", " ", "x", "pass", "fail", "unsure",
      "error", "yes_no", "choice", "rubric", "states", "native", [], {}, 0.5, 1e-9, 10, [1, 2]]
 )  # fmt: skip

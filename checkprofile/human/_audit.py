@@ -1244,15 +1244,16 @@ def at_order(at: str) -> str:
 
 
 def _bound(name: str, value: object) -> str | None:
+    """``value`` (an RFC 3339 time, a date, or an aware datetime) as RFC 3339 in UTC, ``Z``,
+    with no trailing zeros in its fraction: one text for one moment."""
     if value is None:
         return None
     if isinstance(value, datetime):
         try:
-            return format_at(value)
+            value = format_at(value)
         except ValueError:
-            raise ValueError(
-                f"{name} must be a timezone-aware datetime, got {show(value)}"
-            ) from None
+            problem = f"{name} must be a timezone-aware datetime, got {show(value)}"
+            raise ValueError(problem) from None
     match = _WHEN.fullmatch(value) if isinstance(value, str) else None
     if match is None:
         raise ValueError(
@@ -1260,14 +1261,14 @@ def _bound(name: str, value: object) -> str | None:
             f" date (2026-11-01, midnight UTC), got {show(value)}"
         )
     date, clock, fraction, offset = match.groups()
+    fraction = (fraction or "").rstrip("0").rstrip(".")
     try:
-        moment = datetime.fromisoformat(f"{date}T{clock or '00:00:00'}")
-        if offset is not None and offset not in "Zz":
-            hours, minutes = int(offset[1:3]), int(offset[4:6])
-            shift = timedelta(hours=hours, minutes=minutes)
-            moment = moment - shift if offset[0] == "+" else moment + shift
-        text = moment.isoformat(timespec="seconds") + (fraction or "") + "Z"
-        return format_at(text)
+        if offset is None or offset in "Zz":
+            return format_at(f"{date}T{clock or '00:00:00'}{fraction}Z")
+        moment = datetime.fromisoformat(f"{date}T{clock}")
+        shift = timedelta(hours=int(offset[1:3]), minutes=int(offset[4:6]))
+        moment = moment - shift if offset[0] == "+" else moment + shift
+        return format_at(moment.isoformat(timespec="seconds") + fraction + "Z")
     except (ValueError, OverflowError):
         raise ValueError(f"{name} names no real time: {show(value)}") from None
 
