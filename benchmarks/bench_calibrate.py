@@ -240,15 +240,24 @@ def month(folder: Path, replicas: int, conninfo: str | None) -> None:
     if conninfo is None:
         print("  from PostgreSQL:  not measured (give --db or set CHECKPROFILE_TEST_PG)")
         return
+    import psycopg
+
     from checkprofile.human import PostgresRecorder
 
     store = PostgresRecorder(conninfo, table="bench_month")
     try:
         if store.count() != lines - report.duplicates:
             start = time.perf_counter()
-            store.drop()
+            with psycopg.connect(conninfo, autocommit=True) as connection:
+                connection.execute("TRUNCATE bench_month")
             for path in files:
-                store.record_many(iter_records(path))
+                batch: list[Any] = []
+                for record in iter_records(path):
+                    batch.append(record)
+                    if len(batch) == 10_000:
+                        store.record_many(batch)
+                        batch.clear()
+                store.record_many(batch)
             print(f"  loaded into PostgreSQL in {time.perf_counter() - start:.1f} s")
         (from_db,) = timed(lambda: calibrate(store), repeat=1)
         same = _figures(calibrate(store)) == _figures(report)
