@@ -675,54 +675,70 @@ def _options(target: object, min_cases: object) -> None:
         raise ValueError(f"min_cases must be a whole number of at least 1, got {show(min_cases)}")
 
 
-# Where a record stands among the records of its submission: its time, then the order it was
-# read in (a later record at the same time wins).
-_Order = tuple[str, int]
+class _Submission:
+    """What calibration keeps of one submission while it reads: a fingerprint of each distinct
+    record of it (an int for one, a set for more), the verdict that counts (the latest advisory
+    verdict that answered: its time, read order, group, check and answers) and the decision
+    that counts (the latest), never the records themselves."""
+
+    __slots__ = (
+        "accepted",
+        "answers",
+        "check",
+        "checked",
+        "decided_at",
+        "decided_in_window",
+        "decided_position",
+        "decisions",
+        "group",
+        "verdict_at",
+        "verdict_position",
+        "verdicts",
+    )
+
+    def __init__(self) -> None:
+        self.checked = False  # a verdict was read, in the window or not
+        self.verdicts: int | set[int] | None = None  # fingerprints of those in the window
+        self.decisions: int | set[int] | None = None
+        self.verdict_at = ""  # at_order of the verdict that counts ("": none)
+        self.verdict_position = 0
+        self.group = 0
+        self.check: Check | None = None
+        self.answers: tuple[Answer, ...] = ()
+        self.decided_at = ""  # at_order of the decision that counts ("": none)
+        self.decided_position = 0
+        self.accepted = False
+        self.decided_in_window = False
 
 
-class _Kept:
-    """The verdict of a submission that counts: the latest advisory verdict that answered."""
+def _new(known: int | set[int] | None, fingerprint: int) -> int | set[int] | None:
+    """``known`` with ``fingerprint`` added, or ``None`` when it was there already."""
+    if known is None:
+        return fingerprint
+    if isinstance(known, int):
+        return None if known == fingerprint else {known, fingerprint}
+    if fingerprint in known:
+        return None
+    known.add(fingerprint)
+    return known
 
-    __slots__ = ("answers", "check", "group", "order")
 
-    def __init__(self, order: _Order, group: int, check: Check, answers: tuple[Answer, ...]):
-        self.order = order
-        self.group = group
-        self.check = check
-        self.answers = answers
-
-
-class _Decided:
-    """The decision of a submission that counts (the latest), and how many were read."""
-
-    __slots__ = ("accepted", "in_window", "order", "records")
-
-    def __init__(self, order: _Order, accepted: bool, in_window: bool) -> None:
-        self.order = order
-        self.accepted = accepted
-        self.in_window = in_window
-        self.records = 1
+def _count(known: int | set[int] | None) -> int:
+    return 0 if known is None else 1 if isinstance(known, int) else len(known)
 
 
 class _Join:
-    """Joins verdicts and decisions by submission key as they stream in, keeping per
-    submission only what the report needs (the answers, the decision, a fingerprint of each
-    distinct record), never the records themselves."""
+    """Joins verdicts and decisions by submission key as they stream in (:class:`_Submission`
+    holds what is kept of each)."""
 
     def __init__(self, window: Window) -> None:
-        self.window = window
         self.since, self.until = window.bounds
         self.position = 0
         self.skipped: Counter[str] = Counter()
         self.duplicates = 0
         self.torn: list[TornLine] = []
         self.torn_lines = 0
-        # The fingerprints of the distinct records of each submission (an int when just one).
-        self.verdict_prints: dict[str, int | set[int]] = {}  # verdicts in the window
-        self.decision_prints: dict[str, int | set[int]] = {}
-        self.checked: set[str] = set()  # every submission with a verdict, in the window or not
-        self.kept: dict[str, _Kept] = {}
-        self.decided: dict[str, _Decided] = {}
+        self.submissions: dict[str, _Submission] = {}
         self.groups: dict[tuple[str, str, str], int] = {}
         self.asked: dict[str, str] = {}  # check key -> what it asks
 
@@ -769,24 +785,11 @@ class _Join:
             self.until is None or order < self.until
         )
 
-    def _new(self, prints: dict[str, int | set[int]], key: str, fingerprint: int) -> bool:
-        """Whether this is the first time this record of ``key`` is read (a record in two
-        replicas' files is one record)."""
-        known = prints.get(key)
-        if known is None:
-            prints[key] = fingerprint
-            return True
-        if isinstance(known, int):
-            if known == fingerprint:
-                self.duplicates += 1
-                return False
-            prints[key] = {known, fingerprint}
-            return True
-        if fingerprint in known:
-            self.duplicates += 1
-            return False
-        known.add(fingerprint)
-        return True
+    def _submission(self, key: str) -> _Submission:
+        found = self.submissions.get(key)
+        if found is None:
+            found = self.submissions[key] = _Submission()
+        return found
 
     def _verdict(
         self,
@@ -801,63 +804,66 @@ class _Join:
         check_key: str,
         answers: tuple[Answer, ...],
     ) -> None:
-        self.checked.add(key)
+        submission = self._submission(key)
+        submission.checked = True
         at = at_order(at_text)
-        if not self._in_window(at) or not self._new(self.verdict_prints, key, fingerprint):
+        if not self._in_window(at):
             return
+        known = _new(submission.verdicts, fingerprint)
+        if known is None:  # the same record again (two replicas wrote it)
+            self.duplicates += 1
+            return
+        submission.verdicts = known
         if not advisory:
             self.skipped["not_advisory"] += 1
             return
         if name == "error":
             self.skipped["error"] += 1
             return
-        order = (at, self.position)
-        kept = self.kept.get(key)
-        if kept is not None:
+        if submission.verdict_at:
             self.skipped["superseded"] += 1
-            if order < kept.order:
+            if (at, self.position) < (submission.verdict_at, submission.verdict_position):
                 return
         asked = self.asked.get(check_key)
         if asked is None:
             asked = self.asked[check_key] = _asked(check)
-        group = self.groups.setdefault((step, asked, model), len(self.groups))
-        self.kept[key] = _Kept(order, group, check, answers)
+        submission.group = self.groups.setdefault((step, asked, model), len(self.groups))
+        submission.verdict_at, submission.verdict_position = at, self.position
+        submission.check, submission.answers = check, answers
 
     def _decision(self, record: DecisionRecord, fingerprint: int) -> None:
-        key = record.key
-        if not self._new(self.decision_prints, key, fingerprint):
+        submission = self._submission(record.key)
+        known = _new(submission.decisions, fingerprint)
+        if known is None:
+            self.duplicates += 1
             return
+        submission.decisions = known
         at = at_order(record.decision.at)
-        order = (at, self.position)
-        decided = self.decided.get(key)
-        if decided is None:
-            self.decided[key] = _Decided(order, record.accepted, self._in_window(at))
-            return
-        decided.records += 1
-        if order >= decided.order:
-            decided.order = order
-            decided.accepted = record.accepted
-            decided.in_window = self._in_window(at)
+        if (at, self.position) >= (submission.decided_at, submission.decided_position):
+            submission.decided_at, submission.decided_position = at, self.position
+            submission.accepted = record.accepted
+            submission.decided_in_window = self._in_window(at)
 
     def cases(self) -> list[CheckCases]:
-        by_group: dict[int, list[tuple[str, _Kept, bool]]] = {}
-        for key, kept in self.kept.items():
-            decided = self.decided.get(key)
-            if decided is None:
-                self.skipped["no_decision"] += 1
-            else:
-                by_group.setdefault(kept.group, []).append((key, kept, decided.accepted))
-        for key, decided in self.decided.items():
-            if key in self.verdict_prints:  # its verdict is in the window
-                self.skipped["superseded"] += decided.records - 1
-            elif key not in self.checked and decided.in_window:
+        by_group: dict[int, list[tuple[str, _Submission]]] = {}
+        for key, submission in self.submissions.items():
+            decisions = _count(submission.decisions)
+            if submission.verdicts is not None:  # a verdict in the window
+                self.skipped["superseded"] += max(decisions - 1, 0)
+                if submission.verdict_at:
+                    if decisions:
+                        by_group.setdefault(submission.group, []).append((key, submission))
+                    else:
+                        self.skipped["no_decision"] += 1
+            elif decisions and not submission.checked and submission.decided_in_window:
                 self.skipped["no_verdict"] += 1
-                self.skipped["superseded"] += decided.records - 1
+                self.skipped["superseded"] += decisions - 1
         # Checks in the order of their first verdict (its time, then the order read), so the
         # report is the same whichever replica's file comes first.
         names = list(self.groups)
         first = {
-            group: min(kept.order for _, kept, _ in members) for group, members in by_group.items()
+            group: min((s.verdict_at, s.verdict_position) for _, s in members)
+            for group, members in by_group.items()
         }
         order = sorted(by_group, key=first.__getitem__)
         shown = [names[group] for group in order]
@@ -865,7 +871,8 @@ class _Join:
         for group in order:
             members = by_group[group]
             step, asked, model = names[group]
-            latest = max(members, key=lambda member: member[1].order)[1]
+            latest = max(members, key=lambda m: (m[1].verdict_at, m[1].verdict_position))[1]
+            assert latest.check is not None
             found.append(
                 CheckCases(
                     name=_name(step, asked, model, shown),
@@ -873,10 +880,10 @@ class _Join:
                     cases=tuple(
                         Case(
                             key=key,
-                            answers=kept.answers,
-                            person="accepted" if accepted else "refused",
+                            answers=submission.answers,
+                            person="accepted" if submission.accepted else "refused",
                         )
-                        for key, kept, accepted in members
+                        for key, submission in members
                     ),
                 )
             )
