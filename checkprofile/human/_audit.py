@@ -813,7 +813,10 @@ class _Reader:
         except RecursionError:
             raise AuditError(name, number, "not JSON: nested too deeply") from None
         if "\\ud" in text or "\\uD" in text:
-            lone = _SURROGATE.search(json.dumps(data, ensure_ascii=False))
+            try:
+                lone = _SURROGATE.search(json.dumps(data, ensure_ascii=False))
+            except RecursionError:
+                raise AuditError(name, number, "not JSON: nested too deeply") from None
             if lone is not None:
                 raise AuditError(
                     name,
