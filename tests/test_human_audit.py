@@ -651,9 +651,9 @@ def full_reading(data: Any) -> AuditRecord | str:
     try:
         return record_from_json(data)
     except DecisionRequiredError as error:
-        return f"decision: {error}"
+        return " ".join(f"decision: {error}".split())  # an AuditError is one line
     except (VerdictError, MaterialError, ValueError, TypeError) as error:
-        return str(error)
+        return " ".join(str(error).split())
 
 
 def fast_reading(data: Any) -> AuditRecord | str:

@@ -1080,7 +1080,8 @@ def _verdict_body(data: object, check: Check, origins: object) -> _Body | None:
                 return None
             # The schema's reading makes a confidence a float (1 is read as 1.0).
             if kind == "choice" and type(answer) is str:
-                given = ChoiceAnswer(answer, float(confidence))
+                # One text per answer name, not one per line (calibration keeps answers).
+                given = ChoiceAnswer(sys.intern(answer), float(confidence))
             elif kind == "rubric" and type(answer) is int:
                 given = RubricAnswer(answer, float(confidence))
             else:

@@ -845,49 +845,46 @@ class _Join:
             submission.decided_in_window = self._in_window(at)
 
     def cases(self) -> list[CheckCases]:
-        by_group: dict[int, list[tuple[str, _Submission]]] = {}
-        for key, submission in self.submissions.items():
+        """The cases of each check; what was kept per submission is let go on the way."""
+        by_group: dict[int, list[Case]] = {}
+        first: dict[int, tuple[str, int]] = {}  # each group's first verdict, and its latest
+        latest: dict[int, tuple[str, int, Check]] = {}
+        while self.submissions:
+            key, submission = self.submissions.popitem()
             decisions = _count(submission.decisions)
             if submission.verdicts is not None:  # a verdict in the window
                 self.skipped["superseded"] += max(decisions - 1, 0)
-                if submission.verdict_at:
-                    if decisions:
-                        by_group.setdefault(submission.group, []).append((key, submission))
-                    else:
-                        self.skipped["no_decision"] += 1
+                if not submission.verdict_at:
+                    continue
+                if not decisions:
+                    self.skipped["no_decision"] += 1
+                    continue
+                group = submission.group
+                when = (submission.verdict_at, submission.verdict_position)
+                person: Person = "accepted" if submission.accepted else "refused"
+                by_group.setdefault(group, []).append(
+                    Case(key=key, answers=submission.answers, person=person)
+                )
+                first[group] = min(first.get(group, when), when)
+                if group not in latest or when > latest[group][:2]:
+                    assert submission.check is not None
+                    latest[group] = (*when, submission.check)
             elif decisions and not submission.checked and submission.decided_in_window:
                 self.skipped["no_verdict"] += 1
                 self.skipped["superseded"] += decisions - 1
         # Checks in the order of their first verdict (its time, then the order read), so the
-        # report is the same whichever replica's file comes first.
+        # report is the same whichever replica's file comes first; cases in the order read.
         names = list(self.groups)
-        first = {
-            group: min((s.verdict_at, s.verdict_position) for _, s in members)
-            for group, members in by_group.items()
-        }
         order = sorted(by_group, key=first.__getitem__)
         shown = [names[group] for group in order]
-        found = []
-        for group in order:
-            members = by_group[group]
-            step, asked, model = names[group]
-            latest = max(members, key=lambda m: (m[1].verdict_at, m[1].verdict_position))[1]
-            assert latest.check is not None
-            found.append(
-                CheckCases(
-                    name=_name(step, asked, model, shown),
-                    check=latest.check,
-                    cases=tuple(
-                        Case(
-                            key=key,
-                            answers=submission.answers,
-                            person="accepted" if submission.accepted else "refused",
-                        )
-                        for key, submission in members
-                    ),
-                )
+        return [
+            CheckCases(
+                name=_name(*names[group], shown),
+                check=latest[group][2],
+                cases=tuple(reversed(by_group[group])),
             )
-        return found
+            for group in order
+        ]
 
 
 def calibrate(
