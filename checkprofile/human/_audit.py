@@ -82,7 +82,7 @@ from typing import Any, Final, Literal, NamedTuple, Protocol, get_args, runtime_
 import attrs
 
 from .._bundle import Submission, canonical_json
-from .._check import Check, ChoiceQuestion, Question
+from .._check import Check, ChoiceQuestion, Question, RubricQuestion
 from .._convert import show
 from .._run import Action, Outcome
 from .._validate import parse_check
@@ -674,13 +674,34 @@ def _torn(text: str) -> bool:
 
 
 class _Known(NamedTuple):
-    """A valid check in its full form, its key, and, when it was seen as written in a line
-    and read strictly, how many ``":`` that text holds (``None``: not known, or an ask or
-    answer name starts with ``:``, so a count of keys in the line would not add up)."""
+    """A valid check in its full form, its key, each question with what reading its answers
+    needs (:func:`_plan`), and, when it was seen as written in a line and read strictly, how
+    many ``":`` that text holds (``None``: not known, or an ask or answer name starts with
+    ``:``, so a count of keys in the line would not add up)."""
 
     check: Check
     key: str
+    plan: tuple[_Step, ...]
     colons: int | None = None
+
+
+# A question, its ask and kind, the fields of an answered entry, and the options and their
+# type that a distribution of its answer may name.
+_Step = tuple[Question, str, str, frozenset[str], Container[object], type]
+
+
+def _plan(check: Check) -> tuple[_Step, ...]:
+    steps: list[_Step] = []
+    for question in check:
+        options: Container[object] = ()
+        kind: type = int
+        if isinstance(question, ChoiceQuestion):
+            options, kind = frozenset(question.names), str
+        elif isinstance(question, RubricQuestion):
+            options = range(len(question.levels))
+        fields = _QUESTION_FIELDS if question.kind == "yes_no" else _QUESTION_FIELDS_CONFIDENCE
+        steps.append((question, question.ask, question.kind, fields, options, kind))
+    return tuple(steps)
 
 
 class _Checks:
@@ -715,7 +736,7 @@ class _Checks:
                     return None
             except Exception:  # the full reading explains it
                 return None
-            found = self._keep(self._known, text, _Known(check, check_key(check)))
+            found = self._keep(self._known, text, _Known(check, check_key(check), _plan(check)))
         if written is not None:
             # A cut that is one whole JSON value is the value's own text: JSON values are
             # prefix-free, and the cut starts where the value does. Read strictly, it holds no
@@ -882,7 +903,7 @@ class _Reader:
             return None
         body = data["verdict"]
         origins = data.get("provenance", _ABSENT)
-        made = _verdict_body(body, found.check, origins)
+        made = _verdict_body(body, found.plan, origins)
         if made is None:
             return None
         if counted:
@@ -1006,12 +1027,12 @@ def _value(answer: Answer) -> float | str | int:
     return answer.name if isinstance(answer, ChoiceAnswer) else answer.level
 
 
-def _verdict_body(data: object, check: Check, origins: object) -> _Body | None:
+def _verdict_body(data: object, plan: tuple[_Step, ...], origins: object) -> _Body | None:
     """The answers, results, distributions and sources of the verdict ``data`` and the
     provenance ``origins`` (``_ABSENT``: there is none), when plain type checks find both in
     the shape the verdict schema and :func:`provenance_from_json` take, grading each answer
-    under ``check`` gives every recorded result, and each distribution is plainly one the core
-    takes for its answer (:func:`_fits`); ``None`` otherwise."""
+    under the check of ``plan`` gives every recorded result, and each distribution is plainly
+    one the core takes for its answer (:func:`_fits`); ``None`` otherwise."""
     if type(data) is not dict:
         return None
     keys = data.keys()
@@ -1027,54 +1048,53 @@ def _verdict_body(data: object, check: Check, origins: object) -> _Body | None:
         or not model.strip()
         or type(at) is not str
         or type(questions) is not list
-        or len(questions) != len(check)
+        or len(questions) != len(plan)
     ):
         return None
     absent = origins is _ABSENT
     if absent:
-        origins = _NONE * len(check)
-    elif type(origins) is not list or len(origins) != len(check) or name == "error":
+        origins = _NONE * len(plan)
+    elif type(origins) is not list or len(origins) != len(plan) or name == "error":
         return None  # (an error verdict has no provenance to speak of)
     try:
         format_at(at)
     except ValueError:
         return None
     if name == "error":
-        for question, entry in zip(check, questions, strict=True):
+        for (_, ask, kind, _, _, _), entry in zip(plan, questions, strict=True):
             if (
                 type(entry) is not dict
                 or entry.keys() != _QUESTION_FIELDS
-                or entry["ask"] != question.ask
-                or entry["kind"] != question.kind
+                or entry["ask"] != ask
+                or entry["kind"] != kind
                 or entry["answer"] is not None
                 or entry["result"] != "unsure"
             ):
                 return None
-        return (), ("unsure",) * len(check), (None,) * len(check), None
+        return (), ("unsure",) * len(plan), (None,) * len(plan), None
     answers: list[Answer] = []
     results: list[str] = []
     distributions: list[Distribution | None] = []
     sources: list[str | None] = []
-    for question, entry, origin in zip(check, questions, origins, strict=True):
-        if type(entry) is not dict:
+    for (question, ask, kind, fields, options, option), entry, origin in zip(
+        plan, questions, origins, strict=True
+    ):
+        if type(entry) is not dict or entry.keys() != fields:
             return None
-        kind, result, answer = entry.get("kind"), entry.get("result"), entry.get("answer")
-        if entry.get("ask") != question.ask or kind != question.kind:
+        answer, result = entry["answer"], entry["result"]
+        if entry["ask"] != ask or entry["kind"] != kind:
             return None
         source, shown = _origin(origin)
         if source is False:
             return None
-        fields = entry.keys()
         given: Answer
         if kind == "yes_no":
-            if fields != _QUESTION_FIELDS or type(answer) not in (int, float):
+            if type(answer) not in (int, float):
                 return None
             if shown is not None:  # the full reading keeps a yes/no distribution unchecked
                 return None
-            given = YesNoAnswer(answer)  # type: ignore[arg-type]
+            given = YesNoAnswer(answer)
         else:
-            if fields != _QUESTION_FIELDS_CONFIDENCE:
-                return None
             confidence = entry["confidence"]
             if type(confidence) not in (int, float):
                 return None
@@ -1086,7 +1106,7 @@ def _verdict_body(data: object, check: Check, origins: object) -> _Body | None:
                 given = RubricAnswer(answer, float(confidence))
             else:
                 return None
-            if shown is not None and not _fits(shown, question, answer):
+            if shown is not None and not _fits(shown, options, option, answer):
                 return None
         try:  # grading checks that the answer fits the question
             if grade(question, given) != result:
@@ -1118,25 +1138,22 @@ _Body = tuple[
 ]
 
 
-def _fits(distribution: Distribution, question: Question, chosen: object) -> bool:
+def _fits(
+    distribution: Distribution, options: Container[object], option: type, chosen: object
+) -> bool:
     """Whether ``distribution`` is plainly one the core takes beside the answer ``chosen``
-    (each option of the question once, probabilities in [0, 1] summing to 1 within the
-    core's tolerance, ``chosen`` the most probable). Stricter than the core where that is
-    simpler (the core also takes a level written ``2.0``, and a chosen answer a hair below
-    the top): what this refuses, the full reading decides."""
-    options: Container[object]
-    kind: type
-    if isinstance(question, ChoiceQuestion):
-        options, kind = question.names, str
-    else:
-        options, kind = range(len(question.levels)), int  # type: ignore[union-attr]
+    (each of the question's ``options``, all of type ``option``, at most once; probabilities
+    in [0, 1] summing to 1 within the core's tolerance; ``chosen`` the most probable).
+    Stricter than the core where that is simpler (the core also takes a level written
+    ``2.0``, and a chosen answer a hair below the top): what this refuses, the full reading
+    decides."""
     seen: dict[object, float] = {}
-    for option, probability in distribution:
-        if type(option) is not kind or option not in options or option in seen:
+    for name, probability in distribution:
+        if type(name) is not option or name not in options or name in seen:
             return False
         if type(probability) not in (int, float) or not 0 <= probability <= 1:
             return False
-        seen[option] = probability
+        seen[name] = probability
     if not seen or abs(math.fsum(seen.values()) - 1) > DISTRIBUTION_TOLERANCE:
         return False
     return seen.get(chosen, -1.0) >= max(seen.values())
