@@ -275,11 +275,14 @@ class PostgresRecorder:
         table = sql.Identifier(*self.table.split("."))
         since, until = window.bounds
         bounds, values = _window_sql(since, until)
+        # The line comes as its UTF-8 bytes, as a file's line does (and as it is hashed).
         if bounds is None:
-            query = sql.SQL("SELECT seq, line FROM {} ORDER BY seq").format(table)
+            query = sql.SQL("SELECT seq, convert_to(line, 'UTF8') FROM {} ORDER BY seq").format(
+                table
+            )
         else:
             query = sql.SQL(
-                "SELECT seq, line FROM {t} AS d WHERE"
+                "SELECT seq, convert_to(line, 'UTF8') FROM {t} AS d WHERE"
                 " (d.record = 'verdict' AND {inside})"
                 " OR (d.record = 'decision' AND ("
                 "  EXISTS (SELECT 1 FROM {t} AS v WHERE v.record = 'verdict'"
@@ -297,12 +300,14 @@ class PostgresRecorder:
                 f"postgresql host={info.host} port={info.port} dbname={info.dbname}"
                 f" user={info.user} table={self.table}"
             )
-            with connection.transaction(), connection.cursor(name="checkprofile_read") as rows:
+            with (
+                connection.transaction(),
+                connection.cursor(name="checkprofile_read", binary=True) as rows,
+            ):
                 rows.itersize = _BATCH
                 rows.execute(query, values)
                 for seq, line in rows:
-                    data = line.encode("utf-8", "surrogatepass")
-                    yield reader.read(name, seq, data), hash(data)
+                    yield reader.read(name, seq, line), hash(line)
         except psycopg.Error as error:
             raise self._error("read", error) from None
         finally:
