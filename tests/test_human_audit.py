@@ -6,11 +6,17 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import re
+import subprocess
+import sys
+import tempfile
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from test_human_receipts import answers_for_the_example
 from test_human_records import (
     CHECK,
@@ -26,18 +32,24 @@ from test_human_records import (
 
 from checkprofile import (
     Answer,
+    ChoiceAnswer,
     Evidence,
     Failure,
     RubricAnswer,
     Submission,
+    YesNoAnswer,
     build_bundle,
     canonical_json,
     combine,
+    error_verdict,
+    format_at,
     outcome_for,
     parse_check,
 )
+from checkprofile.errors import MaterialError, VerdictError
 from checkprofile.human import (
     AUDIT_FORMAT,
+    MAX_LINE_BYTES,
     AuditError,
     AuditRecord,
     Completed,
@@ -48,12 +60,16 @@ from checkprofile.human import (
     JsonLinesRecorder,
     Recorder,
     Returned,
+    TornLine,
+    TornLineWarning,
     VerdictRecord,
     apply_decision,
     bundle_bytes,
     bundle_sha256,
+    calibrate,
     check_key,
     decision_record,
+    iter_records,
     read_records,
     record_from_json,
     records_for,
@@ -62,8 +78,8 @@ from checkprofile.human import (
     submission_sha256,
     verdict_record,
 )
-from checkprofile.human._audit import record_line
-from support import AT, SPEC_RUBRIC_ASK, material
+from checkprofile.human._audit import _Reader, at_order, record_line
+from support import AT, SPEC_ONE_OF, SPEC_RUBRIC_ASK, material
 
 WHEN = "2026-10-06T10:15:00Z"
 SUBMISSION = Submission({"cleared": True}, "done")
@@ -366,7 +382,6 @@ def test_an_empty_or_new_file_has_no_records(tmp_path: Path) -> None:
         pytest.param(b"\n", 2, "an empty line", id="empty-line"),
         pytest.param(b"\xff\xfe\n", 2, "not JSON", id="not-utf8"),
         pytest.param(b"[1]\n", 2, "a record must be a JSON object", id="not-a-record"),
-        pytest.param(b'{"record": "verdict"', 2, "no newline (an unfinished write)", id="cut"),
         pytest.param(b"[" * 100000 + b"\n", 2, "not JSON", id="deep"),
     ],
 )
@@ -445,3 +460,379 @@ def test_the_bundle_hash_is_the_hash_of_its_canonical_bytes() -> None:
     record = verdict_record(outcome, run_id=RUN, step_id=STEP)
     assert record.bundle_sha256 == bundle_sha256(outcome.bundle)
     assert record.bundle_sha256 == sha256(bundle_bytes(outcome.bundle))
+
+
+# --- torn lines: a writer that died mid-line poisons nothing ----------------------------------
+
+
+def record_lines(count: int) -> list[bytes]:
+    """Lines of ``count`` distinct decision records, as the recorder writes them."""
+    return [
+        record_line(
+            decision_record(
+                Returned(note=f"Fix line {n}.", by="al", at=WHEN),
+                run_id=f"run-{n}",
+                step_id=STEP,
+                submission=SUBMISSION,
+            )
+        )
+        for n in range(count)
+    ]
+
+
+@given(st.data())
+def test_every_cut_of_a_line_is_a_torn_line_and_the_rest_is_read(data: st.DataObject) -> None:
+    # A writer may die after any byte of its line. What it leaves is reported by FILE:LINE,
+    # never read as a record, and every record around it is read.
+    first, torn_source, last = record_lines(3)
+    verdict_source = record_line(verdict_record(outcome_of("unsure"), run_id=RUN, step_id=STEP))
+    source = data.draw(st.sampled_from([torn_source, verdict_source]), label="line")
+    cut = data.draw(st.integers(1, len(source) - 2), label="cut")
+    at_the_end = data.draw(st.booleans(), label="last line")
+    # The recorder starts a fresh line after a fragment, so it is followed by a newline.
+    content = first + source[:cut] + (b"" if at_the_end else b"\n" + last)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "audit.jsonl"
+        path.write_bytes(content)
+        with pytest.warns(TornLineWarning) as warned:
+            records = read_records(path)
+    assert [record_line(r) for r in records] == [first] + ([] if at_the_end else [last])
+    (warning,) = warned
+    assert isinstance(warning.message, TornLineWarning)
+    assert warning.message.torn == TornLine(str(path), 2)
+    assert str(warning.message) == f"{path}:2: a torn line (a write that did not finish), skipped"
+
+
+def test_a_writer_that_dies_mid_line_costs_its_record_only(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    first, second, third = record_lines(3)
+    path.write_bytes(first)
+    # Another process dies half way through its line (a single write() cut short).
+    code = (
+        "import os, sys; fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND);"
+        " os.write(fd, sys.argv[2].encode()); os._exit(9)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path), second[: len(second) // 2].decode()],
+        check=False,
+    )
+    assert done.returncode == 9
+    # The next record starts on a line of its own instead of being glued to the fragment.
+    recorder = JsonLinesRecorder(path)
+    recorder.record(record_from_json(json.loads(third)))
+    assert path.read_bytes() == first + second[: len(second) // 2] + b"\n" + third
+    with pytest.warns(TornLineWarning, match=r"audit\.jsonl:2: a torn line"):
+        records = read_records(path)
+    assert [record_line(r) for r in records] == [first, third]
+    # Calibration reads on too, and says what it skipped.
+    report = calibrate(path)
+    assert (report.torn, report.torn_lines) == ((TornLine(str(path), 2),), 1)
+
+
+def test_a_complete_last_line_without_its_newline_is_read(tmp_path: Path) -> None:
+    first, second = record_lines(2)
+    path = tmp_path / "audit.jsonl"
+    path.write_bytes(first + second[:-1])  # an editor dropped the final newline
+    assert [record_line(r) for r in read_records(path)] == [first, second]
+    JsonLinesRecorder(path).record(record_from_json(json.loads(first)))
+    assert path.read_bytes() == first + second + first  # the newline is put back first
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param(b'{"record":"decision"}}', id="extra-close"),
+        pytest.param(b'{"record" "decision"', id="missing-colon"),
+        pytest.param(b"[1, 2", id="not-an-object"),
+        pytest.param(b'{"a":1} {"b"', id="two-values"),
+        pytest.param(b'{"a":tru e', id="broken-word"),
+        pytest.param(b'{"a":01', id="leading-zero"),
+        pytest.param(b'{"rec\x01', id="control-character"),
+    ],
+)
+def test_a_broken_line_that_no_writer_leaves_is_not_taken_for_a_torn_one(
+    tmp_path: Path, line: bytes
+) -> None:
+    path = tmp_path / "audit.jsonl"
+    path.write_bytes(record_lines(1)[0] + line + b"\n")
+    with pytest.raises(AuditError, match=rf"^{re.escape(str(path))}:2: not JSON: "):
+        read_records(path)
+
+
+def test_reading_is_lazy_and_holds_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    first, second = record_lines(2)
+    path.write_bytes(first + second + b"not a record\n")
+    records = iter_records(path)
+    assert record_line(next(records)) == first  # read before the bad line is reached
+    assert record_line(next(records)) == second
+    with pytest.raises(AuditError, match=":3: not JSON"):
+        next(records)
+
+
+# --- hostile files: a clear problem with the line, never a traceback or a runaway -------------
+
+HOSTILE = [
+    pytest.param(
+        b'{"record":"decision","record":"verdict"}',
+        'not a record: the key "record" appears twice in one object',
+        id="repeated-key",
+    ),
+    pytest.param(
+        b'{"record":"decision","n":{"a":1,"a":2}}',
+        'not a record: the key "a" appears twice in one object',
+        id="repeated-nested-key",
+    ),
+    pytest.param(b'{"record":NaN}', "not a record: NaN is not JSON", id="nan"),
+    pytest.param(b'{"a":-Infinity}', "not a record: -Infinity is not JSON", id="infinity"),
+    pytest.param(
+        b'{"a":' + b"9" * 5000 + b"}", "not a record: an integer of 5000 digits", id="huge-int"
+    ),
+    pytest.param(
+        b'{"a":"\\ud800"}',
+        "not a record: a string holds a lone surrogate (\\ud800), which is not Unicode text",
+        id="lone-surrogate",
+    ),
+    pytest.param(b'{"a":' + b"[" * 50_000 + b"]" * 50_000 + b"}", "nested too deeply", id="deep"),
+    pytest.param(b'{"a":"\xff"}', "not JSON: 'utf-8' codec can't decode", id="not-utf-8"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), HOSTILE)
+def test_a_hostile_line_is_refused_by_file_and_line(
+    tmp_path: Path, line: bytes, message: str
+) -> None:
+    path = tmp_path / "audit.jsonl"
+    path.write_bytes(record_lines(1)[0] + line + b"\n")
+    with pytest.raises(AuditError) as caught:
+        read_records(path)
+    assert str(caught.value).startswith(f"{path}:2: ")
+    assert message in str(caught.value)
+    assert len(str(caught.value)) < 300 and "\n" not in str(caught.value)
+
+
+def test_a_surrogate_pair_is_text_not_a_problem(tmp_path: Path) -> None:
+    decision = Returned(note="Receipt photo 📎 missing.", by="al", at=WHEN)
+    record = decision_record(decision, run_id=RUN, step_id=STEP, submission=SUBMISSION)
+    path = tmp_path / "audit.jsonl"
+    JsonLinesRecorder(path).record(record)
+    assert b"\\ud83d\\udcce" in path.read_bytes()  # written as an escaped pair
+    assert read_records(path) == (record,)
+
+
+def test_a_line_over_the_limit_is_refused_before_it_is_held(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    with path.open("wb") as file:
+        file.write(record_lines(1)[0])
+        file.write(b'{"pad":"' + b"x" * MAX_LINE_BYTES)  # no newline: one endless line
+    with pytest.raises(AuditError, match=rf":2: a line of over {MAX_LINE_BYTES} bytes"):
+        read_records(path)
+
+
+def test_the_recorder_writes_nothing_the_reader_would_refuse(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    record = decision_record(
+        Completed(by="al", at=WHEN), run_id=RUN, step_id="step-\ud800", submission=SUBMISSION
+    )
+    with pytest.raises(ValueError, match=r"would not read back \(not a record: a string holds"):
+        JsonLinesRecorder(path).record(record)
+    assert not path.exists()
+    big = Completed(by="al", at=WHEN, output={"pad": "x" * MAX_LINE_BYTES})
+    with pytest.raises(ValueError, match="over the 8388608 an audit line may have"):
+        record_line(decision_record(big, run_id=RUN, step_id=STEP, submission=SUBMISSION))
+
+
+# --- the fast path reads exactly what the full reading reads -----------------------------------
+
+
+def full_reading(data: Any) -> AuditRecord | str:
+    """What record_from_json makes of ``data``: the record, or the problem as the reader
+    words it."""
+    try:
+        return record_from_json(data)
+    except DecisionRequiredError as error:
+        return " ".join(f"decision: {error}".split())  # an AuditError is one line
+    except (VerdictError, MaterialError, ValueError, TypeError) as error:
+        return " ".join(str(error).split())
+
+
+def fast_reading(data: Any) -> AuditRecord | str:
+    """What the reader makes of ``data`` as a line of a file."""
+    line = json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode()
+    try:
+        read = _Reader().line("audit.jsonl", 1, line)
+    except AuditError as error:
+        return str(error).removeprefix("audit.jsonl:1: ")
+    assert not isinstance(read, TornLine)
+    return read
+
+
+def spread(chosen: Any, p: float, options: list[Any]) -> tuple[tuple[Any, float], ...]:
+    """A distribution with ``chosen`` on top at ``p`` and the rest shared by the others."""
+    others = [option for option in options if option != chosen]
+    return ((chosen, p), *((option, (1 - p) / len(others)) for option in others))
+
+
+distributed_answers = st.tuples(
+    st.floats(0, 1).map(lambda p: YesNoAnswer(p, source="native")),
+    st.tuples(st.sampled_from(list(SPEC_ONE_OF)), st.floats(0.5, 1)).map(
+        lambda pair: ChoiceAnswer(
+            pair[0], pair[1], source="native", distribution=spread(*pair, list(SPEC_ONE_OF))
+        )
+    ),
+    st.tuples(st.integers(0, 2), st.floats(0.5, 1), st.booleans()).map(
+        lambda drawn: RubricAnswer(
+            drawn[0],
+            drawn[1],
+            source="logprobs",
+            distribution=spread(drawn[0], drawn[1], [0, 1, 2]) if drawn[2] else None,
+        )
+    ),
+)
+
+nearby_values: st.SearchStrategy[Any] = st.sampled_from(
+    [0, 1, 2, 1.0, 2.0, 0.0, -0.0, True, False, None, "", " ", "x", "pass", "fail", "unsure",
+     "error", "yes_no", "choice", "rubric", "states", "native", [], {}, 0.5, 1e-9, 10, [1, 2]]
+)  # fmt: skip
+json_leaves = (
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-2, 2) | st.text(max_size=4)
+)
+
+
+def paths_of(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [prefix]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += paths_of(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += paths_of(item, (*prefix, index))
+    return found
+
+
+@st.composite
+def verdict_records(draw: st.DrawFn) -> dict[str, Any]:
+    answers = draw(distributed_answers)
+    advisory = draw(st.booleans())
+    if draw(st.integers(0, 9)) == 0:
+        verdict = error_verdict(CHECK, model=MODEL, at=AT, advisory=advisory)
+        outcome = outcome_for(verdict)
+    else:
+        verdict = combine(CHECK, answers, model=MODEL, at=AT, advisory=advisory)
+        outcome = outcome_for(verdict, answers=answers)
+    record = verdict_record(outcome, run_id=RUN, step_id=STEP, submission=SUBMISSION)
+    return round_trip(record.to_json())  # type: ignore[no-any-return]
+
+
+@settings(max_examples=600)
+@given(verdict_records(), st.data())
+def test_the_fast_path_reads_what_the_full_reading_reads(
+    data: dict[str, Any], draws: st.DataObject
+) -> None:
+    # Break one part of a good record in one way, anywhere: both readings agree, on the record
+    # or on the words of the problem.
+    path = draws.draw(st.sampled_from(paths_of(data)[1:]), label="where")
+    *parent_path, last = path
+    parent: Any = data
+    for step in parent_path:
+        parent = parent[step]
+    how = draws.draw(st.sampled_from(["replace", "remove", "add"]), label="how")
+    if how == "replace":
+        parent[last] = draws.draw(nearby_values | json_leaves, label="value")
+    elif how == "remove":
+        del parent[last]
+    elif isinstance(parent, dict):
+        parent[draws.draw(st.sampled_from(["extra", "confidence", "truncated"]))] = True
+    else:
+        parent.append(draws.draw(nearby_values))
+    fast, full = fast_reading(data), full_reading(data)
+    assert fast == full
+    assert repr(fast) == repr(full)  # the same types too: 1.0 is not read as 1
+
+
+@given(verdict_records())
+def test_the_fast_path_reads_good_records_as_the_full_reading_does(data: dict[str, Any]) -> None:
+    fast = fast_reading(data)
+    assert fast == full_reading(data) and repr(fast) == repr(full_reading(data))
+    assert isinstance(fast, VerdictRecord)
+    assert fast.to_json() == data
+
+
+@given(st.text(), st.text())
+def test_the_submission_key_is_the_canonical_json_of_its_parts(run: str, step: str) -> None:
+    assume(run.strip() and step.strip())
+    digest = submission_sha256(SUBMISSION)
+    expected = sha256(canonical_json([run, step, digest]).encode("utf-8", "surrogatepass"))
+    assert submission_key(run, step, SUBMISSION) == expected
+
+
+@given(st.datetimes(timezones=st.just(timezone.utc)), st.datetimes(timezones=st.just(timezone.utc)))
+def test_times_sort_as_they_fall(a: datetime, b: datetime) -> None:
+    first, second = format_at(a), format_at(b)
+    assert (at_order(first) < at_order(second)) == (a < b)
+    assert (at_order(first) == at_order(second)) == (a == b)
+
+
+def choice_record(distribution: list[list[Any]], *, answer: str = "states") -> dict[str, Any]:
+    """A verdict record whose choice answer (``answer``, 0.9) comes with ``distribution``."""
+    answers = (
+        YesNoAnswer(0.95, source="native"),
+        ChoiceAnswer(answer, 0.9, source="native"),
+        RubricAnswer(2, 0.9, source="native"),
+    )
+    verdict = combine(CHECK, answers, model=MODEL, at=AT)
+    data = verdict_record(
+        outcome_for(verdict, answers=answers), run_id=RUN, step_id=STEP, submission=SUBMISSION
+    ).to_json()
+    data = round_trip(data)
+    data["provenance"][1]["distribution"] = distribution
+    return data  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    ("distribution", "problem"),
+    [
+        ([["states", 0.4], ["hedges", 0.6]], "is not the most probable"),
+        ([["states", 0.5], ["states", 0.5]], 'names "states", twice'),
+        ([["states", 0.9], ["maybe", 0.1]], 'names "maybe", not an option'),
+        ([["states", 0.9], ["hedges", 0.05]], "sums to 0.95"),
+        ([["states", 1.5], ["hedges", -0.5]], "must be in [0, 1], got 1.5"),
+        ([["states", 0.9], [True, 0.1]], "names true, not an option"),
+        ([["states", 0.9], ["hedges", 0.1, 0]], "[option, p] pairs"),
+        ([["states", 0.5], ["hedges", 0.5]], None),  # a tie on top is the answer's
+        ([["states", 0.5], ["hedges", 0.5 + 1e-12]], None),  # within the core's tie
+        ([["states", 0.9], ["hedges", 0.095]], None),  # within the core's tolerance
+        ([["states", 1]], None),
+    ],
+)
+def test_a_distribution_is_read_as_the_core_reads_it(
+    distribution: list[list[Any]], problem: str | None
+) -> None:
+    data = choice_record(distribution)
+    fast, full = fast_reading(data), full_reading(data)
+    assert fast == full and repr(fast) == repr(full)
+    if problem is None:
+        assert isinstance(fast, VerdictRecord)
+        assert fast.provenance[1].distribution == tuple(map(tuple, distribution))
+    else:
+        assert isinstance(fast, str) and problem in fast
+
+
+def test_a_repeated_key_anywhere_in_a_writers_verdict_line_is_refused() -> None:
+    # A writer's verdict line is parsed without the json module's hooks, and its keys are
+    # counted instead: a key written twice, anywhere, must still be caught.
+    record = verdict_record(
+        make_outcome({**SCRIPTS["unsure"], SPEC_RUBRIC_ASK: RubricAnswer(1, 0.9, source="native")}),
+        run_id=RUN,
+        step_id=STEP,
+    )
+    line = record_line(record)[:-1].decode()
+    assert _Reader().line("a", 1, line.encode()) == record  # as written, read
+    pairs = list(re.finditer(r'"([a-z_]+)":("[^"]*"|[0-9.]+|true|false|null)', line))
+    assert len(pairs) > 30
+    for pair in pairs:
+        # The pair again, with another value where one would pass for it.
+        value = {"true": "false", "false": "true"}.get(pair.group(2), pair.group(2))
+        twice = line[: pair.end()] + f',"{pair.group(1)}":{value}' + line[pair.end() :]
+        with pytest.raises(AuditError, match=f'the key "{pair.group(1)}" appears twice'):
+            _Reader().line("a", 1, twice.encode())

@@ -18,10 +18,12 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from attrs import evolve
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -154,15 +156,16 @@ def record(
     step: str = "review",
     advisory: bool = True,
     model: str = "m",
+    at: str = AT,
 ) -> None:
     """Append a verdict (an error verdict when ``answers`` is None) and, when given, the
     decision on the same submission, as a host would."""
     recorder = JsonLinesRecorder(path)
     submission = Submission({"report": run})
     verdict = (
-        error_verdict(check, model=model, at=AT, advisory=advisory)
+        error_verdict(check, model=model, at=at, advisory=advisory)
         if answers is None
-        else combine(check, answers, model=model, at=AT, advisory=advisory)
+        else combine(check, answers, model=model, at=at, advisory=advisory)
     )
     recorder.record(
         verdict_record(outcome_for(verdict), run_id=run, step_id=step, submission=submission)
@@ -171,7 +174,11 @@ def record(
         recorder.record(decision_record(decision, run_id=run, step_id=step, submission=submission))
 
 
-def decide(path: Path, decision: Decision, *, run: str, step: str = "review") -> None:
+def decide(
+    path: Path, decision: Decision, *, run: str, step: str = "review", at: str | None = None
+) -> None:
+    if at is not None:
+        decision = evolve(decision, at=at)
     JsonLinesRecorder(path).record(
         decision_record(decision, run_id=run, step_id=step, submission=Submission({"report": run}))
     )
@@ -198,7 +205,7 @@ def matrix(pass_: tuple[int, int], fail: tuple[int, int], unsure: tuple[int, int
 
 
 def hand_calibration(path: Path, *, min_cases: int = 5) -> Calibration:
-    return calibrate(read_records(path), target=0.95, min_cases=min_cases)
+    return calibrate(path, target=0.95, min_cases=min_cases)
 
 
 # --- the figures ------------------------------------------------------------------------------
@@ -491,6 +498,182 @@ def test_the_suggestion_is_the_best_of_every_threshold_graded_directly(
         assert question.at_suggested.agreement.value >= target
 
 
+# --- many replicas ----------------------------------------------------------------------------
+
+
+def figures(report: Calibration) -> dict[str, Any]:
+    """What a report says about the people and the model (not where it read it)."""
+    data = report.to_json()
+    return {key: data[key] for key in ("target", "min_cases", "checks", "skipped")}
+
+
+def split(source: Path, folder: Path, *, replicas: int = 3) -> list[Path]:
+    """The lines of ``source`` dealt to ``replicas`` files, verdicts and their decisions
+    mostly apart: one replica ran the check, another took the decision."""
+    folder.mkdir()
+    files = [folder / f"replica-{r}.jsonl" for r in range(replicas)]
+    for number, line in enumerate(source.read_bytes().splitlines(keepends=True)):
+        with files[(number * 7) % replicas].open("ab") as out:
+            out.write(line)
+    return files
+
+
+def test_replicas_files_are_one_trail(hand_records: Path, tmp_path: Path) -> None:
+    files = split(hand_records, tmp_path / "replicas")
+    (tmp_path / "replicas" / "README.txt").write_text("not records")  # only *.jsonl are read
+    one = hand_calibration(hand_records)
+    for sources in ([*files], [tmp_path / "replicas"], [files[2], tmp_path / "replicas"]):
+        report = calibrate(*sources, target=0.95, min_cases=5)
+        assert figures(report) == figures(one)
+        assert report.sources == tuple(map(str, files)) or report.sources == tuple(
+            str(f) for f in (files[2], files[0], files[1])
+        )
+        assert report.duplicates == 0  # a file named twice is read once
+
+
+def test_a_record_two_replicas_wrote_counts_once(hand_records: Path, tmp_path: Path) -> None:
+    again = tmp_path / "again.jsonl"
+    lines = hand_records.read_bytes().splitlines(keepends=True)
+    again.write_bytes(b"".join(lines[::2]))  # every verdict, a second time
+    report = calibrate(hand_records, again, target=0.95, min_cases=5)
+    assert figures(report) == figures(hand_calibration(hand_records))
+    assert report.duplicates == len(lines[::2])
+    assert f"Read twice, counted once: {len(lines[::2])} records." in calibration_text(report)
+
+
+def test_the_latest_record_wins_whichever_replica_holds_it(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    check = parse_check("Is it right?")
+    record(a, check, (YesNoAnswer(0.95),), None, run="r")
+    decide(a, ACCEPT, run="r", at="2026-11-02T10:00:00Z")
+    decide(b, RETURN, run="r", at="2026-11-02T09:59:59.5Z")  # earlier, though read later
+    for order in ((a, b), (b, a)):
+        report = calibrate(*order, min_cases=1)
+        assert confusion(report.checks[0].at_current) == matrix((1, 0), (0, 0), (0, 0))
+        assert dict(report.skipped)["superseded"] == 1
+
+
+# --- windows ----------------------------------------------------------------------------------
+
+
+def window_records(path: Path) -> None:
+    """Verdicts and decisions around November 2026 (the window the tests choose)."""
+    check = parse_check("Is it right?")
+    yes = (YesNoAnswer(0.95),)
+    record(path, check, yes, None, run="october", at="2026-10-31T23:59:59Z")
+    decide(path, ACCEPT, run="october", at="2026-11-01T08:00:00Z")  # its verdict is out
+    record(path, check, yes, ACCEPT, run="first", at="2026-11-01T00:00:00Z")  # since: in
+    record(path, check, yes, None, run="last", at="2026-11-30T23:00:00Z")
+    decide(path, RETURN, run="last", at="2026-12-01T09:00:00Z")  # decided after: counts
+    record(path, check, yes, ACCEPT, run="december", at="2026-12-01T00:00:00Z")  # until: out
+    record(path, check, yes, ACCEPT, run="blocking", advisory=False, at="2026-11-10T00:00:00Z")
+    decide(path, ACCEPT, run="orphan-in", at="2026-11-15T00:00:00Z")
+    decide(path, ACCEPT, run="orphan-out", at="2026-12-02T00:00:00Z")
+
+
+@pytest.mark.parametrize(
+    ("since", "until"),
+    [
+        ("2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z"),
+        ("2026-11-01", "2026-12-01"),  # a date is midnight UTC
+        ("2026-11-01T01:00:00+01:00", "2026-11-30T19:00:00-05:00"),
+        (datetime(2026, 11, 1, tzinfo=timezone.utc), "2026-12-01T00:00:00.000Z"),
+    ],
+    ids=["utc", "dates", "offsets", "datetime"],
+)
+def test_a_window_takes_verdicts_by_their_time_with_their_decisions(
+    tmp_path: Path, since: Any, until: Any
+) -> None:
+    path = tmp_path / "records.jsonl"
+    window_records(path)
+    report = calibrate(path, since=since, until=until, min_cases=1)
+    (check,) = report.checks
+    assert check.at_current.cases == 2  # first and last
+    assert confusion(check.at_current) == matrix((1, 1), (0, 0), (0, 0))
+    assert dict(report.skipped) == {
+        "not_advisory": 1,
+        "error": 0,
+        "no_decision": 0,
+        "no_verdict": 1,  # orphan-in; orphan-out and october's decision are out of the window
+        "superseded": 0,
+    }
+    assert (report.since, report.until) == ("2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z")
+    text = calibration_text(report)
+    assert (
+        "Window: verdicts at or after 2026-11-01T00:00:00Z and before 2026-12-01T00:00:00Z,"
+        " with the decisions on them whenever made." in text
+    )
+    data = report.to_json()
+    assert (data["since"], data["until"], data["sources"]) == (
+        "2026-11-01T00:00:00Z",
+        "2026-12-01T00:00:00Z",
+        [str(path)],
+    )
+    assert "Window: verdicts at or after 2026-11-01T00:00:00Z" in calibration_html(report)
+
+
+def test_without_a_window_every_record_counts(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    window_records(path)
+    report = calibrate(path, min_cases=1)
+    assert report.checks[0].at_current.cases == 4  # october, first, last, december
+    assert "Window: every record." in calibration_text(report)
+    since_only = calibrate(path, since="2026-11-01", min_cases=1)
+    assert since_only.checks[0].at_current.cases == 3
+    assert "Window: verdicts at or after 2026-11-01T00:00:00Z, with" in calibration_text(since_only)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"since": "2026-12-01", "until": "2026-11-01"}, "since must be before until"),
+        ({"since": "2026-11-01", "until": "2026-11-01"}, "since must be before until"),
+        ({"since": "yesterday"}, "since must be an RFC 3339 time (2026-11-01T00:00:00Z, with Z"),
+        ({"until": "2026-02-30"}, 'until names no real time: "2026-02-30"'),
+        ({"since": "２０２６-11-01"}, "since must be an RFC 3339 time"),  # not ASCII digits
+        ({"since": datetime(2026, 11, 1)}, "since must be a timezone-aware datetime"),
+        ({"until": 20261101}, "until must be an RFC 3339 time"),
+    ],
+    ids=["reversed", "empty", "words", "no-such-day", "wide-digits", "naive", "number"],
+)
+def test_a_bad_window_is_refused_naming_it(
+    hand_records: Path, options: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        calibrate(hand_records, **options)
+
+
+def test_calibration_memory_grows_with_submissions_not_lines(tmp_path: Path) -> None:
+    # The same 50 submissions recorded again and again (as replicas re-sending would): the
+    # memory calibration needs stays that of 50 submissions, at 4 times the lines.
+    check = parse_check("Is it right?")
+    base = tmp_path / "base.jsonl"
+    for n in range(50):
+        record(base, check, (YesNoAnswer(0.5 + n / 100),), ACCEPT, run=f"r{n}")
+    lines = base.read_bytes()
+    peaks = []
+    for copies in (20, 80):
+        path = tmp_path / f"x{copies}.jsonl"
+        path.write_bytes(lines * copies)
+        code = (
+            "import sys, tracemalloc\n"
+            "from checkprofile.human import calibrate\n"
+            "tracemalloc.start()\n"
+            "report = calibrate(sys.argv[1], min_cases=1)\n"
+            "assert report.duplicates == 100 * (int(sys.argv[2]) - 1), report.duplicates\n"
+            "print(tracemalloc.get_traced_memory()[1])\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(path), str(copies)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        )
+        peaks.append(int(done.stdout))
+    assert peaks[1] < peaks[0] * 1.2, peaks
+
+
 # --- the command line -------------------------------------------------------------------------
 
 
@@ -562,12 +745,14 @@ def test_cli_unreadable_input_is_one_line_and_exit_2(
     assert err.startswith(f"checkprofile: {expected.format(path=path)}") and err.count("\n") == 1
 
 
-def test_cli_a_folder_is_not_a_records_file(
+def test_cli_a_folder_without_audit_files_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # A directory stands for its *.jsonl files (one per replica); none is a mistake to say.
+    (tmp_path / "notes.txt").write_text("not records")
     assert main_of([tmp_path], capsys) == (
         2,
-        f"checkprofile: {tmp_path}: audit records is a directory, not a file\n",
+        f"checkprofile: {tmp_path}: no audit records (*.jsonl) in this directory\n",
     )
 
 
@@ -603,6 +788,64 @@ def test_cli_refuses_an_html_path_it_cannot_write(
     code, err = main_of([hand_records, "--html", tmp_path], capsys)
     assert code == 2
     assert err.startswith(f"checkprofile: {tmp_path}: cannot write the HTML report: ")
+
+
+def test_cli_reads_replicas_files_and_a_window(hand_records: Path, tmp_path: Path) -> None:
+    files = split(hand_records, tmp_path / "replicas")
+    window = ["--since", "2026-11-02", "--until", "2026-11-02T12:00:00+01:00"]
+    done = run_cli(tmp_path / "replicas", "--min-cases", "5", *window)
+    assert (done.returncode, done.stderr) == (0, "")
+    expected = calibrate(
+        *files, min_cases=5, since="2026-11-02T00:00:00Z", until="2026-11-02T11:00:00Z"
+    )
+    assert done.stdout == calibration_text(expected)
+    assert f"Sources: {files[0]}, {files[1]}, {files[2]}." in done.stdout
+    page = tmp_path / "report.html"
+    done = run_cli(*files, "--json", "--html", page, "--min-cases", "5", *window)
+    assert json.loads(done.stdout) == expected.to_json()
+    assert "<title>Calibration: replica-0.jsonl and 2 more</title>" in page.read_text()
+
+
+def test_cli_reports_a_torn_line_and_reads_on(hand_records: Path, tmp_path: Path) -> None:
+    lines = hand_records.read_bytes().splitlines(keepends=True)
+    torn = tmp_path / "torn.jsonl"
+    torn.write_bytes(b"".join(lines[:4]) + lines[4][:50] + b"\n" + b"".join(lines[5:]))
+    done = run_cli(torn, "--min-cases", "5")
+    assert done.returncode == 0
+    assert done.stderr == (
+        f"checkprofile: warning: {torn}:5: a torn line (a write that did not finish), skipped\n"
+    )
+    assert f"Skipped: 1 torn line (a write that did not finish): {torn}:5." in done.stdout
+    data = json.loads(run_cli(torn, "--json").stdout)
+    assert (data["torn"], data["torn_lines"]) == ([{"path": str(torn), "line": 5}], 1)
+    # The torn line was case 3's verdict (unsure, accepted): the other nine are read, and
+    # its decision is one with no verdict.
+    assert data["checks"][0]["at_current"]["confusion"] == matrix((2, 0), (0, 3), (2, 2))
+    assert dict(data["skipped"])["no_verdict"] == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--since", "noon"], "argument --since: must be an RFC 3339 time"),
+        (["--until", "2026-13-01"], 'argument --until: names no real time: "2026-13-01"'),
+        (["--since", "2026-11-02", "--until", "2026-11-01"], "since must be before until"),
+    ],
+    ids=["since-words", "until-no-such-month", "reversed"],
+)
+def test_cli_a_bad_window_exits_2_naming_it(
+    hand_records: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    code, err = main_of([hand_records, *args], capsys)
+    assert code == 2
+    assert message in err and err.count("\n") == 1
+
+
+def test_cli_needs_a_source(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main_of([], capsys) == (
+        2,
+        "checkprofile: calibrate: give an audit file or directory, or --db CONNINFO\n",
+    )
 
 
 # --- the example and the guide ----------------------------------------------------------------

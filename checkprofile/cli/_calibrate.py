@@ -1,4 +1,5 @@
-"""``calibrate``: advisory verdicts against people's decisions, from a JSON Lines audit trail."""
+"""``calibrate``: advisory verdicts against people's decisions, from JSON Lines audit trails
+(one per replica) or a PostgreSQL store."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import math
 import sys
 from pathlib import Path
 
-from ..human._audit import AuditError, read_records
+from ..human._audit import AuditError, Window
 from ..human._calibrate import MIN_CASES, calibrate
 from ..human._calibrate_report import calibration_html, calibration_text
+from ..human._postgres import DEFAULT_TABLE, PostgresRecorder, StoreError
 from ._common import EXIT_OK, Commands, UsageError, common_options, print_json, unreadable
 
 
@@ -19,13 +21,47 @@ def register(commands: Commands) -> None:
         "calibrate",
         parents=[common_options()],
         help="compare advisory verdicts with people's decisions and suggest thresholds",
-        description="Join each advisory verdict of an audit trail (JSON Lines) with the decision "
-        "of the person who saw the same submission, and report per check and per question: "
+        description="Join each advisory verdict of an audit trail with the decision of the "
+        "person who saw the same submission, and report per check and per question: "
         "agreement, confusion matrix, Cohen's kappa, cases sent to a person, and the thresholds "
-        "that would have matched the people at the target agreement. Exit 0 when the report is "
-        "made, 2 for an unreadable file or a line that is not a record (FILE:LINE).",
+        "that would have matched the people at the target agreement. The trail is one or more "
+        "JSON Lines files or directories of them (one per replica; a record in two counts "
+        "once), and/or a PostgreSQL store (--db). Exit 0 when the report is made, 2 for an "
+        "unreadable file or store, or a line that is not a record (FILE:LINE).",
     )
-    parser.add_argument("records", metavar="RECORDS.jsonl", type=Path)
+    parser.add_argument(
+        "sources",
+        nargs="*",
+        metavar="SOURCE",
+        type=Path,
+        help="an audit file (JSON Lines), or a directory: its *.jsonl files",
+    )
+    parser.add_argument(
+        "--db",
+        metavar="CONNINFO",
+        help="read the records a PostgresRecorder keeps: a libpq connection string or "
+        "postgresql:// URI ('' takes it all from PGHOST, PGDATABASE, PGUSER, PGPASSWORD...; "
+        "keep a password there or in ~/.pgpass, not on the command line)",
+    )
+    parser.add_argument(
+        "--db-table",
+        metavar="TABLE",
+        default=DEFAULT_TABLE,
+        help=f"the table of --db (default: {DEFAULT_TABLE})",
+    )
+    parser.add_argument(
+        "--since",
+        type=_since,
+        metavar="TIME",
+        help="only verdicts at or after TIME (RFC 3339: 2026-11-01T00:00:00Z, an offset, or a "
+        "date for midnight UTC), with the decisions on them whenever made",
+    )
+    parser.add_argument(
+        "--until",
+        type=_until,
+        metavar="TIME",
+        help="only verdicts before TIME (as --since)",
+    )
     parser.add_argument(
         "--target",
         type=_target,
@@ -70,17 +106,60 @@ def _min_cases(text: str) -> int:
     return value
 
 
-def _calibrate(args: argparse.Namespace) -> int:
-    path: Path = args.records
+def _bound(name: str, text: str) -> str:
     try:
-        records = read_records(path)
-    except AuditError as error:
+        bound = getattr(Window.of(**{name: text}), name)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix(f"{name} ")) from None
+    assert isinstance(bound, str)
+    return bound
+
+
+def _since(text: str) -> str:
+    return _bound("since", text)
+
+
+def _until(text: str) -> str:
+    return _bound("until", text)
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    paths: list[Path] = args.sources
+    if not paths and args.db is None:
+        raise UsageError("calibrate: give an audit file or directory, or --db CONNINFO")
+    sources: list[object] = list(paths)
+    if args.db is not None:
+        try:
+            sources.append(PostgresRecorder(args.db, table=args.db_table))
+        except (StoreError, ValueError) as error:
+            raise UsageError(f"--db: {error}") from None
+    try:
+        report = calibrate(
+            *sources,
+            target=args.target,
+            min_cases=args.min_cases,
+            since=args.since,
+            until=args.until,
+        )
+    except (AuditError, StoreError) as error:
+        raise UsageError(str(error)) from None
+    except ValueError as error:  # since after until
         raise UsageError(str(error)) from None
     except OSError as error:
+        path = Path(error.filename) if error.filename else paths[0]
+        if path.is_dir():
+            raise UsageError(f"{path}: no audit records (*.jsonl) in this directory") from None
         raise unreadable(path, "audit records", error) from None
-    report = calibrate(records, target=args.target, min_cases=args.min_cases)
+    for torn in report.torn:
+        print(f"checkprofile: warning: {torn}", file=sys.stderr)
+    if report.torn_lines > len(report.torn):
+        print(
+            f"checkprofile: warning: {report.torn_lines - len(report.torn)} more torn lines"
+            " skipped",
+            file=sys.stderr,
+        )
     if args.html is not None:
-        page = calibration_html(report, title=f"Calibration: {path.name}")
+        page = calibration_html(report, title=f"Calibration: {_title(report.sources)}")
         try:
             args.html.write_text(page, encoding="utf-8")
         except OSError as error:
@@ -92,3 +171,11 @@ def _calibrate(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(calibration_text(report))
     return EXIT_OK
+
+
+def _title(sources: tuple[str, ...]) -> str:
+    first = Path(sources[0]).name if sources and not sources[0].startswith("postgresql ") else ""
+    if not first:
+        first = "PostgreSQL" if sources else "records"
+    more = len(sources) - 1
+    return first + (f" and {more} more" if more > 0 else "")

@@ -4,10 +4,11 @@ When a check is unsure a person decides. This module turns an :class:`~checkprof
 into every record the profile asks for (:func:`records_for`), gives the person a receipt to
 decide from (:func:`receipt_for`), takes their decision as a typed record
 (:class:`Returned`, :class:`Completed`, :class:`Failed`; :func:`apply_decision`), and keeps an
-audit trail of verdicts and decisions (:class:`JsonLinesRecorder`, :func:`read_records`), from
-which :func:`calibrate` measures how advisory verdicts agreed with the people who decided the
-same submissions.
-Everything but the recorder is pure: times come from the verdict or the decision.
+audit trail of verdicts and decisions (:class:`JsonLinesRecorder`, :func:`read_records`; or
+:class:`PostgresRecorder`, one store for many replicas), from which :func:`calibrate` measures
+how advisory verdicts agreed with the people who decided the same submissions.
+Everything but the recorders and the reading is pure: times come from the verdict or the
+decision.
 See ``docs/human-side.md``.
 """
 
@@ -15,14 +16,18 @@ from __future__ import annotations
 
 from ._audit import (
     AUDIT_FORMAT,
+    MAX_LINE_BYTES,
     AuditError,
     AuditRecord,
     DecisionRecord,
     JsonLinesRecorder,
     Recorder,
+    TornLine,
+    TornLineWarning,
     VerdictRecord,
     check_key,
     decision_record,
+    iter_records,
     read_records,
     record_from_json,
     resolution_record,
@@ -57,6 +62,7 @@ from ._decisions import (
     apply_decision,
     decision_from_json,
 )
+from ._postgres import PostgresRecorder, StoreError
 from ._receipts import (
     RECEIPT_FORMAT,
     SHOWN_PIECES,
@@ -96,7 +102,9 @@ __all__ = [  # noqa: RUF022
     "Figures",
     "Handoff",
     "JsonLinesRecorder",
+    "MAX_LINE_BYTES",
     "MIN_CASES",
+    "PostgresRecorder",
     "Provenance",
     "QuestionCalibration",
     "RECEIPT_FORMAT",
@@ -109,7 +117,10 @@ __all__ = [  # noqa: RUF022
     "Returned",
     "SHOWN_PIECES",
     "ShownPiece",
+    "StoreError",
     "Thresholds",
+    "TornLine",
+    "TornLineWarning",
     "VerdictRecord",
     "apply_decision",
     "bundle_bytes",
@@ -123,6 +134,7 @@ __all__ = [  # noqa: RUF022
     "decision_record",
     "distance_from_passing",
     "drivers",
+    "iter_records",
     "read_records",
     "receipt_for",
     "record_from_json",

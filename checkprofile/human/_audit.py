@@ -53,26 +53,54 @@ their keys are equal.
 
 Appending is safe from several processes at once: each record is one ``write()`` to a file
 opened with ``O_APPEND``, under an exclusive ``flock`` where the platform has one, so lines
-never interleave. (A network file system that ignores both is the exception.)
+never interleave. (A network file system that ignores both is the exception.) A writer that
+dies mid-line leaves a fragment; the next record starts on a fresh line, and the reader skips
+the fragment, reporting it by ``FILE:LINE`` (:class:`TornLine`), and reads on.
+
+Reading is streamed (one line in memory, at most :data:`MAX_LINE_BYTES`) and costs little more
+than parsing the JSON: each distinct check is parsed once, and a verdict whose shape plain type
+checks recognize is rebuilt by the core without the schema; the schema is kept to explain a
+record that is not right. The JSON is read strictly: a repeated key, ``NaN``, an integer of
+over 100 digits or a lone surrogate makes a line no record.
 """
 
 from __future__ import annotations
 
+import errno
+import functools
 import hashlib
+import itertools
 import json
+import math
 import os
-from collections.abc import Mapping
-from typing import Any, Literal, Protocol, runtime_checkable
+import re
+import sys
+import warnings
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from datetime import datetime, timedelta
+from typing import Any, Final, Literal, NamedTuple, Protocol, get_args, runtime_checkable
 
 import attrs
 
 from .._bundle import Submission, canonical_json
-from .._check import Check, Question
+from .._check import Check, ChoiceQuestion, Question, RubricQuestion
 from .._convert import show
 from .._run import Action, Outcome
 from .._validate import parse_check
-from .._verdict import QuestionResult, Verdict, VerdictName, format_at
-from ..errors import CheckError, CheckprofileError, MaterialError, VerdictError
+from .._verdict import (
+    DISTRIBUTION_TOLERANCE,
+    Answer,
+    ChoiceAnswer,
+    QuestionResult,
+    RubricAnswer,
+    Source,
+    Verdict,
+    VerdictName,
+    YesNoAnswer,
+    format_at,
+    grade,
+)
+from ..errors import AnswerError, CheckError, CheckprofileError, MaterialError, VerdictError
 from ._decisions import (
     Completed,
     Decision,
@@ -97,14 +125,18 @@ except ImportError:  # pragma: no cover - Windows
 
 __all__ = [
     "AUDIT_FORMAT",
+    "MAX_LINE_BYTES",
     "AuditError",
     "AuditRecord",
     "DecisionRecord",
     "JsonLinesRecorder",
     "Recorder",
+    "TornLine",
+    "TornLineWarning",
     "VerdictRecord",
     "check_key",
     "decision_record",
+    "iter_records",
     "read_records",
     "record_from_json",
     "resolution_record",
@@ -144,8 +176,16 @@ def submission_sha256(submission: Submission) -> str:
     return _sha256(canonical_json(submission.to_json()))
 
 
+# Printable ASCII but `"` and `\`: JSON writes such text as it is, between quotes.
+_PLAIN = re.compile(r"[ !#-\[\]-~]*")
+
+
 def _key_from(run_id: str, step_id: str, submission_hash: str) -> str:
-    return _sha256(canonical_json([run_id, step_id, submission_hash]))
+    parts = (run_id, step_id, submission_hash)
+    if all(_PLAIN.fullmatch(part) for part in parts):
+        # canonical_json of the list, written out (a reader computes this for every record)
+        return _sha256('["' + '","'.join(parts) + '"]')
+    return _sha256(canonical_json(list(parts)))
 
 
 def submission_key(run_id: str, step_id: str, submission: Submission) -> str:
@@ -378,17 +418,19 @@ _DECISION_KEYS = (
     "decision",
 )
 
+# ASCII only: [0-9a-f], never a class that takes other scripts' digits.
+_HASH = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def _is_hash(value: object) -> bool:
+    return type(value) is str and len(value) == 71 and _HASH.fullmatch(value) is not None
+
 
 def _hash_field(data: Mapping[str, Any], name: str, *, nullable: bool = False) -> None:
     value = data[name]
     if value is None and nullable:
         return
-    if (
-        not isinstance(value, str)
-        or not value.startswith("sha256:")
-        or len(value) != 71
-        or any(c not in "0123456789abcdef" for c in value[7:])
-    ):
+    if not _is_hash(value):
         raise ValueError(f"{name} must be sha256: and 64 lowercase hex digits, got {show(value)}")
 
 
@@ -401,13 +443,18 @@ def record_from_json(data: object) -> AuditRecord:
     if kind not in ("verdict", "decision"):
         raise ValueError(f'"record" must be "verdict" or "decision", got {show(kind)}')
     expected = _VERDICT_KEYS if kind == "verdict" else _DECISION_KEYS
-    missing = [key for key in expected if key not in data]
-    if missing:
-        raise ValueError(f"a {kind} record needs {show(missing[0])}")
-    optional = _VERDICT_OPTIONAL if kind == "verdict" else ()
-    unknown = sorted((key for key in data if key not in (*expected, *optional)), key=str)
-    if unknown:
-        raise ValueError(f"a {kind} record has no key {show(unknown[0])}")
+    fields = (
+        (_VERDICT_FIELDS, _VERDICT_FIELDS_PROVENANCE) if kind == "verdict" else (_DECISION_FIELDS,)
+    )
+    keys = data.keys()
+    if not (keys == fields[0] or keys == fields[-1]):  # then say which is missing or unknown
+        missing = [key for key in expected if key not in data]
+        if missing:
+            raise ValueError(f"a {kind} record needs {show(missing[0])}")
+        optional = _VERDICT_OPTIONAL if kind == "verdict" else ()
+        unknown = sorted((key for key in data if key not in (*expected, *optional)), key=str)
+        if unknown:
+            raise ValueError(f"a {kind} record has no key {show(unknown[0])}")
     if type(data["format"]) is not int or data["format"] != AUDIT_FORMAT:
         raise ValueError(f"format {show(data['format'])} is not {AUDIT_FORMAT}")
     run, step = _id("run", data["run"]), _id("step", data["step"])
@@ -437,14 +484,7 @@ def _verdict_from_json(data: Mapping[str, Any], run: str, step: str) -> VerdictR
     if check_key(check) != data["check_key"]:
         raise ValueError("check_key is not the key of its check")
     verdict = Verdict.from_json(data["verdict"], check=check)
-    provenance: tuple[Provenance, ...] = ()
-    if "provenance" in data:
-        try:
-            provenance = provenance_from_json(data["provenance"], check, verdict)
-        except ReceiptError as error:
-            raise ValueError(f"provenance: {error}") from None
-        if not provenance:
-            raise ValueError("provenance is left out when no answer's source is known")
+    provenance = _provenance(data, check, verdict)
     return VerdictRecord(
         key=data["key"],
         run=run,
@@ -458,6 +498,18 @@ def _verdict_from_json(data: Mapping[str, Any], run: str, step: str) -> VerdictR
         verdict=verdict,
         provenance=provenance,
     )
+
+
+def _provenance(data: Mapping[str, Any], check: Check, verdict: Verdict) -> tuple[Provenance, ...]:
+    if "provenance" not in data:
+        return ()
+    try:
+        provenance = provenance_from_json(data["provenance"], check, verdict)
+    except ReceiptError as error:
+        raise ValueError(f"provenance: {error}") from None
+    if not provenance:
+        raise ValueError("provenance is left out when no answer's source is known")
+    return provenance
 
 
 def _decision_from_json(data: Mapping[str, Any], run: str, step: str) -> DecisionRecord:
@@ -482,38 +534,872 @@ def _decision_from_json(data: Mapping[str, Any], run: str, step: str) -> Decisio
     return record
 
 
-def read_records(path: str | os.PathLike[str]) -> tuple[AuditRecord, ...]:
-    """Every record of a JSON Lines audit file, in file order, typed.
+#: The longest line the reader takes (and so the largest record the recorders write): a
+#: verdict with its check is a few KB, a decision with a person's own output can be more.
+#: A longer line is refused as soon as it is seen, so reading never holds more than this.
+MAX_LINE_BYTES: Final = 8 * 1024 * 1024
 
-    Raises :class:`AuditError` naming ``file:line`` for the first line that is not a record
-    (including an empty line, and a last line with no newline: a write that did not finish).
-    The file is read line by line, so a month of records is never held as text all at once.
+# The most digits an integer of a record may have: records hold small counts and levels, and
+# converting a long run of digits to an int costs time quadratic in its length (Python 3.10).
+_MAX_DIGITS = 100
+
+
+@attrs.frozen
+class TornLine:
+    """A line that a writer left unfinished: it died in the middle of a record, or is still
+    writing the last line. ``path`` and ``line`` (1-based) say where; the reader skips it and
+    reads on, and says so (:class:`TornLineWarning`, and calibration reports)."""
+
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: a torn line (a write that did not finish), skipped"
+
+
+class TornLineWarning(UserWarning):
+    """Issued by :func:`read_records` and :func:`iter_records` for each :class:`TornLine`
+    skipped. Make it an error with ``warnings.simplefilter("error", TornLineWarning)``."""
+
+    torn: TornLine
+
+    def __init__(self, torn: TornLine) -> None:
+        self.torn = torn
+        super().__init__(str(torn))
+
+
+class _Refused(ValueError):
+    """A JSON text this reader will not take, though the json module would."""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # json.loads keeps the last of two equal keys without a word; a record never repeats one,
+    # and a repeated key would let one line say two things.
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Refused(f"the key {show(key)} appears twice in one object")
+            seen.add(key)
+    return data
+
+
+def _integer(digits: str) -> int:
+    if len(digits.lstrip("-")) > _MAX_DIGITS:
+        raise _Refused(f"an integer of {len(digits.lstrip('-'))} digits")
+    return int(digits)
+
+
+def _constant(name: str) -> float:
+    raise _Refused(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_int=_integer, parse_constant=_constant)
+_PLAIN_DECODER = json.JSONDecoder()
+# The plain decoder turns digits into ints itself: only where Python bounds their length
+# (3.10.7 and later, unless a host lifted the bound), so a long run of digits costs little.
+_PLAIN_ROUTE: Final = 0 < getattr(sys, "get_int_max_str_digits", lambda: 0)() <= 10_000
+# A UTF-16 surrogate left alone: json.loads turns an escaped pair into one character, so any
+# surrogate still in the text after decoding had no partner.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+# What a writer that died mid-line leaves: a strict prefix of a JSON object. A string, number
+# or literal may stop anywhere inside, so the end is checked against their open forms.
+_WS = r"[ \t\r\n]*"
+_STRING_BODY = r'"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*'
+_TOKEN = re.compile(
+    rf"{_WS}(?:(?P<string>{_STRING_BODY}\")"
+    r"|(?P<number>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
+    r"|(?P<word>true|false|null)"
+    r"|(?P<mark>[{}\[\],:]))"
+)
+_OPEN_STRING = re.compile(rf"{_WS}{_STRING_BODY}(?:\\(?:u[0-9a-fA-F]{{0,3}})?)?\Z")
+_OPEN_VALUE = re.compile(
+    rf"{_WS}(?:-?(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?)?"
+    r"|t|tr|tru|f|fa|fal|fals|n|nu|nul)\Z"
+)
+_END = re.compile(rf"{_WS}\Z")
+
+
+def _torn(text: str) -> bool:
+    """Whether ``text`` is a strict prefix of a JSON object: what is left of a line when the
+    writer stops in the middle (a complete object, or anything a writer never writes, is not).
     """
-    name = os.fsdecode(path)
-    records: list[AuditRecord] = []
-    with open(path, "rb") as file:
-        for number, line in enumerate(file, start=1):  # binary lines end at b"\n" only
-            if not line.endswith(b"\n"):
-                raise AuditError(name, number, "the last line has no newline (an unfinished write)")
-            records.append(_read_line(name, number, line[:-1]))
-    return tuple(records)
+    if not text.startswith("{"):
+        return False
+    stack: list[str] = []
+    expect = "value"  # value | value_or_close | key | key_or_close | colon | next | done
+    pos = 0
+    while True:
+        if _END.match(text, pos):
+            return bool(stack)  # stopped inside the object; an empty stack: it was complete
+        if stack and expect in ("value", "value_or_close"):
+            if _OPEN_STRING.match(text, pos) or _OPEN_VALUE.match(text, pos):
+                return True
+        elif expect in ("key", "key_or_close") and _OPEN_STRING.match(text, pos):
+            return True
+        token = _TOKEN.match(text, pos)
+        if token is None or expect == "done":
+            return False
+        pos = token.end()
+        mark = token.group("mark")
+        if expect in ("value", "value_or_close"):
+            if mark in ("{", "["):
+                stack.append(mark)
+                expect = "key_or_close" if mark == "{" else "value_or_close"
+                continue
+            if mark is None:
+                expect = "next"
+                continue
+            if not (mark == "]" and expect == "value_or_close"):
+                return False
+        elif expect in ("key", "key_or_close"):
+            if token.group("string") is not None:
+                expect = "colon"
+                continue
+            if not (mark == "}" and expect == "key_or_close"):
+                return False
+        elif expect == "colon":
+            if mark != ":":
+                return False
+            expect = "value"
+            continue
+        elif mark == ",":  # next
+            expect = "key" if stack[-1] == "{" else "value"
+            continue
+        elif mark not in ("}", "]") or "{[".index(stack[-1]) != "}]".index(mark):
+            return False
+        stack.pop()  # a closing mark that fits
+        expect = "next" if stack else "done"
 
 
-def _read_line(name: str, number: int, line: bytes) -> AuditRecord:
-    if not line.strip():
-        raise AuditError(name, number, "an empty line")
-    try:
-        data = json.loads(line)
-    except (UnicodeDecodeError, ValueError) as error:  # JSONDecodeError is a ValueError
-        raise AuditError(name, number, f"not JSON: {error}") from None
-    except RecursionError:
-        raise AuditError(name, number, "not JSON: nested too deeply") from None
-    try:
+class _Known(NamedTuple):
+    """A valid check in its full form, its key, each question with what reading its answers
+    needs (:func:`_plan`), and, when it was seen as written in a line and read strictly, how
+    many ``":`` that text holds (``None``: not known, or an ask or answer name starts with
+    ``:``, so a count of keys in the line would not add up)."""
+
+    check: Check
+    key: str
+    plan: tuple[_Step, ...]
+    colons: int | None = None
+
+
+# A question, its ask and kind, the fields of an answered entry, and the options and their
+# type that a distribution of its answer may name.
+_Step = tuple[Question, str, str, frozenset[str], Container[object], type]
+
+
+def _plan(check: Check) -> tuple[_Step, ...]:
+    steps: list[_Step] = []
+    for question in check:
+        options: Container[object] = ()
+        kind: type = int
+        if isinstance(question, ChoiceQuestion):
+            options, kind = frozenset(question.names), str
+        elif isinstance(question, RubricQuestion):
+            options = range(len(question.levels))
+        fields = _QUESTION_FIELDS if question.kind == "yes_no" else _QUESTION_FIELDS_CONFIDENCE
+        steps.append((question, question.ask, question.kind, fields, options, kind))
+    return tuple(steps)
+
+
+class _Checks:
+    """Each distinct check of a trail parsed once: a month of one step's verdicts carries the
+    same check on every line. Keyed by its canonical JSON text, and, for lines in the writer's
+    own key order, by the check's text as it stands in the line (no re-encoding at all). Only
+    checks that are valid and in their full form are kept, with their key; anything else is
+    left to the full reading."""
+
+    _LIMIT = 1024  # a trail has a handful of checks; a hostile one cannot grow this further
+
+    def __init__(self) -> None:
+        self._known: dict[str, _Known] = {}
+        self._written: dict[str, _Known] = {}
+
+    def get(self, value: object, written: str | None = None) -> _Known | None:
+        """The check ``value`` and its key; ``written`` is its JSON text in the line, when
+        the line is laid out as the writer lays it out (see :meth:`_Reader._verdict`)."""
+        if written is not None:
+            found = self._written.get(written)
+            if found is not None:
+                return found
+        try:
+            text = canonical_json(value)
+        except (ValueError, TypeError, RecursionError):
+            return None
+        found = self._known.get(text)
+        if found is None:
+            try:
+                check = parse_check(value)
+                if check.to_json() != value:
+                    return None
+            except Exception:  # the full reading explains it
+                return None
+            found = self._keep(self._known, text, _Known(check, check_key(check), _plan(check)))
+        if written is not None:
+            # A cut that is one whole JSON value is the value's own text: JSON values are
+            # prefix-free, and the cut starts where the value does. Read strictly, it holds no
+            # repeated key, so the keys of a line can be counted around it.
+            try:
+                _DECODER.decode(written)
+            except (ValueError, RecursionError):
+                return found
+            names = [q.ask for q in found.check] + [
+                name for q in found.check if isinstance(q, ChoiceQuestion) for name in q.names
+            ]
+            colons = None if any(name.startswith(":") for name in names) else written.count('":')
+            found = self._keep(self._written, written, found._replace(colons=colons))
+        return found
+
+    def _keep(self, table: dict[str, _Known], text: str, found: _Known) -> _Known:
+        if len(table) >= self._LIMIT:
+            table.clear()
+        table[text] = found
+        return found
+
+
+_VERDICT_FIELDS = frozenset(_VERDICT_KEYS)
+_VERDICT_FIELDS_PROVENANCE = _VERDICT_FIELDS | {"provenance"}
+_VERDICT_ORDER = (_VERDICT_KEYS, (*_VERDICT_KEYS, "provenance"))
+_DECISION_FIELDS = frozenset(_DECISION_KEYS)
+_BODY_FIELDS = frozenset(("verdict", "advisory", "model", "questions", "at"))
+_BODY_FIELDS_TRUNCATED = _BODY_FIELDS | {"truncated"}
+_QUESTION_FIELDS = frozenset(("ask", "kind", "answer", "result"))
+_QUESTION_FIELDS_CONFIDENCE = _QUESTION_FIELDS | {"confidence"}
+_ORIGIN_FIELDS = (frozenset(("source",)), frozenset(("source", "distribution")))
+_SOURCES = frozenset(get_args(Source))
+# The cut of a writer's verdict line that holds its check: after the key, up to the next key.
+_CHECK_AT, _CHECK_END = ',"check":[', '],"verdict":{'
+
+
+class _Reader:
+    """Audit lines into typed records, at close to the cost of parsing their JSON.
+
+    :func:`record_from_json` is the authority on what a record is, and says what is wrong
+    with one that is not: it validates each verdict against the verdict schema, parses its
+    check, and grades its answers again. The fast path here takes a verdict record only when
+    plain type checks find every field in the shape the schema asks for, its check is one
+    already parsed (:class:`_Checks`), and the core's own :func:`~checkprofile.grade` gives
+    each recorded result; it builds exactly the record :func:`record_from_json` would (the
+    tests compare the two on generated and hand-broken records). Anything else, right or
+    wrong, goes the full way.
+    """
+
+    def __init__(self) -> None:
+        self._checks = _Checks()
+
+    def line(self, name: str, number: int, line: bytes) -> AuditRecord | TornLine:
+        """The record on ``line`` (its bytes, without the newline), or the fragment a writer
+        left; raises :class:`AuditError` for anything else."""
+        read = self.read(name, number, line)
+        return read.record() if isinstance(read, VerdictFacts) else read
+
+    def read(self, name: str, number: int, line: bytes) -> AuditRecord | VerdictFacts | TornLine:
+        """As :meth:`line`, but a verdict the fast path reads comes as its facts."""
+        if not line.strip():
+            raise AuditError(name, number, "an empty line")
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            # A fragment may stop inside a character; anything else that is not UTF-8 is not JSON.
+            if (
+                error.reason == "unexpected end of data"
+                and error.end == len(line)
+                and _torn(line[: error.start].decode("utf-8", "replace"))
+            ):
+                return TornLine(name, number)
+            raise AuditError(name, number, f"not JSON: {error}") from None
+        if _PLAIN_ROUTE and "\\" not in text and text.startswith('{"record":"verdict"'):
+            # A verdict line as the writer writes it: parsed by the json module alone (its
+            # hooks cost a third more), and taken when the fast path finds it right and its
+            # keys add up to what the text holds (a repeated key would not).
+            try:
+                plain = _PLAIN_DECODER.decode(text)
+            except (ValueError, RecursionError):
+                plain = None
+            if type(plain) is dict:
+                found = self._verdict(plain, text, counted=True)
+                if found is not None:
+                    return found
+        try:
+            data = _DECODER.decode(text)
+        except _Refused as error:
+            raise AuditError(name, number, f"not a record: {error}") from None
+        except json.JSONDecodeError as error:
+            if _torn(text):
+                return TornLine(name, number)
+            problem = f"not JSON: {error.msg} (column {error.colno})"
+            raise AuditError(name, number, problem) from None
+        except RecursionError:
+            raise AuditError(name, number, "not JSON: nested too deeply") from None
+        if "\\ud" in text or "\\uD" in text:
+            try:
+                lone = _SURROGATE.search(json.dumps(data, ensure_ascii=False))
+            except RecursionError:
+                raise AuditError(name, number, "not JSON: nested too deeply") from None
+            if lone is not None:
+                raise AuditError(
+                    name,
+                    number,
+                    f"not a record: a string holds a lone surrogate (\\u{ord(lone.group()):04x}),"
+                    " which is not Unicode text",
+                )
+        try:
+            return self.record(data, text)
+        except DecisionRequiredError as error:
+            raise AuditError(name, number, f"decision: {error}") from None
+        except (VerdictError, MaterialError, ValueError, TypeError) as error:
+            raise AuditError(name, number, str(error)) from None
+        except RecursionError:
+            raise AuditError(name, number, "not a record: nested too deeply") from None
+
+    def record(self, data: object, text: str | None = None) -> AuditRecord | VerdictFacts:
+        """The record ``data`` (``text``: the line it was read from, if any)."""
+        if type(data) is dict and data.get("record") == "verdict":
+            found = self._verdict(data, text)
+            if found is not None:
+                return found
         return record_from_json(data)
-    except DecisionRequiredError as error:
-        raise AuditError(name, number, f"decision: {error}") from None
-    except (VerdictError, MaterialError, ValueError, TypeError) as error:
-        raise AuditError(name, number, str(error)) from None
+
+    def _verdict(
+        self, data: dict[str, Any], text: str | None, *, counted: bool = False
+    ) -> VerdictFacts | None:
+        """The facts of verdict record ``data``, or ``None`` to read it the full way.
+        ``counted``: ``data`` was parsed without the check for repeated keys, so the keys
+        must be counted against the text."""
+        keys = data.keys()
+        if keys != _VERDICT_FIELDS and keys != _VERDICT_FIELDS_PROVENANCE:
+            return None
+        run, step, digest, key = data["run"], data["step"], data["submission_sha256"], data["key"]
+        action, attempts, bundle = data["action"], data["attempts"], data["bundle_sha256"]
+        if (
+            type(data["format"]) is not int
+            or data["format"] != AUDIT_FORMAT
+            or type(run) is not str
+            or type(step) is not str
+            or not run.strip()
+            or not step.strip()
+            or not _is_hash(key)
+            or not _is_hash(digest)
+            or not (bundle is None or _is_hash(bundle))
+            or type(action) is not str
+            or action not in _ACTIONS
+            or type(attempts) is not int
+            or attempts not in (1, 2)
+            or key != _key_from(run, step, digest)
+        ):
+            return None
+        written = None
+        if text is not None and tuple(data) in _VERDICT_ORDER:
+            # Every value before "check" is a plain string, number or null, in which no
+            # unescaped quote can stand: the first `,"check":[` is the key itself.
+            start = text.find(_CHECK_AT)
+            end = text.find(_CHECK_END, start)
+            if 0 <= start < end:
+                written = text[start + len(_CHECK_AT) - 1 : end + 1]
+        found = self._checks.get(data["check"], written)
+        if found is None or found.key != data["check_key"]:
+            return None
+        body = data["verdict"]
+        origins = data.get("provenance", _ABSENT)
+        made = _verdict_body(body, found.plan, origins)
+        if made is None:
+            return None
+        if counted:
+            # Each key ends in `":`, and in a line with no backslash nothing else does but a
+            # text that starts with ":" (none here: run, step and model are looked at, the
+            # check's asks and names were when it was kept).
+            if (
+                written is None
+                or found.colons is None
+                or run[:1] == ":"
+                or step[:1] == ":"
+                or body["model"][:1] == ":"
+            ):
+                return None
+            keys_seen = len(data) + len(body) + sum(map(len, body["questions"]))
+            if origins is not _ABSENT:
+                keys_seen += sum(len(origin) for origin in origins if origin is not None)
+            if text.count('":') - found.colons != keys_seen:  # type: ignore[union-attr]
+                return None
+        answers, results, distributions, sources = made
+        return VerdictFacts(
+            key,
+            run,
+            step,
+            digest,
+            bundle,
+            found.key,
+            action,
+            attempts,
+            found.check,
+            body["verdict"],
+            body["advisory"],
+            body["model"],
+            body["at"],
+            body.get("truncated", False),
+            answers,
+            results,
+            distributions,
+            sources,
+        )
+
+
+class VerdictFacts(NamedTuple):
+    """A verdict record as the fast path read it, every field checked, before it is built as
+    a :class:`VerdictRecord` (:meth:`record`); calibration takes these as they are.
+    ``answers`` hold each answer (none for an ``error`` verdict), ``distributions`` the
+    distribution the provenance keeps beside it, ``sources`` each answer's source (``None``:
+    the record has no provenance)."""
+
+    key: str
+    run: str
+    step: str
+    submission_sha256: str
+    bundle_sha256: str | None
+    check_key: str
+    action: str
+    attempts: int
+    check: Check
+    verdict: str
+    advisory: bool
+    model: str
+    at: str
+    truncated: bool
+    answers: tuple[Answer, ...]
+    results: tuple[str, ...]
+    distributions: tuple[Distribution | None, ...]
+    sources: tuple[str | None, ...] | None
+
+    def record(self) -> VerdictRecord:
+        """The typed record: what :func:`record_from_json` makes of the same line."""
+        check = self.check
+        if self.verdict == "error":
+            questions = [
+                QuestionResult(ask=q.ask, kind=q.kind, answer=None, result="unsure") for q in check
+            ]
+        else:
+            questions = [
+                QuestionResult(
+                    ask=q.ask,
+                    kind=q.kind,
+                    answer=_value(answer),
+                    confidence=getattr(answer, "confidence", None),
+                    result=result,  # type: ignore[arg-type]
+                )
+                for q, answer, result in zip(check, self.answers, self.results, strict=True)
+            ]
+        verdict = Verdict(
+            verdict=self.verdict,  # type: ignore[arg-type]
+            advisory=self.advisory,
+            model=self.model,
+            questions=questions,
+            truncated=self.truncated,
+            at=self.at,
+            check=check,
+        )
+        provenance: tuple[Provenance, ...] = ()
+        if self.sources is not None:
+            provenance = tuple(
+                _NO_ORIGIN if source is None else Provenance(source, shown)
+                for source, shown in zip(self.sources, self.distributions, strict=True)
+            )
+        return VerdictRecord(
+            key=self.key,
+            run=self.run,
+            step=self.step,
+            submission_sha256=self.submission_sha256,
+            bundle_sha256=self.bundle_sha256,
+            check_key=self.check_key,
+            action=self.action,  # type: ignore[arg-type]
+            attempts=self.attempts,
+            check=check,
+            verdict=verdict,
+            provenance=provenance,
+        )
+
+
+def _value(answer: Answer) -> float | str | int:
+    """The recorded ``answer`` of a question: the probability, name or level."""
+    if isinstance(answer, YesNoAnswer):
+        return answer.p
+    return answer.name if isinstance(answer, ChoiceAnswer) else answer.level
+
+
+def _verdict_body(data: object, plan: tuple[_Step, ...], origins: object) -> _Body | None:
+    """The answers, results, distributions and sources of the verdict ``data`` and the
+    provenance ``origins`` (``_ABSENT``: there is none), when plain type checks find both in
+    the shape the verdict schema and :func:`provenance_from_json` take, grading each answer
+    under the check of ``plan`` gives every recorded result, and each distribution is plainly
+    one the core takes for its answer (:func:`_fits`); ``None`` otherwise."""
+    if type(data) is not dict:
+        return None
+    keys = data.keys()
+    truncated = data.get("truncated", False)
+    if not (keys == _BODY_FIELDS or (keys == _BODY_FIELDS_TRUNCATED and truncated is True)):
+        return None
+    name, advisory, model, at = data["verdict"], data["advisory"], data["model"], data["at"]
+    questions = data["questions"]
+    if (
+        type(name) is not str
+        or type(advisory) is not bool
+        or type(model) is not str
+        or not model.strip()
+        or type(at) is not str
+        or type(questions) is not list
+        or len(questions) != len(plan)
+    ):
+        return None
+    absent = origins is _ABSENT
+    if absent:
+        origins = _NONE * len(plan)
+    elif type(origins) is not list or len(origins) != len(plan) or name == "error":
+        return None  # (an error verdict has no provenance to speak of)
+    try:
+        format_at(at)
+    except ValueError:
+        return None
+    if name == "error":
+        for (_, ask, kind, _, _, _), entry in zip(plan, questions, strict=True):
+            if (
+                type(entry) is not dict
+                or entry.keys() != _QUESTION_FIELDS
+                or entry["ask"] != ask
+                or entry["kind"] != kind
+                or entry["answer"] is not None
+                or entry["result"] != "unsure"
+            ):
+                return None
+        return (), ("unsure",) * len(plan), (None,) * len(plan), None
+    answers: list[Answer] = []
+    results: list[str] = []
+    distributions: list[Distribution | None] = []
+    sources: list[str | None] = []
+    for (question, ask, kind, fields, options, option), entry, origin in zip(
+        plan, questions, origins, strict=True
+    ):
+        if type(entry) is not dict or entry.keys() != fields:
+            return None
+        answer, result = entry["answer"], entry["result"]
+        if entry["ask"] != ask or entry["kind"] != kind:
+            return None
+        source, shown = _origin(origin)
+        if source is False:
+            return None
+        given: Answer
+        if kind == "yes_no":
+            if type(answer) not in (int, float):
+                return None
+            if shown is not None:  # the full reading keeps a yes/no distribution unchecked
+                return None
+            given = YesNoAnswer(answer)
+        else:
+            confidence = entry["confidence"]
+            if type(confidence) not in (int, float):
+                return None
+            # The schema's reading makes a confidence a float (1 is read as 1.0).
+            if kind == "choice" and type(answer) is str:
+                # One text per answer name, not one per line (calibration keeps answers).
+                given = ChoiceAnswer(sys.intern(answer), float(confidence))
+            elif kind == "rubric" and type(answer) is int:
+                given = RubricAnswer(answer, float(confidence))
+            else:
+                return None
+            if shown is not None and not _fits(shown, options, option, answer):
+                return None
+        try:  # grading checks that the answer fits the question
+            if grade(question, given) != result:
+                return None
+        except AnswerError:
+            return None
+        answers.append(given)
+        results.append(result)
+        distributions.append(shown)
+        sources.append(source)
+    # Worst-of (decision 7): unsure outranks fail, fail outranks pass.
+    worst = "unsure" if "unsure" in results else "fail" if "fail" in results else "pass"
+    if worst != name:
+        return None
+    if absent:
+        return tuple(answers), tuple(results), tuple(distributions), None
+    if all(source is None for source in sources):
+        return None  # provenance that knows no source is left out, not written
+    return tuple(answers), tuple(results), tuple(distributions), tuple(sources)
+
+
+#: One distribution: (option, probability) pairs.
+Distribution = tuple[tuple[Any, Any], ...]
+_Body = tuple[
+    tuple[Answer, ...],
+    tuple[str, ...],
+    tuple[Distribution | None, ...],
+    tuple[str | None, ...] | None,
+]
+
+
+def _fits(
+    distribution: Distribution, options: Container[object], option: type, chosen: object
+) -> bool:
+    """Whether ``distribution`` is plainly one the core takes beside the answer ``chosen``
+    (each of the question's ``options``, all of type ``option``, at most once; probabilities
+    in [0, 1] summing to 1 within the core's tolerance; ``chosen`` the most probable).
+    Stricter than the core where that is simpler (the core also takes a level written
+    ``2.0``, and a chosen answer a hair below the top): what this refuses, the full reading
+    decides."""
+    seen: dict[object, float] = {}
+    for name, probability in distribution:
+        if type(name) is not option or name not in options or name in seen:
+            return False
+        if type(probability) not in (int, float) or not 0 <= probability <= 1:
+            return False
+        seen[name] = probability
+    if not seen or abs(math.fsum(seen.values()) - 1) > DISTRIBUTION_TOLERANCE:
+        return False
+    return seen.get(chosen, -1.0) >= max(seen.values())
+
+
+_NO_ORIGIN = Provenance()
+_ABSENT = object()
+_NONE = [None]
+
+
+def _origin(origin: object) -> tuple[Any, Any]:
+    """The source and distribution of a provenance entry: ``(None, None)`` for none (or
+    ``{}``), ``(False, None)`` for an entry the fast path leaves to the full reading."""
+    if origin is None or origin == {}:
+        return None, None
+    if type(origin) is not dict:
+        return False, None
+    source, pairs = origin.get("source"), origin.get("distribution")
+    if origin.keys() not in _ORIGIN_FIELDS or type(source) is not str or source not in _SOURCES:
+        return False, None
+    if pairs is None:
+        return source, None
+    if type(pairs) is not list:
+        return False, None
+    shown = []
+    for pair in pairs:
+        if type(pair) is not list or len(pair) != 2:
+            return False, None
+        shown.append((pair[0], pair[1]))
+    return source, tuple(shown)
+
+
+def _lines(path: str | os.PathLike[str]) -> Iterator[tuple[str, int, bytes]]:
+    """Each line of an audit file with its number, without its newline (a last line without
+    one is given as it is). Raises :class:`AuditError` for a line over :data:`MAX_LINE_BYTES`
+    as soon as it is seen: memory never holds more than one line."""
+    name = os.fsdecode(path)
+    with open(path, "rb") as file:
+        number = 0
+        while True:
+            line = file.readline(MAX_LINE_BYTES + 1)
+            if not line:
+                return
+            number += 1
+            if line.endswith(b"\n"):
+                line = line[:-1]
+            elif len(line) > MAX_LINE_BYTES:
+                raise AuditError(
+                    name, number, f"a line of over {MAX_LINE_BYTES} bytes is not an audit record"
+                )
+            yield name, number, line
+
+
+#: What calibration reads: a record (a verdict the fast path read comes as its facts), or a
+#: fragment, each with a fingerprint of its text.
+Read = tuple["AuditRecord | VerdictFacts | TornLine", int]
+
+
+def _file_stream(path: str | os.PathLike[str], reader: _Reader) -> Iterator[Read]:
+    """Each record of a file, or the fragment a writer left, with a fingerprint of its line
+    (equal lines, equal fingerprints: the same record in two replicas' files)."""
+    for name, number, line in _lines(path):
+        yield reader.read(name, number, line), hash(line)
+
+
+def iter_records(path: str | os.PathLike[str]) -> Iterator[AuditRecord]:
+    """Every record of a JSON Lines audit file, in file order, typed, one at a time: memory
+    holds one line, however long the file.
+
+    A line that a writer left unfinished (it died mid-record, or is still writing the last
+    line) is skipped with a :class:`TornLineWarning` naming ``FILE:LINE``; every record after
+    it is read. Any other line that is not a record raises :class:`AuditError` naming
+    ``FILE:LINE`` and what is wrong (an empty line, text that is not JSON or repeats a key,
+    a record that does not hold together, a line over :data:`MAX_LINE_BYTES`).
+    """
+    reader = _Reader()
+    for name, number, line in _lines(path):
+        item = reader.line(name, number, line)
+        if isinstance(item, TornLine):
+            warnings.warn(TornLineWarning(item), stacklevel=2)
+        else:
+            yield item
+
+
+def read_records(path: str | os.PathLike[str]) -> tuple[AuditRecord, ...]:
+    """Every record of a JSON Lines audit file, in file order, typed (see
+    :func:`iter_records`: a torn line is skipped with a :class:`TornLineWarning`; any other
+    line that is not a record raises :class:`AuditError` naming ``FILE:LINE``)."""
+    return tuple(iter_records(path))
+
+
+# --- windows and sources ---------------------------------------------------------------------
+
+# RFC 3339: a date-time in UTC (Z) or with an offset, or a date alone (midnight UTC).
+_WHEN = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2})"
+    r"(?:[Tt]([0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2}))?"
+)
+
+
+def at_order(at: str) -> str:
+    """A text that sorts as the times do: ``at`` (RFC 3339, UTC, ``Z``) without the ``Z`` and
+    without trailing zeros in its fraction (``…:00.5Z`` is after ``…:00Z``, though ``.`` sorts
+    before ``Z``). Compare these bytewise (in PostgreSQL, ``COLLATE "C"``)."""
+    if len(at) == 20:
+        return at[:19]
+    fraction = at[20:-1].rstrip("0")
+    return at[:19] + "." + fraction if fraction else at[:19]
+
+
+def _bound(name: str, value: object) -> str | None:
+    """``value`` (an RFC 3339 time, a date, or an aware datetime) as RFC 3339 in UTC, ``Z``,
+    with no trailing zeros in its fraction: one text for one moment."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        try:
+            value = format_at(value)
+        except ValueError:
+            problem = f"{name} must be a timezone-aware datetime, got {show(value)}"
+            raise ValueError(problem) from None
+    match = _WHEN.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        raise ValueError(
+            f"{name} must be an RFC 3339 time (2026-11-01T00:00:00Z, with Z or an offset) or a"
+            f" date (2026-11-01, midnight UTC), got {show(value)}"
+        )
+    date, clock, fraction, offset = match.groups()
+    fraction = (fraction or "").rstrip("0").rstrip(".")
+    try:
+        if offset is None or offset in "Zz":
+            return format_at(f"{date}T{clock or '00:00:00'}{fraction}Z")
+        moment = datetime.fromisoformat(f"{date}T{clock}")
+        shift = timedelta(hours=int(offset[1:3]), minutes=int(offset[4:6]))
+        moment = moment - shift if offset[0] == "+" else moment + shift
+        return format_at(moment.isoformat(timespec="seconds") + fraction + "Z")
+    except (ValueError, OverflowError):
+        raise ValueError(f"{name} names no real time: {show(value)}") from None
+
+
+@attrs.frozen
+class Window:
+    """Which records a calibration reads: verdicts whose ``at`` is at or after ``since`` and
+    before ``until`` (either may be ``None``: no bound), each with the decisions on its
+    submission whenever they were made. A decision on a submission with no verdict at all is
+    in the window when its own ``at`` is. ``since`` and ``until`` are RFC 3339 in UTC (``Z``);
+    :meth:`of` takes an offset, a date (midnight UTC) or an aware datetime too."""
+
+    since: str | None = None
+    until: str | None = None
+
+    @classmethod
+    def of(cls, since: object = None, until: object = None) -> Window:
+        window = cls(_bound("since", since), _bound("until", until))
+        since, until = window.bounds
+        if since is not None and until is not None and since >= until:
+            raise ValueError(
+                f"since must be before until, got since {show(window.since)} and until"
+                f" {show(window.until)}"
+            )
+        return window
+
+    @property
+    def bounds(self) -> tuple[str | None, str | None]:
+        """``since`` and ``until`` as :func:`at_order` texts."""
+        return (
+            None if self.since is None else at_order(self.since),
+            None if self.until is None else at_order(self.until),
+        )
+
+    def holds(self, at: str) -> bool:
+        """Whether a record at ``at`` (RFC 3339, UTC) falls in the window."""
+        since, until = self.bounds
+        order = at_order(at)
+        return (since is None or order >= since) and (until is None or order < until)
+
+
+@runtime_checkable
+class RecordSource(Protocol):
+    """A store that :func:`~checkprofile.human.calibrate` can read: ``name`` for reports (no
+    password), and ``stream(window)``: each record of the window (a superset is fine) with a
+    fingerprint of its text, or a :class:`TornLine`, in the order they were recorded."""
+
+    @property
+    def name(self) -> str: ...
+
+    def stream(self, window: Window) -> Iterator[Read]: ...
+
+
+def _audit_files(path: str | bytes | os.PathLike[str]) -> list[str]:
+    """``path`` if it is a file; the ``*.jsonl`` files of a directory, by name."""
+    name = os.fsdecode(path)
+    if not os.path.isdir(name):
+        return [name]
+    files = sorted(
+        entry.path
+        for entry in os.scandir(name)
+        if entry.name.endswith(".jsonl") and entry.is_file()
+    )
+    if not files:
+        raise FileNotFoundError(errno.ENOENT, "no audit records (*.jsonl) in this directory", name)
+    return files
+
+
+def open_sources(sources: Iterable[object], window: Window) -> tuple[list[str], Iterator[Read]]:
+    """The names of ``sources`` and all their records, one after another, each with a
+    fingerprint of its text. A source is a path (a JSON Lines file, or a directory of
+    ``*.jsonl`` files), a :class:`RecordSource`, or an iterable of records. Files are listed
+    (and a missing one refused) before anything is read; a file given twice is read once."""
+    names: list[str] = []
+    parts: list[Callable[[], Iterator[Read]]] = []
+    seen: set[tuple[int, int]] = set()
+    reader = _Reader()
+    for source in sources:
+        if isinstance(source, JsonLinesRecorder):
+            source = source.path
+        if isinstance(source, (str, bytes, os.PathLike)):
+            for file in _audit_files(source):
+                status = os.stat(file)
+                if (status.st_dev, status.st_ino) in seen:
+                    continue
+                seen.add((status.st_dev, status.st_ino))
+                names.append(file)
+                parts.append(functools.partial(_file_stream, file, reader))
+        elif isinstance(source, RecordSource):
+            names.append(source.name)
+            parts.append(functools.partial(source.stream, window))
+        elif isinstance(source, Iterable):
+            parts.append(functools.partial(_given, source))
+        else:
+            raise TypeError(
+                "a source is a path, a directory, a recorder or an iterable of audit records,"
+                f" got {show(source)}"
+            )
+    return names, itertools.chain.from_iterable(part() for part in parts)
+
+
+def _given(records: Iterable[object]) -> Iterator[Read]:
+    for record in records:
+        if isinstance(record, TornLine):
+            yield record, 0
+            continue
+        if not isinstance(record, (VerdictRecord, DecisionRecord)):
+            raise TypeError(f"an audit record is needed (see read_records), got {show(record)}")
+        yield record, hash(_line(record))
 
 
 # --- writing ---------------------------------------------------------------------------------
@@ -526,12 +1412,37 @@ class Recorder(Protocol):
     def record(self, record: AuditRecord) -> None: ...
 
 
+def _line(record: AuditRecord) -> bytes:
+    text = json.dumps(record.to_json(), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    return text.encode("ascii")
+
+
+# Reads back every line before it is written (thread-safe: its cache is a dict).
+_WRITER_CHECK = _Reader()
+
+
 def record_line(record: AuditRecord) -> bytes:
-    """The bytes of one audit line: ASCII JSON of ``record.to_json()`` and a newline."""
+    """The bytes of one audit line: ASCII JSON of ``record.to_json()`` and a newline.
+
+    Raises :class:`ValueError` for a record that would not read back (a lone surrogate in its
+    text, a line over :data:`MAX_LINE_BYTES`): a recorder writes nothing the reader refuses.
+    """
     if not isinstance(record, (VerdictRecord, DecisionRecord)):
         raise TypeError(f"an audit record is a VerdictRecord or DecisionRecord, got {show(record)}")
-    text = json.dumps(record.to_json(), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-    return text.encode("ascii") + b"\n"
+    line = _line(record)
+    if len(line) >= MAX_LINE_BYTES:
+        raise ValueError(
+            f"this record is {len(line)} bytes as a line, over the {MAX_LINE_BYTES} an audit"
+            " line may have; nothing was written"
+        )
+    try:
+        _WRITER_CHECK.line("record", 1, line)
+    except AuditError as error:
+        reason = str(error).removeprefix("record:1: ")
+        raise ValueError(
+            f"this record would not read back ({reason}); nothing was written"
+        ) from None
+    return line + b"\n"
 
 
 @attrs.frozen
@@ -542,20 +1453,38 @@ class JsonLinesRecorder:
     ``O_APPEND`` for each record, locked with ``flock`` where the platform has it, and the
     line is written with one ``write()`` (continued under the lock on a short write), so lines
     never interleave. Keeps no file open between records.
+
+    When a writer died in the middle of a line, the next record starts on a fresh line, so
+    only the fragment is lost: the reader skips it and reports it (:class:`TornLine`).
     """
 
     path: str = attrs.field(converter=os.fsdecode)
 
     def record(self, record: AuditRecord) -> None:
         line = record_line(record)
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(self.path, flags, 0o644)
+        cloexec = getattr(os, "O_CLOEXEC", 0)
+        try:  # read access to see how the file ends
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | cloexec, 0o644)
+            readable = True
+        except PermissionError:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | cloexec, 0o644)
+            readable = False
         try:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
+            if readable and _ends_mid_line(fd):
+                line = b"\n" + line  # a writer died mid-line: leave its fragment alone
             view = memoryview(line)
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
         finally:
             os.close(fd)  # closing releases the lock
+
+
+def _ends_mid_line(fd: int) -> bool:
+    size = os.fstat(fd).st_size
+    if not size:
+        return False
+    os.lseek(fd, size - 1, os.SEEK_SET)  # O_APPEND still writes at the end
+    return os.read(fd, 1) != b"\n"

@@ -1,9 +1,10 @@
 """Calibration: how well advisory verdicts matched the people who decided the same submissions,
 and which thresholds would have matched them best (profile section 4, "Earn trust first").
 
-Everything here is a pure function over typed values: the audit trail is read elsewhere, and
-every answer is re-graded with the core's own :func:`checkprofile.grade` under the thresholds
-being tried, so calibration can never disagree with what the check would really do.
+Everything here but :func:`calibrate`'s reading of its sources (done by ``_audit``) is a pure
+function over typed values, and every answer is re-graded with the core's own
+:func:`checkprofile.grade` under the thresholds being tried, so calibration can never disagree
+with what the check would really do.
 
 The definitions (docs/earning-trust.md says the same for users):
 
@@ -32,9 +33,11 @@ from __future__ import annotations
 
 import bisect
 import functools
+import gc
 import itertools
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
+from datetime import datetime
 from fractions import Fraction
 from typing import Any, Final, Literal
 
@@ -44,13 +47,31 @@ from cattrs.gen import override
 from .._bundle import canonical_json
 from .._check import Check, Question, YesNoQuestion
 from .._convert import converter, register_renamed, show
-from .._verdict import _RANK, Answer, ChoiceAnswer, Result, YesNoAnswer, _answer_of, grade
-from ._audit import AuditRecord, DecisionRecord, VerdictRecord
+from .._verdict import (
+    _RANK,
+    Answer,
+    ChoiceAnswer,
+    Result,
+    YesNoAnswer,
+    _answer_of,
+    grade,
+)
+from ._audit import (
+    AuditRecord,
+    DecisionRecord,
+    TornLine,
+    VerdictFacts,
+    VerdictRecord,
+    Window,
+    at_order,
+    open_sources,
+)
 
 __all__ = [
     "GRID",
     "MIN_CASES",
     "SKIP_REASONS",
+    "TORN_SHOWN",
     "Calibration",
     "Case",
     "CheckCalibration",
@@ -263,12 +284,23 @@ class CheckCalibration:
 class Calibration:
     """A calibration report: the ``target`` agreement, the ``min_cases`` below which a figure
     is ``too_few``, each check's calibration, and ``skipped``: how many records were left out
-    and why (a reason, such as ``not_advisory``, to a count)."""
+    and why (a reason, such as ``not_advisory``, to a count).
+
+    What it covers: the ``sources`` read (each file, and each database by a name without its
+    password), the window (``since``, ``until``; ``None`` for no bound), how many records were
+    read more than once and counted once (``duplicates``), and the lines writers left
+    unfinished, skipped: ``torn_lines`` in all, the first :data:`TORN_SHOWN` in ``torn``."""
 
     target: float
     min_cases: int
     checks: tuple[CheckCalibration, ...]
     skipped: tuple[tuple[str, int], ...] = ()
+    sources: tuple[str, ...] = ()
+    since: str | None = None
+    until: str | None = None
+    duplicates: int = 0
+    torn: tuple[TornLine, ...] = ()
+    torn_lines: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The report as plain JSON (``--json``)."""
@@ -350,10 +382,14 @@ class _Sweep:
     def __init__(self, question: Question, answers: Sequence[Answer], people: Sequence[Person]):
         self.question = question
         parts: dict[Hashable, dict[int, tuple[Answer, Counter[Person]]]] = {}
-        for answer, person in zip(answers, people, strict=True):
+        # Each distinct answer object is bucketed once, with how many people saw each side.
+        distinct = {id(answer): answer for answer in answers}
+        sides = Counter(zip(map(id, answers), people, strict=True))
+        for (identity, person), count in sides.items():
+            answer = distinct[identity]
             part, index = _bucket(answer)
             _, tally = parts.setdefault(part, {}).setdefault(index, (answer, Counter()))
-            tally[person] += 1
+            tally[person] += count
         # Per name or level: bucket indexes ascending, an answer of each, and running totals
         # of accepted and refused cases (totals[j] counts the buckets before j).
         self.parts: list[tuple[list[int], list[Answer], list[tuple[int, int]]]] = []
@@ -442,14 +478,12 @@ def _calibrate_question(
     answers: Sequence[Answer],
     people: Sequence[Person],
     *,
+    graded: Sequence[Result],
     target: float,
     min_cases: int,
 ) -> QuestionCalibration:
     current = Thresholds.of(question)
-    at_current = _figures(
-        Counter((grade(question, a), p) for a, p in zip(answers, people, strict=True)),
-        min_cases,
-    )
+    at_current = _figures(Counter(zip(graded, people, strict=True)), min_cases)
     sweep = _Sweep(question, answers, people)
     # Smaller is better, in the order the module docstring gives: first the figures (the
     # same for every thresholds of a class), then, among the tied, the nearest and stricter.
@@ -515,34 +549,60 @@ def _curve(
     return curve
 
 
+def _grades(question: Question, answers: Sequence[Answer]) -> list[Result]:
+    """Each answer graded with :func:`grade`, but only once for all the answers that grade
+    alike: the same name or level, on the same side of each of the question's thresholds
+    (the promise :class:`_Sweep` relies on too)."""
+    current = Thresholds.of(question)
+    cuts = sorted(
+        v for v in (current.pass_at, current.fail_below, current.confidence) if v is not None
+    )
+    known: dict[tuple[Hashable, int], Result] = {}
+    results = []
+    for answer in answers:
+        side: tuple[Hashable, int]
+        if isinstance(answer, YesNoAnswer):
+            side = (None, bisect.bisect_right(cuts, answer.p))
+        elif isinstance(answer, ChoiceAnswer):
+            side = (answer.name, bisect.bisect_right(cuts, answer.confidence))
+        else:
+            side = (answer.level, bisect.bisect_right(cuts, answer.confidence))
+        result = known.get(side)
+        if result is None:
+            result = known[side] = grade(question, answer)
+        results.append(result)
+    return results
+
+
+@functools.cache
+def _worst_of(results: tuple[Result, ...]) -> Result:
+    return _worst(results)
+
+
 def _calibrate_check(group: CheckCases, *, target: float, min_cases: int) -> CheckCalibration:
     people = [case.person for case in group.cases]
+    columns = [[case.answers[i] for case in group.cases] for i in range(len(group.check))]
+    graded = [_grades(q, column) for q, column in zip(group.check, columns, strict=True)]
     questions = [
         _calibrate_question(
-            question,
-            [case.answers[i] for case in group.cases],
-            people,
-            target=target,
-            min_cases=min_cases,
+            question, column, people, graded=results, target=target, min_cases=min_cases
         )
-        for i, question in enumerate(group.check)
+        for question, column, results in zip(group.check, columns, graded, strict=True)
     ]
-    suggested = [
-        q if c.suggested is None else c.suggested.apply(q)
-        for q, c in zip(group.check, questions, strict=True)
+    regraded = [
+        results if c.suggested is None else _grades(c.suggested.apply(q), column)
+        for q, c, column, results in zip(group.check, questions, columns, graded, strict=True)
     ]
 
-    def figures(check: Sequence[Question]) -> Figures:
-        counts: Counter[tuple[Result, Person]] = Counter()
-        for case in group.cases:
-            verdict = _worst(grade(q, a) for q, a in zip(check, case.answers, strict=True))
-            counts[(verdict, case.person)] += 1
-        return _figures(counts, min_cases)
+    def figures(grades: Sequence[Sequence[Result]]) -> Figures:
+        # The verdict of each case is the worst of its questions' results.
+        verdicts = map(_worst_of, zip(*grades, strict=True))
+        return _figures(Counter(zip(verdicts, people, strict=True)), min_cases)
 
     return CheckCalibration(
         name=group.name,
-        at_current=figures(group.check),
-        at_suggested=figures(suggested),
+        at_current=figures(graded),
+        at_suggested=figures(regraded),
         questions=tuple(questions),
     )
 
@@ -556,10 +616,7 @@ def calibrate_cases(
 ) -> Calibration:
     """Calibrate each check of ``groups`` at ``target`` agreement (see the module docs for
     every definition). ``skipped`` is carried into the report as it is."""
-    if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 < target <= 1:
-        raise ValueError(f"target must be a number above 0 and at most 1, got {show(target)}")
-    if isinstance(min_cases, bool) or not isinstance(min_cases, int) or min_cases < 1:
-        raise ValueError(f"min_cases must be a whole number of at least 1, got {show(min_cases)}")
+    _options(target, min_cases)
     checks = [
         _calibrate_check(group, target=float(target), min_cases=min_cases)
         for group in groups
@@ -575,6 +632,9 @@ def calibrate_cases(
 
 #: Why a record was left out of calibration, in the order reports list them.
 SKIP_REASONS: Final = ("not_advisory", "error", "no_decision", "no_verdict", "superseded")
+
+#: At most this many torn lines are listed in a report (all are counted).
+TORN_SHOWN: Final = 100
 
 # The thresholds calibration sweeps, by kind; the rest of a question names what it asks.
 _SWEPT: Final[dict[str, tuple[str, ...]]] = {
@@ -608,77 +668,292 @@ def _name(step: str, asked: str, model: str, groups: Sequence[tuple[str, str, st
     return f"{step} ({', '.join(parts)})" if parts else step
 
 
+def _options(target: object, min_cases: object) -> None:
+    if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 < target <= 1:
+        raise ValueError(f"target must be a number above 0 and at most 1, got {show(target)}")
+    if isinstance(min_cases, bool) or not isinstance(min_cases, int) or min_cases < 1:
+        raise ValueError(f"min_cases must be a whole number of at least 1, got {show(min_cases)}")
+
+
+class _Submission:
+    """What calibration keeps of one submission while it reads: a fingerprint of each distinct
+    record of it (an int for one, a set for more), the verdict that counts (the latest advisory
+    verdict that answered: its time, read order, group, check and answers) and the decision
+    that counts (the latest), never the records themselves."""
+
+    __slots__ = (
+        "accepted",
+        "answers",
+        "check",
+        "checked",
+        "decided_at",
+        "decided_in_window",
+        "decided_position",
+        "decisions",
+        "group",
+        "verdict_at",
+        "verdict_position",
+        "verdicts",
+    )
+
+    def __init__(self) -> None:
+        self.checked = False  # a verdict was read, in the window or not
+        self.verdicts: int | set[int] | None = None  # fingerprints of those in the window
+        self.decisions: int | set[int] | None = None
+        self.verdict_at = ""  # at_order of the verdict that counts ("": none)
+        self.verdict_position = 0
+        self.group = 0
+        self.check: Check | None = None
+        self.answers: tuple[Answer, ...] = ()
+        self.decided_at = ""  # at_order of the decision that counts ("": none)
+        self.decided_position = 0
+        self.accepted = False
+        self.decided_in_window = False
+
+
+def _new(known: int | set[int] | None, fingerprint: int) -> int | set[int] | None:
+    """``known`` with ``fingerprint`` added, or ``None`` when it was there already."""
+    if known is None:
+        return fingerprint
+    if isinstance(known, int):
+        return None if known == fingerprint else {known, fingerprint}
+    if fingerprint in known:
+        return None
+    known.add(fingerprint)
+    return known
+
+
+def _count(known: int | set[int] | None) -> int:
+    return 0 if known is None else 1 if isinstance(known, int) else len(known)
+
+
+class _Join:
+    """Joins verdicts and decisions by submission key as they stream in (:class:`_Submission`
+    holds what is kept of each)."""
+
+    def __init__(self, window: Window) -> None:
+        self.since, self.until = window.bounds
+        self.position = 0
+        self.skipped: Counter[str] = Counter()
+        self.duplicates = 0
+        self.torn: list[TornLine] = []
+        self.torn_lines = 0
+        self.submissions: dict[str, _Submission] = {}
+        self.groups: dict[tuple[str, str, str], int] = {}
+        self.asked: dict[str, str] = {}  # check key -> what it asks
+
+    def add(self, item: AuditRecord | VerdictFacts | TornLine, fingerprint: int) -> None:
+        self.position += 1
+        if isinstance(item, VerdictFacts):
+            self._verdict(
+                item.key,
+                fingerprint,
+                item.at,
+                item.advisory,
+                item.verdict,
+                item.step,
+                item.model,
+                item.check,
+                item.check_key,
+                item.answers,
+            )
+        elif isinstance(item, VerdictRecord):
+            verdict = item.verdict
+            self._verdict(
+                item.key,
+                fingerprint,
+                verdict.at,
+                verdict.advisory,
+                verdict.verdict,
+                item.step,
+                verdict.model,
+                item.check,
+                item.check_key,
+                () if verdict.verdict == "error" else tuple(map(_answer_of, verdict.questions)),
+            )
+        elif isinstance(item, DecisionRecord):
+            self._decision(item, fingerprint)
+        elif isinstance(item, TornLine):
+            self.torn_lines += 1
+            if len(self.torn) < TORN_SHOWN:
+                self.torn.append(item)
+        else:
+            raise TypeError(f"an audit record is needed (see read_records), got {show(item)}")
+
+    def _in_window(self, order: str) -> bool:
+        return (self.since is None or order >= self.since) and (
+            self.until is None or order < self.until
+        )
+
+    def _submission(self, key: str) -> _Submission:
+        found = self.submissions.get(key)
+        if found is None:
+            found = self.submissions[key] = _Submission()
+        return found
+
+    def _verdict(
+        self,
+        key: str,
+        fingerprint: int,
+        at_text: str,
+        advisory: bool,
+        name: str,
+        step: str,
+        model: str,
+        check: Check,
+        check_key: str,
+        answers: tuple[Answer, ...],
+    ) -> None:
+        submission = self._submission(key)
+        submission.checked = True
+        at = at_order(at_text)
+        if not self._in_window(at):
+            return
+        known = _new(submission.verdicts, fingerprint)
+        if known is None:  # the same record again (two replicas wrote it)
+            self.duplicates += 1
+            return
+        submission.verdicts = known
+        if not advisory:
+            self.skipped["not_advisory"] += 1
+            return
+        if name == "error":
+            self.skipped["error"] += 1
+            return
+        if submission.verdict_at:
+            self.skipped["superseded"] += 1
+            if (at, self.position) < (submission.verdict_at, submission.verdict_position):
+                return
+        asked = self.asked.get(check_key)
+        if asked is None:
+            asked = self.asked[check_key] = _asked(check)
+        submission.group = self.groups.setdefault((step, asked, model), len(self.groups))
+        submission.verdict_at, submission.verdict_position = at, self.position
+        submission.check, submission.answers = check, answers
+
+    def _decision(self, record: DecisionRecord, fingerprint: int) -> None:
+        submission = self._submission(record.key)
+        known = _new(submission.decisions, fingerprint)
+        if known is None:
+            self.duplicates += 1
+            return
+        submission.decisions = known
+        at = at_order(record.decision.at)
+        if (at, self.position) >= (submission.decided_at, submission.decided_position):
+            submission.decided_at, submission.decided_position = at, self.position
+            submission.accepted = record.accepted
+            submission.decided_in_window = self._in_window(at)
+
+    def cases(self) -> list[CheckCases]:
+        """The cases of each check; what was kept per submission is let go on the way."""
+        by_group: dict[int, list[Case]] = {}
+        first: dict[int, tuple[str, int]] = {}  # each group's first verdict, and its latest
+        latest: dict[int, tuple[str, int, Check]] = {}
+        while self.submissions:
+            key, submission = self.submissions.popitem()
+            decisions = _count(submission.decisions)
+            if submission.verdicts is not None:  # a verdict in the window
+                self.skipped["superseded"] += max(decisions - 1, 0)
+                if not submission.verdict_at:
+                    continue
+                if not decisions:
+                    self.skipped["no_decision"] += 1
+                    continue
+                group = submission.group
+                when = (submission.verdict_at, submission.verdict_position)
+                person: Person = "accepted" if submission.accepted else "refused"
+                by_group.setdefault(group, []).append(
+                    Case(key=key, answers=submission.answers, person=person)
+                )
+                first[group] = min(first.get(group, when), when)
+                if group not in latest or when > latest[group][:2]:
+                    assert submission.check is not None
+                    latest[group] = (*when, submission.check)
+            elif decisions and not submission.checked and submission.decided_in_window:
+                self.skipped["no_verdict"] += 1
+                self.skipped["superseded"] += decisions - 1
+        # Checks in the order of their first verdict (its time, then the order read), so the
+        # report is the same whichever replica's file comes first; cases in the order read.
+        names = list(self.groups)
+        order = sorted(by_group, key=first.__getitem__)
+        shown = [names[group] for group in order]
+        return [
+            CheckCases(
+                name=_name(*names[group], shown),
+                check=latest[group][2],
+                cases=tuple(reversed(by_group[group])),
+            )
+            for group in order
+        ]
+
+
 def calibrate(
-    records: Iterable[AuditRecord],
-    *,
+    *sources: object,
     target: float = 0.95,
     min_cases: int = MIN_CASES,
+    since: str | datetime | None = None,
+    until: str | datetime | None = None,
 ) -> Calibration:
-    """The calibration report of an audit trail (:func:`~checkprofile.human.read_records`).
+    """The calibration report of an audit trail kept in one or more ``sources``.
 
-    Each advisory verdict that answered is joined, by its submission key, with the decision
-    of the person who saw the same submission: the last record of each wins, in file order.
-    Verdicts are grouped by step, by what their check asks (thresholds aside) and by the model
-    that answered (thresholds that suit one model need not suit another); the thresholds in
-    force are those of the group's last verdict. Records left out are counted
-    in ``skipped``, by reason: ``not_advisory`` (a blocking verdict changed what people
-    saw), ``error`` (the evaluator did not answer), ``no_decision`` (no person decided the
-    submission yet), ``no_verdict`` (a decision on a submission with no verdict at all),
-    ``superseded`` (an earlier record of a submission recorded again). A decision on a
-    submission whose verdict was left out is left out with it, and not counted again.
+    A source is a JSON Lines file, a directory (its ``*.jsonl`` files, by name), a
+    :class:`~checkprofile.human.PostgresRecorder`, or an iterable of records (such as
+    :func:`~checkprofile.human.read_records` gives). Several replicas' trails are read as one:
+    a verdict and a decision join by their submission key whichever source holds them, and a
+    record found in two sources (or twice in one) counts once (``duplicates``). Files are
+    read one line at a time; memory grows with the submissions read, not with the lines.
+
+    ``since`` and ``until`` choose a window (RFC 3339, UTC ``Z`` or an offset, or a date for
+    midnight UTC; or aware datetimes): a verdict is in it when its ``at`` is at or after
+    ``since`` and before ``until``, and it takes the decisions on its submission whenever they
+    were made. Verdicts outside the window, and the decisions on them, are not counted at all;
+    a decision on a submission with no verdict anywhere is counted (``no_verdict``) when its
+    own ``at`` is in the window.
+
+    Each advisory verdict that answered is joined with the decision of the person who saw the
+    same submission: of several records of either, the latest by ``at`` wins (at the same
+    time, the one read last). Verdicts are grouped by step, by what their check asks
+    (thresholds aside) and by the model that answered (thresholds that suit one model need not
+    suit another); the thresholds in force are those of the group's latest verdict. Records
+    left out are counted in ``skipped``, by reason: ``not_advisory`` (a blocking verdict
+    changed what people saw), ``error`` (the evaluator did not answer), ``no_decision`` (no
+    person decided the submission yet), ``no_verdict`` (a decision on a submission with no
+    verdict at all), ``superseded`` (an earlier record of a submission recorded again). A
+    decision on a submission whose verdict was left out is left out with it, and not counted
+    again. A line a writer left unfinished is skipped and listed in ``torn``.
+
+    Raises :class:`~checkprofile.human.AuditError` (naming ``FILE:LINE``) for a line that is
+    not a record, and :class:`OSError` for a file that cannot be read.
     """
-    skipped: Counter[str] = Counter()
-    verdicts: dict[str, VerdictRecord] = {}
-    decisions: dict[str, DecisionRecord] = {}
-    order: dict[str, int] = {}  # where each kept verdict is in the file
-    seen: set[str] = set()  # the key of every verdict, kept or not
-    for position, record in enumerate(records):
-        if isinstance(record, DecisionRecord):
-            skipped["superseded"] += record.key in decisions
-            decisions[record.key] = record
-            continue
-        if not isinstance(record, VerdictRecord):
-            raise TypeError(f"an audit record is needed (see read_records), got {show(record)}")
-        seen.add(record.key)
-        if not record.advisory:
-            skipped["not_advisory"] += 1
-        elif record.result == "error":
-            skipped["error"] += 1
-        else:
-            skipped["superseded"] += record.key in verdicts
-            verdicts[record.key] = record
-            order[record.key] = position
-    groups: dict[tuple[str, str, str], list[tuple[VerdictRecord, DecisionRecord]]] = {}
-    for key, verdict in verdicts.items():
-        decision = decisions.get(key)
-        if decision is None:
-            skipped["no_decision"] += 1
-        else:
-            group = (verdict.step, _asked(verdict.check), verdict.model)
-            groups.setdefault(group, []).append((verdict, decision))
-    # A decision on a submission whose verdict was left out (not advisory, error) is left out
-    # with it, and counted once, under the verdict's reason.
-    skipped["no_verdict"] += sum(key not in seen for key in decisions)
-    cases = []
-    for (step, asked, model), pairs in groups.items():
-        latest = max(pairs, key=lambda pair: order[pair[0].key])
-        cases.append(
-            CheckCases(
-                name=_name(step, asked, model, list(groups)),
-                check=latest[0].check,
-                cases=tuple(
-                    Case(
-                        key=verdict.key,
-                        answers=tuple(_answer_of(q) for q in verdict.verdict.questions),
-                        person="accepted" if decision.accepted else "refused",
-                    )
-                    for verdict, decision in pairs
-                ),
-            )
+    _options(target, min_cases)
+    if not sources:
+        raise TypeError("calibrate needs at least one source (a file, a directory, records)")
+    window = Window.of(since, until)
+    join = _Join(window)
+    names, stream = open_sources(sources, window)
+    # Calibration makes millions of small objects, none of them in a cycle; the cyclic
+    # collector would walk all that stay alive again and again (a third of the time,
+    # measured). It is paused meanwhile, and left as it was.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for item, fingerprint in stream:
+            join.add(item, fingerprint)
+        report = calibrate_cases(
+            join.cases(),
+            target=target,
+            min_cases=min_cases,
+            skipped=tuple((reason, join.skipped[reason]) for reason in SKIP_REASONS),
         )
-    return calibrate_cases(
-        cases,
-        target=target,
-        min_cases=min_cases,
-        skipped=tuple((reason, skipped[reason]) for reason in SKIP_REASONS),
+    finally:
+        if collecting:
+            gc.enable()
+    return attrs.evolve(
+        report,
+        sources=tuple(names),
+        since=window.since,
+        until=window.until,
+        duplicates=join.duplicates,
+        torn=tuple(join.torn),
+        torn_lines=join.torn_lines,
     )

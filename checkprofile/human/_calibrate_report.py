@@ -128,12 +128,53 @@ def _table(rows: Sequence[Sequence[str]]) -> list[str]:
     return lines
 
 
+# A report names this many sources or torn lines in its text, and counts the rest.
+_NAMED: Final = 5
+
+
+def _listed(items: Sequence[str], total: int) -> str:
+    """The first of ``total`` items (``items`` may hold fewer), and how many more there are."""
+    more = total - min(len(items), _NAMED)
+    return ", ".join(items[:_NAMED]) + (f" and {more} more" if more > 0 else "")
+
+
+def _coverage(calibration: Calibration) -> list[str]:
+    """Which sources and which window the report covers, and what was read twice or torn."""
+    lines = []
+    sources = calibration.sources
+    if sources:
+        lines.append(f"Sources: {_listed([one_line(s) for s in sources], len(sources))}.")
+    since, until = calibration.since, calibration.until
+    if since is None and until is None:
+        lines.append("Window: every record.")
+    else:
+        bounds = [f"at or after {since}"] if since is not None else []
+        bounds += [f"before {until}"] if until is not None else []
+        lines.append(
+            f"Window: verdicts {' and '.join(bounds)}, with the decisions on them whenever made."
+        )
+    if calibration.duplicates:
+        lines.append(
+            f"Read twice, counted once: {calibration.duplicates}"
+            f" record{'s' if calibration.duplicates != 1 else ''}."
+        )
+    if calibration.torn_lines:
+        count = calibration.torn_lines
+        where = [f"{one_line(torn.path)}:{torn.line}" for torn in calibration.torn]
+        lines.append(
+            f"Skipped: {count} torn line{'s' if count != 1 else ''} (a write that did not"
+            f" finish): {_listed(where, count)}."
+        )
+    return lines
+
+
 def _summary(calibration: Calibration) -> list[str]:
     cases = sum(check.at_current.cases for check in calibration.checks)
     lines = [
         f"Calibration: {cases} cases in {len(calibration.checks)}"
         f" check{'s' if len(calibration.checks) != 1 else ''},"
-        f" target agreement {js_number(calibration.target)}."
+        f" target agreement {js_number(calibration.target)}.",
+        *_coverage(calibration),
     ]
     for reason, count in calibration.skipped:
         if count:
