@@ -39,21 +39,31 @@ def register_renamed(cls: type, *, omit_if_default: bool = False, **overrides: A
 
     ``overrides`` maps attribute names to :func:`cattrs.gen.override` values (renames, omitted
     fields, custom hooks). Keys come out in field order, so records read as documented.
+
+    The hooks are generated when first used, not here: generating one compiles code, and a
+    command that never turns a class into JSON (``lint``) should not pay for it.
     """
-    unstructure: Callable[[Any], dict[str, Any]] = make_dict_unstructure_fn(
-        cls, converter, _cattrs_omit_if_default=omit_if_default, **overrides
-    )
+    made: dict[str, Callable[..., Any]] = {}
     order = [
         getattr(overrides.get(field.name), "rename", None) or field.name
         for field in attrs.fields(cls)
     ]
 
     def ordered(value: Any) -> dict[str, Any]:
-        data = unstructure(value)
+        if "unstructure" not in made:  # two threads may both make it: the same function
+            made["unstructure"] = make_dict_unstructure_fn(
+                cls, converter, _cattrs_omit_if_default=omit_if_default, **overrides
+            )
+        data = made["unstructure"](value)
         return {key: data[key] for key in order if key in data}
 
+    def structure(data: Any, kind: Any) -> Any:
+        if "structure" not in made:
+            made["structure"] = make_dict_structure_fn(cls, converter, **overrides)
+        return made["structure"](data, kind)
+
     converter.register_unstructure_hook(cls, ordered)
-    converter.register_structure_hook(cls, make_dict_structure_fn(cls, converter, **overrides))
+    converter.register_structure_hook(cls, structure)
 
 
 class Opaque:

@@ -8,12 +8,14 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Final, Literal, TypeAlias
+from typing import IO, TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 import attrs
 
-from .._yaml import Document, YamlError, load_yaml
 from ..errors import Problem
+
+if TYPE_CHECKING:
+    from .._yaml import Document
 
 __all__ = [
     "EXIT_ERROR",
@@ -65,8 +67,12 @@ class UsageError(Exception):
 def common_options() -> argparse.ArgumentParser:
     """The options every command takes (a parent parser)."""
     parent = argparse.ArgumentParser(add_help=False)
+    # No default here: `--json` may also come before the command (the top parser's, False).
     parent.add_argument(
-        "--json", action="store_true", help="print one JSON document instead of text"
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print one JSON document instead of text",
     )
     return parent
 
@@ -128,6 +134,8 @@ class DataFile:
             return self.document
         # JSON is read by the json module (fast, for large run data); positions come from a
         # second, YAML 1.2 reading only when an error needs one.
+        from .._yaml import YamlError, load_yaml
+
         try:
             return load_yaml(self.text)
         except YamlError:
@@ -152,6 +160,8 @@ def read_data(path: Path | str, what: str) -> DataFile:
             raise UsageError(f"{where}: {what} is not valid JSON: {error.msg}") from None
         except RecursionError:
             raise UsageError(f"{source}: {what} is nested too deeply to read") from None
+    from .._yaml import YamlError, load_yaml
+
     try:
         document = load_yaml(text)
     except YamlError as error:

@@ -3,33 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from .. import _process as process_
-from .._bundle import (
-    Bundle,
-    Material,
-    Submission,
-    build_bundle,
-    canonical_json,
-    json_problem,
-    shown_submission,
-)
-from .._check import Check
 from .._convert import show
 from .._limits import Limits
-from .._lines import answer_text
 from .._process import Process, ProcessError, ProcessProblem, ProcessStep
-from .._run import run_check_sync
-from .._shapes import run_data_problems, submission_problems
-from .._verdict import format_at
-from ..errors import LimitsError, MaterialError, Problem
+from ..errors import LimitsError, Problem
 from ._common import (
     EXIT_FAIL,
     EXIT_OK,
@@ -42,7 +27,13 @@ from ._common import (
     print_json,
     read_data,
 )
-from ._evaluators import evaluator_for
+
+if TYPE_CHECKING:
+    from .._bundle import Bundle, Material, Submission
+    from .._check import Check
+
+# `lint` and `normalize` need only the modules above; what `bundle` and `run` need (bundles,
+# run data shapes, the evaluators, the run itself) is imported where they use it.
 
 # Below this many files, lint says nothing while it reads; at or above it (on a terminal, or
 # with --progress) a progress line shows how far it has got.
@@ -228,6 +219,9 @@ def _check(process: Process, step_id: str, limits: Limits) -> tuple[Check, bool]
 def _submission(path: Path, step: ProcessStep) -> Submission:
     """The submission file, checked against core-2's shape for ``step``: every problem at once,
     each at its line and column (exit 2)."""
+    from .._bundle import Submission, canonical_json, json_problem
+    from .._shapes import submission_problems
+
     data = read_data(path, "submission")
     problems = (
         *submission_problems(data.data, agent=step.kind == "agent"),
@@ -249,6 +243,8 @@ def _route_problems(data: object, step: ProcessStep) -> list[Problem]:
     step id, and a route on a step without a list of routes)."""
     if not isinstance(data, dict) or type(data.get("next")) is not str or not data["next"]:
         return []  # no route, or one the shape check refuses
+    import difflib
+
     chosen = data["next"]
     routes = step.data.get("next")
     if not isinstance(routes, list):
@@ -282,6 +278,8 @@ def _run_data(path: Path | None) -> dict[str, Any]:
     line and column (exit 2). Without a file, empty run data."""
     if path is None:
         return {"inputs": {}, "steps": {}}
+    from .._shapes import run_data_problems
+
     data = read_data(path, "run data")
     problems = run_data_problems(data.data)
     if problems:
@@ -301,6 +299,9 @@ class _Inputs:
 
 def _inputs(args: argparse.Namespace) -> _Inputs:
     """Everything ``bundle`` and ``run`` read, each file's problems named with its place."""
+    from .._bundle import build_bundle
+    from ..errors import MaterialError
+
     limits = _limits(args.limits)
     process = _process(args.file)
     check, advisory = _check(process, args.step, limits)
@@ -464,6 +465,8 @@ def _yaml_text(data: Any) -> str:
 
 
 def _bundle(args: argparse.Namespace) -> int:
+    from .._bundle import shown_submission
+
     inputs = _inputs(args)
     check, bundle, limits = inputs.check, inputs.bundle, inputs.limits
     sizes = {
@@ -516,6 +519,11 @@ def _bundle(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from .._lines import answer_text
+    from .._run import run_check_sync
+    from .._verdict import format_at
+    from ._evaluators import evaluator_for
+
     inputs = _inputs(args)
     if args.now is not None:
         try:
