@@ -23,6 +23,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_UNSURE",
     "EXIT_USAGE",
+    "STDIN",
     "VERDICT_EXIT",
     "Commands",
     "DataFile",
@@ -32,6 +33,7 @@ __all__ = [
     "print_json",
     "read_data",
     "read_text",
+    "shown",
     "unreadable",
 ]
 
@@ -83,14 +85,40 @@ def print_json(data: Any, *, stream: IO[str] | None = None) -> None:
     out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
+#: The file name that means standard input, wherever a command reads a file; once a command.
+STDIN: Final = "-"
+#: What standard input has been read as, by the command running (at most one thing).
+STDIN_READ: list[str] = []
+
+
+def shown(path: Path | str) -> str:
+    """How a file is named in messages: ``<stdin>`` for ``-``."""
+    return "<stdin>" if str(path) == STDIN else str(path)
+
+
 def read_text(path: Path | str, what: str) -> str:
-    """A file's text (UTF-8), or a one-line :class:`UsageError` naming it and ``what`` it is."""
+    """A file's text (UTF-8), or a one-line :class:`UsageError` naming it and ``what`` it is.
+    ``-`` is standard input, which one command reads once."""
+    if str(path) == STDIN:
+        return _stdin(what)
     try:
         return Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise UsageError(f"{path}: {what} is not UTF-8 text (byte {error.start})") from None
     except OSError as error:
         raise unreadable(path, what, error) from None
+
+
+def _stdin(what: str) -> str:
+    if STDIN_READ:
+        raise UsageError(
+            f"-: standard input is already the {STDIN_READ[0]}; give the {what} as a file"
+        )
+    STDIN_READ.append(what)
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"<stdin>: {what} is not UTF-8 text (byte {error.start})") from None
 
 
 def unreadable(path: Path | str, what: str, error: OSError) -> UsageError:
@@ -149,10 +177,16 @@ class DataFile:
 
 
 def read_data(path: Path | str, what: str) -> DataFile:
-    """A JSON (``.json``) or YAML 1.2 file's data, with errors at ``FILE:LINE:COL``."""
-    source = str(path)
+    """A JSON (``.json``) or YAML 1.2 file's data, with errors at ``FILE:LINE:COL``. Standard
+    input (``-``) is read as JSON when it is JSON, and as YAML 1.2 otherwise."""
+    source = shown(path)
     text = read_text(path, what)
-    if source.endswith(".json"):
+    if str(path) == STDIN:
+        try:
+            return DataFile(source, json.loads(text), text)
+        except (ValueError, RecursionError):
+            pass  # not JSON: YAML 1.2 (of which JSON is nearly a part) says what is wrong
+    elif source.endswith(".json"):
         try:
             return DataFile(source, json.loads(text), text)
         except json.JSONDecodeError as error:

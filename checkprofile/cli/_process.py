@@ -19,6 +19,7 @@ from ._common import (
     EXIT_FAIL,
     EXIT_OK,
     EXIT_USAGE,
+    STDIN,
     VERDICT_EXIT,
     Commands,
     Style,
@@ -26,7 +27,10 @@ from ._common import (
     common_options,
     print_json,
     read_data,
+    read_text,
+    shown,
 )
+from ._waiting import StatusLine
 
 if TYPE_CHECKING:
     from .._bundle import Bundle, Material, Submission
@@ -55,7 +59,8 @@ def register(commands: Commands) -> None:
         "ids used twice) and the check-1 profile's rules (check only on agent and task steps, "
         "advisory only beside check, every check key valid under the server's limits, a "
         "server with check-1 and an evaluator). A folder means every PROCESS.md and "
-        "*.process.md file in it. Exit 0 no problems, 1 problems, 2 unreadable file.",
+        "*.process.md file in it; - is standard input. Exit 0 no problems, 1 problems, 2 "
+        "unreadable file.",
     )
     lint.add_argument("files", nargs="+", metavar="FILE", type=Path)
     _limits_option(lint)
@@ -127,7 +132,33 @@ def register(commands: Commands) -> None:
         type=Path,
         help="keep model answers in DIR and reuse them for what was already asked",
     )
+    run.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="the longest to wait for the model, the one re-ask included: a question still "
+        "unanswered then is not answered (reason: timeout), and the verdict is error "
+        "(default: each request waits the backend's own limit, 60 s)",
+    )
+    run.add_argument(
+        "--progress",
+        action="store_true",
+        help="say on stderr who is being asked even when stderr is not a terminal (on a "
+        "terminal, a waiting line always shows)",
+    )
     run.set_defaults(handler=_run)
+
+
+def _seconds(text: str) -> float:
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text!r}")
+    return value
 
 
 def _limits_option(parser: argparse.ArgumentParser) -> None:
@@ -135,12 +166,15 @@ def _limits_option(parser: argparse.ArgumentParser) -> None:
         "--limits",
         type=Path,
         metavar="LIMITS",
-        help="the server's describe.limits (JSON or YAML; default: the profile's defaults)",
+        help="the server's describe.limits (JSON or YAML, - for standard input; default: the "
+        "profile's defaults)",
     )
 
 
 def _step_options(parser: argparse.ArgumentParser, *, material: bool) -> None:
-    parser.add_argument("file", type=Path, metavar="FILE", help="a PROCESS.md file")
+    parser.add_argument(
+        "file", type=Path, metavar="FILE", help="a PROCESS.md file (- for standard input)"
+    )
     parser.add_argument("--step", required=True, metavar="ID", help="the step's id")
     _limits_option(parser)
     if material:
@@ -150,14 +184,15 @@ def _step_options(parser: argparse.ArgumentParser, *, material: bool) -> None:
             type=Path,
             metavar="SUB",
             help='the submission, in core-2\'s shape: {"output": {...}, "summary": ..., '
-            '"evidence": [{"kind", "ref"}], "next": ..., "reason": ...}',
+            '"evidence": [{"kind", "ref"}], "next": ..., "reason": ...} (JSON or YAML, - for '
+            "standard input)",
         )
         parser.add_argument(
             "--run-data",
             type=Path,
             metavar="RUN",
             help='the run data, in core-2\'s shape: {"inputs": {...}, "steps": {ID: record}} '
-            '(default: {"inputs": {}, "steps": {}})',
+            '(JSON or YAML, - for standard input; default: {"inputs": {}, "steps": {}})',
         )
         parser.add_argument(
             "--show-route",
@@ -186,6 +221,8 @@ def _process(path: Path) -> Process:
     """The process, or its problems: a file a server would refuse for its shape is exit 1,
     one line per problem; a file that cannot be read as a process is exit 2."""
     try:
+        if str(path) == STDIN:
+            return process_.read_process(read_text(path, "process"), source=shown(path))
         return process_.load_process(path)
     except ProcessError as error:
         raise UsageError(str(error), code=EXIT_FAIL if error.problems else EXIT_USAGE) from None
@@ -349,34 +386,36 @@ def _lint(args: argparse.Namespace) -> int:
     profiles = [name.strip() for name in args.profiles.split(",") if name.strip()]
     files = list(_files(args.files))
     style = Style(sys.stdout)
-    progress = _Progress(len(files), forced=args.progress)
+    progress = StatusLine(forced=args.progress, wanted=len(files) >= PROGRESS_FROM)
     reports: list[dict[str, Any]] = []
     unreadable = problems = 0
     for number, path in enumerate(files, start=1):
-        progress.show(number, path)
+        source = shown(path)
+        progress.show(f"[{number}/{len(files)}] {source}")
         try:
+            text = read_text(path, "process") if str(path) == STDIN else None
             found = process_.lint_process(
-                process_.process_text(path),
-                source=str(path),
+                process_.process_text(path) if text is None else text,
+                source=source,
                 profiles=profiles,
                 evaluator_configured=not args.no_evaluator,
                 limits=limits,
             )
         except ProcessError as error:
             unreadable += 1
-            reports.append({"file": str(path), "error": str(error), "problems": []})
+            reports.append({"file": source, "error": str(error), "problems": []})
             if not args.json:
                 progress.clear()
                 print(style(str(error), "error"))
             continue
         problems += len(found)
         reports.append(
-            {"file": str(path), "error": None, "problems": [_problem_json(p) for p in found]}
+            {"file": source, "error": None, "problems": [_problem_json(p) for p in found]}
         )
         if not args.json and found:
             progress.clear()
             for problem in found:
-                print(_styled(problem, str(path), style))
+                print(_styled(problem, source, style))
     progress.clear()
     if args.json:
         print_json({"files": reports, "problems": problems, "unreadable": unreadable})
@@ -406,34 +445,6 @@ def _problem_json(problem: ProcessProblem) -> dict[str, Any]:
 def _styled(problem: ProcessProblem, source: str, style: Style) -> str:
     where = style(f"{source}:{problem.line}:{problem.column}:", "path")
     return f"{where} {style(problem.pointer or '/', 'dim')}: {problem.message}"
-
-
-class _Progress:
-    """``[n/N] FILE`` on one rewritten stderr line, for long lint runs on a terminal."""
-
-    def __init__(self, total: int, *, forced: bool) -> None:
-        interactive = sys.stderr.isatty()
-        self.enabled = total >= PROGRESS_FROM and (forced or interactive)
-        self.rewrite = interactive
-        self.total = total
-        self.width = 0
-
-    def show(self, number: int, path: Path) -> None:
-        if not self.enabled:
-            return
-        line = f"[{number}/{self.total}] {path}"
-        if self.rewrite:
-            sys.stderr.write("\r" + line.ljust(self.width))
-            self.width = len(line)
-        else:
-            sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-
-    def clear(self) -> None:
-        if self.enabled and self.rewrite and self.width:
-            sys.stderr.write("\r" + " " * self.width + "\r")
-            sys.stderr.flush()
-            self.width = 0
 
 
 # normalize, bundle ----------------------------------------------------------------------------
@@ -523,6 +534,7 @@ def _run(args: argparse.Namespace) -> int:
     from .._run import run_check_sync
     from .._verdict import format_at
     from ._evaluators import evaluator_for
+    from ._waiting import Watched
 
     inputs = _inputs(args)
     if args.now is not None:
@@ -530,7 +542,12 @@ def _run(args: argparse.Namespace) -> int:
             format_at(args.now)
         except ValueError as error:
             raise UsageError(f"--now: {error}") from None
-    evaluator = evaluator_for(args.evaluator, check=inputs.check, cache=args.cache)
+    evaluator = Watched(
+        evaluator_for(args.evaluator, check=inputs.check, cache=args.cache, timeout=args.timeout),
+        name=args.evaluator,
+        timeout=args.timeout,
+        line=StatusLine(forced=args.progress),
+    )
     outcome = run_check_sync(
         inputs.check,
         inputs.material,
@@ -542,7 +559,16 @@ def _run(args: argparse.Namespace) -> int:
     verdict = outcome.verdict
     if args.json:
         print_json(
-            {"action": outcome.action, "verdict": verdict.to_json(), "issues": list(outcome.issues)}
+            {
+                "action": outcome.action,
+                "verdict": verdict.to_json(),
+                "issues": list(outcome.issues),
+                "attempts": outcome.attempts,
+                "failures": [
+                    {"ask": ask, "reason": failure.reason, "detail": failure.detail or None}
+                    for ask, failure in outcome.failures
+                ],
+            }
         )
         return VERDICT_EXIT[verdict.verdict]
     style = Style(sys.stdout)
