@@ -126,8 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(top, _Parser):
         top.command = command
     args = top.parse_args(words)
-    from ._common import UsageError  # the command's module has imported it already
+    from ._common import STDIN_READ, UsageError  # the command's module has imported it
 
+    STDIN_READ.clear()  # standard input is read once a command, and this is a new command
     try:
         code: int = args.handler(args)
     except UsageError as error:
