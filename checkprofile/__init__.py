@@ -236,14 +236,16 @@ __all__ = [  # noqa: RUF022
 if not TYPE_CHECKING:  # hidden from type checkers, which would then take any name as valid
 
     def __getattr__(name: str) -> object:
-        from importlib import import_module
-
         if name in _SUBMODULES:
+            from importlib import import_module
+
             return import_module(f".{name}", __name__)
+        # `from .module import name`, spelt out: the import statement's own machinery, so that
+        # `python -X importtime` shows each module a name loads.
         module = _MODULES.get(name)
         if module is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(import_module(module, __name__), name)
+        value = getattr(__import__(module[1:], globals(), None, [name], 1), name)
         globals()[name] = value  # found once, then an ordinary attribute
         return value
 

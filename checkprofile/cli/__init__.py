@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Mapping, Sequence
-from importlib import import_module
 from typing import Final, NoReturn
 
 from .. import __version__
@@ -101,7 +100,7 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
             commands.add_parser(name, help=summary)  # listed; its options come when it runs
         elif module in modules:  # a module adds all of its commands at once
             modules.remove(module)
-            import_module(f".{module}", __name__).register(commands)
+            __import__(module, globals(), None, ["register"], 1).register(commands)
     return top
 
 
