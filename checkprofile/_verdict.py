@@ -15,7 +15,6 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
-from cattrs.gen import override
 
 from ._check import Check, ChoiceQuestion, Kind, Question, YesNoQuestion
 from ._convert import (
@@ -25,6 +24,7 @@ from ._convert import (
     is_blank,
     is_integral,
     is_probability,
+    override,
     register_renamed,
     show,
 )
