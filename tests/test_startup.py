@@ -81,7 +81,7 @@ def test_a_commands_help_loads_its_module_only() -> None:
     loaded = loaded_after(cli_then("conformance", "--help"))
     commands = [m for m in loaded["ours"] if m.startswith("checkprofile.cli._")]
     assert commands == ["checkprofile.cli._common", "checkprofile.cli._conformance"]
-    assert not {"jsonschema", "ruamel"} & set(loaded["heavy"])
+    assert not {"jsonschema", "ruamel", "asyncio"} & set(loaded["heavy"])
 
 
 def test_lint_of_a_valid_file_loads_no_jsonschema_no_cattrs_and_nothing_of_run() -> None:
@@ -90,9 +90,9 @@ def test_lint_of_a_valid_file_loads_no_jsonschema_no_cattrs_and_nothing_of_run()
     assert not {"checkprofile._run", "checkprofile.cli._evaluators"} & set(loaded["ours"])
 
 
-def test_conformance_loads_no_yaml_reader_and_no_jsonschema() -> None:
+def test_conformance_loads_no_yaml_reader_no_jsonschema_and_no_event_loop() -> None:
     loaded = loaded_after(cli_then("conformance"))
-    assert not {"jsonschema", "referencing", "ruamel"} & set(loaded["heavy"])
+    assert not {"jsonschema", "referencing", "ruamel", "asyncio"} & set(loaded["heavy"])
 
 
 # The public names -----------------------------------------------------------------------------
