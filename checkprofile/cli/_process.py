@@ -117,8 +117,9 @@ def register(commands: Commands) -> None:
         "--evaluator",
         required=True,
         metavar="SPEC",
-        help="replay:ANSWERS (recorded answers, YAML or JSON), systemone:MODEL, "
-        "openai-decisions:MODEL or openai-chat:MODEL",
+        help="replay:ANSWERS (recorded answers, YAML or JSON; replay:- reads standard "
+        "input), systemone:MODEL, openai-decisions:MODEL or openai-chat:MODEL (their keys and "
+        "hosts come from TYPESAFE_* and OPENAI_* variables: docs/environment.md)",
     )
     run.add_argument(
         "--advisory",
