@@ -7,71 +7,155 @@ of. The pipeline, each stage a pure function over frozen values::
         -> issue_lines, all orchestrated by run_check -> Outcome
 
 Only evaluators do I/O. See ``docs/`` for the check key reference and the evaluator guide.
+
+``import checkprofile`` loads nothing but this file: each name below is imported from its
+module the first time it is used, so a host (or the command line) pays only for what it uses.
 """
 
 from __future__ import annotations
 
-from ._bundle import Bundle, Evidence, Material, Submission, build_bundle, canonical_json
-from ._check import Check, ChoiceQuestion, Kind, Question, RubricQuestion, YesNoQuestion
-from ._limits import Limits
-from ._lines import answer_text, issue_lines, js_number
-from ._process import (
-    PROFILE,
-    Process,
-    ProcessError,
-    ProcessProblem,
-    ProcessStep,
-    describe_fragment,
-    lint_process,
-    load_process,
-    material_for,
-    publication_problems,
-    read_process,
-)
-from ._run import (
-    Action,
-    Evaluator,
-    Outcome,
-    Reply,
-    ask_evaluator,
-    outcome_for,
-    run_check,
-    run_check_sync,
-)
-from ._schemas import check_schema, core_schema, process_schema, schema_registry, verdict_schema
-from ._shapes import check_run_data, run_data_problems, submission_problems
-from ._validate import parse_check, validate_check
-from ._verdict import (
-    Answer,
-    ChoiceAnswer,
-    Failure,
-    QuestionResult,
-    Result,
-    RubricAnswer,
-    Source,
-    Verdict,
-    VerdictName,
-    YesNoAnswer,
-    answer_problem,
-    combine,
-    error_verdict,
-    format_at,
-    grade,
-)
-from .errors import (
-    AnswerError,
-    CheckError,
-    CheckprofileError,
-    EvaluatorError,
-    FailureReason,
-    LimitsError,
-    MaterialError,
-    Problem,
-    VerdictError,
-    pointer_token,
-)
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time, _MODULES below
+    from ._bundle import Bundle, Evidence, Material, Submission, build_bundle, canonical_json
+    from ._check import Check, ChoiceQuestion, Kind, Question, RubricQuestion, YesNoQuestion
+    from ._limits import Limits
+    from ._lines import answer_text, issue_lines, js_number
+    from ._process import (
+        PROFILE,
+        Process,
+        ProcessError,
+        ProcessProblem,
+        ProcessStep,
+        describe_fragment,
+        lint_process,
+        load_process,
+        material_for,
+        publication_problems,
+        read_process,
+    )
+    from ._run import (
+        Action,
+        Evaluator,
+        Outcome,
+        Reply,
+        ask_evaluator,
+        outcome_for,
+        run_check,
+        run_check_sync,
+    )
+    from ._schemas import check_schema, core_schema, process_schema, schema_registry, verdict_schema
+    from ._shapes import check_run_data, run_data_problems, submission_problems
+    from ._validate import parse_check, validate_check
+    from ._verdict import (
+        Answer,
+        ChoiceAnswer,
+        Failure,
+        QuestionResult,
+        Result,
+        RubricAnswer,
+        Source,
+        Verdict,
+        VerdictName,
+        YesNoAnswer,
+        answer_problem,
+        combine,
+        error_verdict,
+        format_at,
+        grade,
+    )
+    from .errors import (
+        AnswerError,
+        CheckError,
+        CheckprofileError,
+        EvaluatorError,
+        FailureReason,
+        LimitsError,
+        MaterialError,
+        Problem,
+        VerdictError,
+        pointer_token,
+    )
+
+# Where each public name lives (the imports above, as data). tests/test_startup.py checks that
+# the two agree and that every name resolves.
+_MODULES: dict[str, str] = {
+    "Bundle": "._bundle",
+    "Evidence": "._bundle",
+    "Material": "._bundle",
+    "Submission": "._bundle",
+    "build_bundle": "._bundle",
+    "canonical_json": "._bundle",
+    "Check": "._check",
+    "ChoiceQuestion": "._check",
+    "Kind": "._check",
+    "Question": "._check",
+    "RubricQuestion": "._check",
+    "YesNoQuestion": "._check",
+    "Limits": "._limits",
+    "answer_text": "._lines",
+    "issue_lines": "._lines",
+    "js_number": "._lines",
+    "PROFILE": "._process",
+    "Process": "._process",
+    "ProcessError": "._process",
+    "ProcessProblem": "._process",
+    "ProcessStep": "._process",
+    "describe_fragment": "._process",
+    "lint_process": "._process",
+    "load_process": "._process",
+    "material_for": "._process",
+    "publication_problems": "._process",
+    "read_process": "._process",
+    "Action": "._run",
+    "Evaluator": "._run",
+    "Outcome": "._run",
+    "Reply": "._run",
+    "ask_evaluator": "._run",
+    "outcome_for": "._run",
+    "run_check": "._run",
+    "run_check_sync": "._run",
+    "check_schema": "._schemas",
+    "core_schema": "._schemas",
+    "process_schema": "._schemas",
+    "schema_registry": "._schemas",
+    "verdict_schema": "._schemas",
+    "check_run_data": "._shapes",
+    "run_data_problems": "._shapes",
+    "submission_problems": "._shapes",
+    "parse_check": "._validate",
+    "validate_check": "._validate",
+    "Answer": "._verdict",
+    "ChoiceAnswer": "._verdict",
+    "Failure": "._verdict",
+    "QuestionResult": "._verdict",
+    "Result": "._verdict",
+    "RubricAnswer": "._verdict",
+    "Source": "._verdict",
+    "Verdict": "._verdict",
+    "VerdictName": "._verdict",
+    "YesNoAnswer": "._verdict",
+    "answer_problem": "._verdict",
+    "combine": "._verdict",
+    "error_verdict": "._verdict",
+    "format_at": "._verdict",
+    "grade": "._verdict",
+    "AnswerError": ".errors",
+    "CheckError": ".errors",
+    "CheckprofileError": ".errors",
+    "EvaluatorError": ".errors",
+    "FailureReason": ".errors",
+    "LimitsError": ".errors",
+    "MaterialError": ".errors",
+    "Problem": ".errors",
+    "VerdictError": ".errors",
+    "pointer_token": ".errors",
+}
+
+# The public submodules, for ``checkprofile.errors`` after a bare ``import checkprofile``.
+_SUBMODULES = frozenset({"adapters", "conformance", "errors", "human", "testing"})
 
 # Plain sorted() order, the house rule (ruff would put the constant first).
 __all__ = [  # noqa: RUF022
@@ -147,3 +231,23 @@ __all__ = [  # noqa: RUF022
     "validate_check",
     "verdict_schema",
 ]
+
+
+if not TYPE_CHECKING:  # hidden from type checkers, which would then take any name as valid
+
+    def __getattr__(name: str) -> object:
+        if name in _SUBMODULES:
+            from importlib import import_module
+
+            return import_module(f".{name}", __name__)
+        # `from .module import name`, spelt out: the import statement's own machinery, so that
+        # `python -X importtime` shows each module a name loads.
+        module = _MODULES.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(__import__(module[1:], globals(), None, [name], 1), name)
+        globals()[name] = value  # found once, then an ordinary attribute
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})

@@ -19,10 +19,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeGuard
 
 import attrs
-from cattrs.gen import override
 
 from ._check import Check
-from ._convert import converter, register_renamed, show
+from ._convert import converter, override, register_renamed, show
 from ._shapes import described, submission_problems
 from .errors import LimitsError, MaterialError, pointer_token
 

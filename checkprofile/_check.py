@@ -10,9 +10,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal, overload
 
 import attrs
-from cattrs.gen import override
 
-from ._convert import converter, one_line, register_renamed
+from ._convert import converter, one_line, override, register_renamed
 
 __all__ = [
     "Check",

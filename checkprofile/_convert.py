@@ -2,18 +2,24 @@
 
 Each module registers the hooks for its own classes here, next to the class definitions, so
 the JSON shape of a class is stated once. Nothing else in the package builds JSON by hand.
+
+cattrs itself is imported when a value is first converted, not when a class registers its
+hooks: a command that converts nothing (``lint``) starts without it. Registrations made before
+are kept, in order, and made on the converter when it is made.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Callable
-from typing import Any, Final, TypeGuard
+from typing import TYPE_CHECKING, Any, Final, TypeGuard, TypeVar
 
 import attrs
-import cattrs
-from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
+
+if TYPE_CHECKING:
+    import cattrs
 
 __all__ = [
     "NON_BLANK_PATTERN",
@@ -27,33 +33,119 @@ __all__ = [
     "is_number",
     "is_probability",
     "one_line",
+    "override",
     "register_renamed",
     "show",
 ]
 
-converter = cattrs.Converter()
+
+T = TypeVar("T")
+
+
+class _Converter:
+    """The converter, made from cattrs on first use with every hook registered before."""
+
+    def __init__(self) -> None:
+        self._made: cattrs.Converter | None = None
+        self._hooks: list[tuple[str, Any, Any]] = []
+        self._lock = threading.Lock()
+
+    def made(self) -> cattrs.Converter:
+        """The cattrs converter itself."""
+        if self._made is None:
+            with self._lock:
+                if self._made is None:
+                    import cattrs
+
+                    made = cattrs.Converter()
+                    for method, kind, hook in self._hooks:
+                        getattr(made, method)(kind, hook)
+                    self._made = made
+        return self._made
+
+    def _register(self, method: str, kind: Any, hook: Any) -> None:
+        with self._lock:
+            if self._made is None:
+                self._hooks.append((method, kind, hook))
+                return
+        getattr(self._made, method)(kind, hook)
+
+    def register_unstructure_hook(self, kind: Any, hook: Callable[[Any], Any]) -> None:
+        self._register("register_unstructure_hook", kind, hook)
+
+    def register_structure_hook(self, kind: Any, hook: Callable[[Any, Any], Any]) -> None:
+        self._register("register_structure_hook", kind, hook)
+
+    def structure(self, data: Any, kind: type[T]) -> T:
+        return self.made().structure(data, kind)
+
+    def unstructure(self, value: Any, unstructure_as: Any = None) -> Any:
+        return self.made().unstructure(value, unstructure_as=unstructure_as)
+
+
+converter = _Converter()
+
+
+class _Override:
+    """What :func:`override` says of a field, made into cattrs' own when hooks are made."""
+
+    def __init__(self, **options: Any) -> None:
+        self.options = options
+        self.rename: str | None = options.get("rename")
+
+
+def override(**options: Any) -> Any:
+    """:func:`cattrs.gen.override`, without importing cattrs until a hook is made."""
+    return _Override(**options)
+
+
+def _made(overrides: dict[str, Any]) -> dict[str, Any]:
+    from cattrs.gen import override as cattrs_override
+
+    return {
+        name: cattrs_override(**value.options) if isinstance(value, _Override) else value
+        for name, value in overrides.items()
+    }
 
 
 def register_renamed(cls: type, *, omit_if_default: bool = False, **overrides: Any) -> None:
     """Register (un)structure hooks for ``cls`` with per-field ``override``s.
 
-    ``overrides`` maps attribute names to :func:`cattrs.gen.override` values (renames, omitted
-    fields, custom hooks). Keys come out in field order, so records read as documented.
+    ``overrides`` maps attribute names to :func:`override` (or :func:`cattrs.gen.override`)
+    values (renames, omitted fields, custom hooks). Keys come out in field order, so records
+    read as documented.
+
+    The hooks are generated when first used, not here: generating one compiles code, and a
+    command that never turns a class into JSON (``lint``) should not pay for it.
     """
-    unstructure: Callable[[Any], dict[str, Any]] = make_dict_unstructure_fn(
-        cls, converter, _cattrs_omit_if_default=omit_if_default, **overrides
-    )
+    made: dict[str, Callable[..., Any]] = {}
     order = [
         getattr(overrides.get(field.name), "rename", None) or field.name
         for field in attrs.fields(cls)
     ]
 
     def ordered(value: Any) -> dict[str, Any]:
-        data = unstructure(value)
+        if "unstructure" not in made:  # two threads may both make it: the same function
+            from cattrs.gen import make_dict_unstructure_fn
+
+            made["unstructure"] = make_dict_unstructure_fn(
+                cls,
+                converter.made(),
+                _cattrs_omit_if_default=omit_if_default,
+                **_made(overrides),
+            )
+        data = made["unstructure"](value)
         return {key: data[key] for key in order if key in data}
 
+    def structure(data: Any, kind: Any) -> Any:
+        if "structure" not in made:
+            from cattrs.gen import make_dict_structure_fn
+
+            made["structure"] = make_dict_structure_fn(cls, converter.made(), **_made(overrides))
+        return made["structure"](data, kind)
+
     converter.register_unstructure_hook(cls, ordered)
-    converter.register_structure_hook(cls, make_dict_structure_fn(cls, converter, **overrides))
+    converter.register_structure_hook(cls, structure)
 
 
 class Opaque:

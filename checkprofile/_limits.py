@@ -6,9 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
-from cattrs.gen import override
 
-from ._convert import converter, is_probability, register_renamed, show
+from ._convert import converter, is_probability, override, register_renamed, show
 from .errors import LimitsError
 
 __all__ = ["Limits"]

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
-from ._bundle import Material, Submission
 from ._check import Check
 from ._convert import is_finite, show
+from ._fastschema import Validator
 from ._limits import Limits
 from ._schemas import schema_file
 from ._validate import parse_check, validate_check
@@ -41,6 +41,8 @@ from .errors import CheckError, CheckprofileError, Problem
 if TYPE_CHECKING:
     import jsonschema
     from jsonschema.exceptions import ValidationError
+
+    from ._bundle import Material, Submission
 
 __all__ = [
     "CHECK_STEP_KINDS",
@@ -371,6 +373,11 @@ def _shape_validator() -> jsonschema.Draft202012Validator:
     return validator
 
 
+@cache
+def _fast_shape_validator() -> Validator:
+    return Validator(schema_file("process"))
+
+
 def _resolved(schema: Mapping[str, Any]) -> Mapping[str, Any]:
     """``schema`` with a ``#/$defs/NAME`` reference followed (the only kind the file has)."""
     while "$ref" in schema:
@@ -382,11 +389,13 @@ def _shape_problems(document: Document) -> list[ProcessProblem]:
     """Every problem core-2's shape finds, then the repeated step ids (a rule no schema
     states)."""
     found: dict[ProcessProblem, None] = {}
+    # A frontmatter of core-2's shape needs no jsonschema; one that is not is explained by it.
+    valid = _fast_shape_validator().is_valid(document.data)
     # One fault, one problem: a value that breaks two keywords (a long name with a space in
     # it) is described once, by the first, since each message names everything expected.
     # (jsonschema also reports a missing key once per `required` error: kept once.)
     described: set[Location] = set()
-    for error in _shape_validator().iter_errors(document.data):
+    for error in () if valid else _shape_validator().iter_errors(document.data):
         for path, message, place in _from_schema_error(error):
             if place == "value":
                 if path in described:
@@ -646,6 +655,8 @@ def material_for(
 ) -> Material:
     """What the evaluator may see for a submission to ``step_id``: the step's instructions,
     the body exactly as written, the run data and the submission."""
+    from ._bundle import Material
+
     step = process.step(step_id)
     if step.instructions is None:
         what = step.kind or "agent or task"

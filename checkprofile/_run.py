@@ -8,9 +8,9 @@ not fit its question has not answered: that never becomes a pass or a fail.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from datetime import datetime, timezone
+from types import coroutine
 from typing import Literal, Protocol, runtime_checkable
 
 import attrs
@@ -207,7 +207,7 @@ async def run_check(
     attempts = 0
     while pending and attempts < ATTEMPTS:
         if attempts:
-            await asyncio.sleep(_retry_wait(failures.values(), max_retry_wait))
+            await _pause(_retry_wait(failures.values(), max_retry_wait))
         attempts += 1
         asked = bundle if len(pending) == len(check) else bundle.with_check(check.select(pending))
         model, entries = await ask_evaluator(evaluator, asked)
@@ -241,6 +241,23 @@ async def run_check(
     )
 
 
+async def _pause(seconds: float) -> None:
+    """Wait ``seconds`` before the re-ask; with none to wait, give the event loop one turn, as
+    ``asyncio.sleep(0)`` does, without importing asyncio (a host that never waits, like the
+    conformance runner, starts without it)."""
+    if seconds > 0:
+        import asyncio
+
+        await asyncio.sleep(seconds)
+    else:
+        await _one_turn()
+
+
+@coroutine
+def _one_turn() -> Generator[None, None, None]:
+    yield  # what asyncio.sleep(0) does: a bare yield, which the loop takes as "run others"
+
+
 def _retry_wait(failures: Iterable[Failure], cap: float) -> float:
     """How long to wait before the re-ask: the longest server hint, within ``cap``."""
     hints = [f.retry_after for f in failures if is_finite(f.retry_after)]
@@ -264,6 +281,8 @@ def run_check_sync(
 ) -> Outcome:
     """:func:`run_check` for synchronous hosts. Not for use inside a running event loop
     (there, ``await run_check(...)``)."""
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

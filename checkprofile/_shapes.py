@@ -19,9 +19,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator, Mapping
 from functools import cache
-from typing import Any
+from typing import Any, get_args
 
 from ._convert import show
+from ._fastschema import Validator
 from ._schemas import CoreShape, registry_of, schema_file
 from ._verdict import Verdict
 from .errors import MaterialError, Problem, VerdictError
@@ -145,6 +146,9 @@ def _verdict_problems(data: object) -> Iterator[Problem]:
 
 
 def _schema_problems(shape: CoreShape, data: object) -> list[Problem]:
+    # Data of core-2's shape needs no jsonschema; data that is not is explained by it.
+    if _fast_validator(shape).is_valid(data):
+        return []
     found: list[Problem] = []
     suggested: set[tuple[Path, str]] = set()  # (object, key) an unknown key may have meant
     for error in _validator(shape).iter_errors(data):
@@ -280,6 +284,14 @@ def _inlined(schema: Any, resolver: Any) -> Any:
         return own
     target = resolver.lookup(schema["$ref"])
     return {**_inlined(target.contents, target.resolver), **own}
+
+
+@cache
+def _fast_validator(shape: CoreShape) -> Validator:
+    others: list[CoreShape] = list(get_args(CoreShape))
+    return Validator(
+        schema_file(shape), resources=[*map(schema_file, others), schema_file("verdict")]
+    )
 
 
 @cache

@@ -3,7 +3,8 @@
 Validation is two passes per question, as the shipped schema describes:
 
 1. the structural pass -- the question is validated against its kind's definition in
-   ``schemas/check.schema.json`` and each schema error becomes one :class:`Problem`;
+   ``schemas/check.schema.json`` and each schema error becomes one :class:`Problem` (the
+   errors are jsonschema's, given by :mod:`._fastschema`, which is proved to give the same);
 2. the semantic pass -- rules a schema cannot state well (``fail <= pass``, names of
    ``pass``/``unsure`` from ``one_of`` without overlap, distinct texts, distinct asks, NaN).
 
@@ -18,9 +19,6 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any, TypeGuard
 
-import jsonschema
-from jsonschema.exceptions import ValidationError
-
 from ._check import Check, Kind, Question
 from ._convert import (
     bounded,
@@ -31,6 +29,7 @@ from ._convert import (
     one_line,
     show,
 )
+from ._fastschema import SchemaError, Validator
 from ._limits import Limits
 from ._schemas import schema_file
 from .errors import CheckError, Problem
@@ -87,9 +86,9 @@ _MISPLACED: dict[tuple[Kind, str], str] = {
 
 
 @cache
-def _kind_validator(kind: Kind) -> jsonschema.Draft202012Validator:
+def _kind_validator(kind: Kind) -> Validator:
     schema = schema_file("check")
-    return jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": f"#/$defs/{kind}"})
+    return Validator({"$defs": schema["$defs"], "$ref": f"#/$defs/{kind}"}, explain=True)
 
 
 def validate_check(raw: object, *, limits: Limits = Limits()) -> tuple[Problem, ...]:
@@ -187,8 +186,11 @@ def _question_problems(question: object, at: Path, limits: Limits) -> Iterator[P
 def _structural(question: dict[Any, Any], kind: Kind, at: Path) -> Iterator[Problem]:
     # One fault, one problem: jsonschema reports `required` once per missing key (each error
     # carrying the whole list), so identical problems are kept once.
+    validator = _kind_validator(kind)
+    if validator.is_valid(question):
+        return
     seen: set[Problem] = set()
-    for error in _kind_validator(kind).iter_errors(question):
+    for error in validator.iter_errors(question):
         if "propertyNames" in error.schema_path:
             continue  # an answer name: reported by _choice, at the name's own path
         for problem in _from_schema_error(error, question, kind, at):
@@ -198,14 +200,13 @@ def _structural(question: dict[Any, Any], kind: Kind, at: Path) -> Iterator[Prob
 
 
 def _from_schema_error(
-    error: ValidationError, question: dict[Any, Any], kind: Kind, at: Path
+    error: SchemaError, question: dict[Any, Any], kind: Kind, at: Path
 ) -> Iterator[Problem]:
     path: Path = (*at, *error.absolute_path)
     keyword = error.validator
-    # The stubs allow "unset" for these; a schema error from iter_errors always has them.
     instance: Any = error.instance
-    schema: dict[str, Any] = error.schema  # type: ignore[assignment]
-    required: list[str] = error.validator_value  # type: ignore[assignment]
+    schema = error.schema
+    required: list[str] = error.validator_value
     if keyword == "required":
         for key in required:
             if key not in instance:

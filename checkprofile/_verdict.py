@@ -12,11 +12,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
-import jsonschema
-from cattrs.gen import override
 
 from ._check import Check, ChoiceQuestion, Kind, Question, YesNoQuestion
 from ._convert import (
@@ -26,11 +24,16 @@ from ._convert import (
     is_blank,
     is_integral,
     is_probability,
+    override,
     register_renamed,
     show,
 )
+from ._fastschema import Validator
 from ._schemas import schema_file
 from .errors import AnswerError, FailureReason, VerdictError, pointer_token
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = [
     "Answer",
@@ -257,7 +260,9 @@ class Verdict:
         # an int of over 4,300 digits, is stood in for by what it is. A record reaches no
         # deeper than record -> questions -> question -> value.
         data = bounded(data, max_depth=_RECORD_DEPTH)
-        errors = list(_verdict_validator().iter_errors(data))
+        # A record that is valid needs no jsonschema; one that is not is explained by it.
+        valid = _fast_verdict_validator().is_valid(data)
+        errors = [] if valid else list(_verdict_validator().iter_errors(data))
         if errors:
             first = min(errors, key=lambda e: [str(p) for p in e.absolute_path])
             where = "".join("/" + pointer_token(p) for p in first.absolute_path)
@@ -322,7 +327,14 @@ def _answer_of(record: QuestionResult) -> Answer:
 
 @lru_cache(maxsize=1)
 def _verdict_validator() -> jsonschema.Draft202012Validator:
+    import jsonschema
+
     return jsonschema.Draft202012Validator(schema_file("verdict"))
+
+
+@lru_cache(maxsize=1)
+def _fast_verdict_validator() -> Validator:
+    return Validator(schema_file("verdict"))
 
 
 # The record's shape is the field order; omit_if_default leaves out `confidence` when None and

@@ -107,7 +107,8 @@ def _decoded(headers: Mapping[str, str], body: bytes) -> bytes:
     try:
         from compression.zstd import decompress  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
-        from backports.zstd import decompress  # type: ignore[import-not-found,unused-ignore]
+        # (import-untyped: another backports package, as twine brings, makes the namespace.)
+        from backports.zstd import decompress  # type: ignore[import-not-found,import-untyped,unused-ignore]
     data: bytes = decompress(body)
     return data
 

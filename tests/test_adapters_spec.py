@@ -62,8 +62,10 @@ def test_a_missing_extra_says_what_to_install(
     monkeypatch.setitem(sys.modules, sdk, None)
     with pytest.raises(ValueError) as caught:
         evaluator_from_spec(spec, environ={"TYPESAFE_API_KEY": "k", "OPENAI_API_KEY": "k"})
+    # Both ways to install it: from an index, and from a clone (where no index has it yet).
     assert str(caught.value) == (
-        f'evaluator {spec!r} needs the {extra} extra: pip install "checkprofile[{extra}]"'
+        f'evaluator {spec!r} needs the {extra} extra: pip install "checkprofile[{extra}]" '
+        f'(in a clone of checkprofile: pip install -e ".[{extra}]")'
     )
 
 

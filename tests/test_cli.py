@@ -99,7 +99,7 @@ def test_run_on_every_example_gives_its_verdict_action_and_exit_code(
     assert result.returncode == EXIT[verdict], result.stderr
     assert result.stderr == ""
     out = json.loads(result.stdout)
-    assert set(out) == {"action", "verdict", "issues"}
+    assert set(out) == {"action", "verdict", "issues", "attempts", "failures"}
     assert out["action"] == action
     record = Verdict.from_json(out["verdict"])  # the record has the check-verdict shape
     assert record.verdict == verdict

@@ -422,10 +422,10 @@ def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """Every wait run_check asks for, recorded instead of slept."""
     asked: list[float] = []
 
-    async def sleep(seconds: float) -> None:
+    async def pause(seconds: float) -> None:
         asked.append(seconds)
 
-    monkeypatch.setattr("checkprofile._run.asyncio.sleep", sleep)
+    monkeypatch.setattr("checkprofile._run._pause", pause)
     return asked
 
 

@@ -15,7 +15,7 @@ import attrs
 
 from .. import Evaluator
 
-__all__ = ["SCHEMES", "evaluator_from_spec"]
+__all__ = ["SCHEMES", "evaluator_from_spec", "install_hint"]
 
 
 @attrs.frozen
@@ -26,6 +26,8 @@ class _Scheme:
     sdk: str  # the SDK's import name
     key: str  # the SDK's usual environment variables
     base_url: str
+    # Without a key, a base URL is needed: a scheme whose hosts may take no key (a local
+    # runtime) still needs one of the two, or it would ask the SDK's default host, keyless.
     key_required: bool = True
 
 
@@ -62,6 +64,13 @@ SCHEMES: Mapping[str, _Scheme] = {
 _NO_KEY = "no-key"
 
 
+def install_hint(extra: str) -> str:
+    """How to install ``extra``, from an index and from a clone of the repository (where
+    ``checkprofile[extra]`` names no package an index has yet)."""
+    clone = f'pip install -e ".[{extra}]"'
+    return f'pip install "checkprofile[{extra}]" (in a clone of checkprofile: {clone})'
+
+
 def evaluator_from_spec(
     spec: str, *, environ: Mapping[str, str], timeout: float | None = None
 ) -> Evaluator:
@@ -71,13 +80,14 @@ def evaluator_from_spec(
 
     The API key and base URL come from ``environ`` under each SDK's usual names:
     ``TYPESAFE_API_KEY`` and ``TYPESAFE_BASE_URL`` for ``systemone``, ``OPENAI_API_KEY`` and
-    ``OPENAI_BASE_URL`` for the other two (``openai-chat`` works without a key). Without a
-    base URL there, the SDK's default host is used. ``timeout`` (seconds) overrides the
-    adapter's default.
+    ``OPENAI_BASE_URL`` for the other two. Without a base URL there, the SDK's default host is
+    used. ``openai-chat`` takes either: a key for the default host (or any), or a base URL
+    alone for a local runtime that takes no key. ``timeout`` (seconds) overrides the adapter's
+    default.
 
     Raises ``ValueError`` with a one-line message naming the spec for an unknown scheme, an
-    empty model, a missing key, or an SDK that is not installed (with the
-    ``pip install "checkprofile[...]"`` to run).
+    empty model, a missing key (for ``openai-chat``, neither a key nor a base URL), or an SDK
+    that is not installed (with the ``pip install`` to run, see :func:`install_hint`).
     """
     if not isinstance(spec, str):
         raise ValueError(f"an evaluator spec is a string SCHEME:MODEL, got {spec!r}")
@@ -88,15 +98,20 @@ def evaluator_from_spec(
         raise ValueError(f"unknown evaluator {spec!r}: use one of {known}")
     if not model.strip():
         raise ValueError(f"evaluator {spec!r} names no model: use {scheme_name}:MODEL")
-    install = f'pip install "checkprofile[{scheme.extra}]"'
+    install = install_hint(scheme.extra)
     if importlib.util.find_spec(scheme.sdk) is None:
         raise ValueError(f"evaluator {spec!r} needs the {scheme.extra} extra: {install}")
     key = (environ.get(scheme.key) or "").strip() or None
+    base_url = (environ.get(scheme.base_url) or "").strip() or None
     if key is None:
         if scheme.key_required:
             raise ValueError(f"evaluator {spec!r} needs an API key: set {scheme.key}")
+        if base_url is None:
+            raise ValueError(
+                f"evaluator {spec!r} needs a host: set {scheme.base_url} (a local "
+                f"OpenAI-compatible server, which may take no key) or {scheme.key}"
+            )
         key = _NO_KEY
-    base_url = (environ.get(scheme.base_url) or "").strip() or None
     try:
         module = importlib.import_module(scheme.module, __package__)
     except ImportError as error:

@@ -213,8 +213,10 @@ class ChatEvaluator:
         try:
             import openai
         except ImportError:  # pragma: no cover - depends on the installed extras
+            from ._spec import install_hint
+
             raise ImportError(
-                "ChatEvaluator needs the openai SDK: pip install 'checkprofile[openai]'"
+                f"ChatEvaluator needs the openai SDK: {install_hint('openai')}"
             ) from None
         self._top_logprobs = top_logprobs
         self._min_label_mass = float(min_label_mass)

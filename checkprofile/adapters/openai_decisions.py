@@ -1,7 +1,8 @@
 """An evaluator on the OpenAI Decisions API (``POST /v1/decisions``) through the official
 ``openai`` SDK, or any host that speaks it through ``base_url``.
 
-Install with ``pip install "checkprofile[openai]"``. See ``docs/evaluators-openai-decisions.md``.
+Install with ``pip install "checkprofile[openai]"`` (in a clone: ``pip install -e ".[openai]"``).
+See ``docs/evaluators-openai-decisions.md``.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ try:
     import openai
     from openai.types import decision_create_params
 except ImportError as error:  # the extra is not installed
+    from ._spec import install_hint
+
     raise ImportError(
-        'checkprofile.adapters.openai_decisions needs openai: pip install "checkprofile[openai]"'
+        f"checkprofile.adapters.openai_decisions needs openai: {install_hint('openai')}"
     ) from error
 
 from .. import (

@@ -1,7 +1,9 @@
 """An evaluator on the System One API (``POST /v1/systemone``) through the official
 ``typesafe-sdk``: TypeSafe's Jev, or any compatible host through ``base_url``.
 
-Install with ``pip install "checkprofile[systemone]"``. See ``docs/evaluators-systemone.md``.
+Install with ``pip install "checkprofile[systemone]"`` (in a clone:
+``pip install -e ".[systemone]"``).
+See ``docs/evaluators-systemone.md``.
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ from collections.abc import Mapping
 try:
     import typesafe_sdk
 except ImportError as error:  # the extra is not installed
+    from ._spec import install_hint
+
     raise ImportError(
-        'checkprofile.adapters.systemone needs typesafe-sdk: pip install "checkprofile[systemone]"'
+        f"checkprofile.adapters.systemone needs typesafe-sdk: {install_hint('systemone')}"
     ) from error
 
 from .. import (

@@ -8,12 +8,14 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Final, Literal, TypeAlias
+from typing import IO, TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 import attrs
 
-from .._yaml import Document, YamlError, load_yaml
 from ..errors import Problem
+
+if TYPE_CHECKING:
+    from .._yaml import Document
 
 __all__ = [
     "EXIT_ERROR",
@@ -21,6 +23,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_UNSURE",
     "EXIT_USAGE",
+    "STDIN",
     "VERDICT_EXIT",
     "Commands",
     "DataFile",
@@ -30,6 +33,7 @@ __all__ = [
     "print_json",
     "read_data",
     "read_text",
+    "shown",
     "unreadable",
 ]
 
@@ -65,8 +69,12 @@ class UsageError(Exception):
 def common_options() -> argparse.ArgumentParser:
     """The options every command takes (a parent parser)."""
     parent = argparse.ArgumentParser(add_help=False)
+    # No default here: `--json` may also come before the command (the top parser's, False).
     parent.add_argument(
-        "--json", action="store_true", help="print one JSON document instead of text"
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print one JSON document instead of text",
     )
     return parent
 
@@ -77,14 +85,40 @@ def print_json(data: Any, *, stream: IO[str] | None = None) -> None:
     out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
+#: The file name that means standard input, wherever a command reads a file; once a command.
+STDIN: Final = "-"
+#: What standard input has been read as, by the command running (at most one thing).
+STDIN_READ: list[str] = []
+
+
+def shown(path: Path | str) -> str:
+    """How a file is named in messages: ``<stdin>`` for ``-``."""
+    return "<stdin>" if str(path) == STDIN else str(path)
+
+
 def read_text(path: Path | str, what: str) -> str:
-    """A file's text (UTF-8), or a one-line :class:`UsageError` naming it and ``what`` it is."""
+    """A file's text (UTF-8), or a one-line :class:`UsageError` naming it and ``what`` it is.
+    ``-`` is standard input, which one command reads once."""
+    if str(path) == STDIN:
+        return _stdin(what)
     try:
         return Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise UsageError(f"{path}: {what} is not UTF-8 text (byte {error.start})") from None
     except OSError as error:
         raise unreadable(path, what, error) from None
+
+
+def _stdin(what: str) -> str:
+    if STDIN_READ:
+        raise UsageError(
+            f"-: standard input is already the {STDIN_READ[0]}; give the {what} as a file"
+        )
+    STDIN_READ.append(what)
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"<stdin>: {what} is not UTF-8 text (byte {error.start})") from None
 
 
 def unreadable(path: Path | str, what: str, error: OSError) -> UsageError:
@@ -128,6 +162,8 @@ class DataFile:
             return self.document
         # JSON is read by the json module (fast, for large run data); positions come from a
         # second, YAML 1.2 reading only when an error needs one.
+        from .._yaml import YamlError, load_yaml
+
         try:
             return load_yaml(self.text)
         except YamlError:
@@ -141,10 +177,16 @@ class DataFile:
 
 
 def read_data(path: Path | str, what: str) -> DataFile:
-    """A JSON (``.json``) or YAML 1.2 file's data, with errors at ``FILE:LINE:COL``."""
-    source = str(path)
+    """A JSON (``.json``) or YAML 1.2 file's data, with errors at ``FILE:LINE:COL``. Standard
+    input (``-``) is read as JSON when it is JSON, and as YAML 1.2 otherwise."""
+    source = shown(path)
     text = read_text(path, what)
-    if source.endswith(".json"):
+    if str(path) == STDIN:
+        try:
+            return DataFile(source, json.loads(text), text)
+        except (ValueError, RecursionError):
+            pass  # not JSON: YAML 1.2 (of which JSON is nearly a part) says what is wrong
+    elif source.endswith(".json"):
         try:
             return DataFile(source, json.loads(text), text)
         except json.JSONDecodeError as error:
@@ -152,6 +194,8 @@ def read_data(path: Path | str, what: str) -> DataFile:
             raise UsageError(f"{where}: {what} is not valid JSON: {error.msg}") from None
         except RecursionError:
             raise UsageError(f"{source}: {what} is nested too deeply to read") from None
+    from .._yaml import YamlError, load_yaml
+
     try:
         document = load_yaml(text)
     except YamlError as error:

@@ -32,21 +32,27 @@ REASONS: Final = get_args(FailureReason)
 _ENTRY_KEYS: Final = frozenset({"answer", "confidence", "error", "ask", "kind", "result"})
 
 
-def evaluator_for(spec: str, *, check: Check, cache: Path | None = None) -> Evaluator:
-    """The evaluator ``spec`` names, wrapped in an answer cache at ``cache`` when given."""
+def evaluator_for(
+    spec: str, *, check: Check, cache: Path | None = None, timeout: float | None = None
+) -> Evaluator:
+    """The evaluator ``spec`` names, wrapped in an answer cache at ``cache`` when given. A
+    model backend waits at most ``timeout`` seconds for each response (default: its own)."""
     scheme, _, rest = spec.partition(":")
     if not rest:
         raise UsageError(
             f'--evaluator "{spec}": expected SCHEME:VALUE, e.g. replay:answers.yaml or '
             "systemone:MODEL"
         )
-    evaluator = replay_evaluator(Path(rest), check) if scheme == "replay" else _backend(spec)
+    if scheme == "replay":
+        evaluator: Evaluator = replay_evaluator(Path(rest), check)
+    else:
+        evaluator = _backend(spec, timeout)
     if cache is not None:
         evaluator = _cached(evaluator, cache)
     return evaluator
 
 
-def _backend(spec: str) -> Evaluator:
+def _backend(spec: str, timeout: float | None) -> Evaluator:
     import os
 
     from ..adapters._spec import SCHEMES, evaluator_from_spec
@@ -56,7 +62,7 @@ def _backend(spec: str) -> Evaluator:
         known = ", ".join(["replay:ANSWERS", *(f"{name}:MODEL" for name in SCHEMES)])
         raise UsageError(f'--evaluator "{spec}": unknown evaluator "{scheme}"; use {known}')
     try:
-        return evaluator_from_spec(spec, environ=os.environ)
+        return evaluator_from_spec(spec, environ=os.environ, timeout=timeout)
     except ValueError as error:
         raise UsageError(f"--evaluator: {error}") from None
 
@@ -95,7 +101,7 @@ def replay_evaluator(path: Path, check: Check) -> ScriptedEvaluator:
     asks = {question.ask: question for question in check}
     for ask, (at, _) in entries.items():
         if ask not in asks:
-            raise _bad(recorded, at, f"{show(ask)} is not a question of this check", key=True)
+            raise _bad(recorded, at, _not_asked(ask, list(asks)), key=True)
     script: dict[str, Step | list[Step]] = {}
     for ask, question in asks.items():
         if ask not in entries:
@@ -110,6 +116,15 @@ def replay_evaluator(path: Path, check: Check) -> ScriptedEvaluator:
                 _step(recorded, (*at, i), entry, question.kind) for i, entry in enumerate(value)
             ]
     return ScriptedEvaluator(script, model=model)
+
+
+def _not_asked(ask: str, asks: list[str]) -> str:
+    """An ask the check does not have, with the one it most likely misspells."""
+    import difflib
+
+    match = difflib.get_close_matches(ask, asks, n=1, cutoff=0.6)
+    hint = f"; did you mean {show(match[0], limit=200)}?" if match else ""
+    return f"{show(ask)} is not a question of this check{hint}"
 
 
 def _step(recorded: DataFile, at: tuple[str | int, ...], entry: object, kind: str) -> Step:

@@ -3,37 +3,23 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from .. import _process as process_
-from .._bundle import (
-    Bundle,
-    Material,
-    Submission,
-    build_bundle,
-    canonical_json,
-    json_problem,
-    shown_submission,
-)
-from .._check import Check
 from .._convert import show
 from .._limits import Limits
-from .._lines import answer_text
 from .._process import Process, ProcessError, ProcessProblem, ProcessStep
-from .._run import run_check_sync
-from .._shapes import run_data_problems, submission_problems
-from .._verdict import format_at
-from ..errors import LimitsError, MaterialError, Problem
+from ..errors import LimitsError, Problem
 from ._common import (
     EXIT_FAIL,
     EXIT_OK,
     EXIT_USAGE,
+    STDIN,
     VERDICT_EXIT,
     Commands,
     Style,
@@ -41,8 +27,17 @@ from ._common import (
     common_options,
     print_json,
     read_data,
+    read_text,
+    shown,
 )
-from ._evaluators import evaluator_for
+from ._waiting import StatusLine
+
+if TYPE_CHECKING:
+    from .._bundle import Bundle, Material, Submission
+    from .._check import Check
+
+# `lint` and `normalize` need only the modules above; what `bundle` and `run` need (bundles,
+# run data shapes, the evaluators, the run itself) is imported where they use it.
 
 # Below this many files, lint says nothing while it reads; at or above it (on a terminal, or
 # with --progress) a progress line shows how far it has got.
@@ -64,7 +59,8 @@ def register(commands: Commands) -> None:
         "ids used twice) and the check-1 profile's rules (check only on agent and task steps, "
         "advisory only beside check, every check key valid under the server's limits, a "
         "server with check-1 and an evaluator). A folder means every PROCESS.md and "
-        "*.process.md file in it. Exit 0 no problems, 1 problems, 2 unreadable file.",
+        "*.process.md file in it; - is standard input. Exit 0 no problems, 1 problems, 2 "
+        "unreadable file.",
     )
     lint.add_argument("files", nargs="+", metavar="FILE", type=Path)
     _limits_option(lint)
@@ -121,8 +117,9 @@ def register(commands: Commands) -> None:
         "--evaluator",
         required=True,
         metavar="SPEC",
-        help="replay:ANSWERS (recorded answers, YAML or JSON), systemone:MODEL, "
-        "openai-decisions:MODEL or openai-chat:MODEL",
+        help="replay:ANSWERS (recorded answers, YAML or JSON; replay:- reads standard "
+        "input), systemone:MODEL, openai-decisions:MODEL or openai-chat:MODEL (their keys and "
+        "hosts come from TYPESAFE_* and OPENAI_* variables: docs/environment.md)",
     )
     run.add_argument(
         "--advisory",
@@ -136,7 +133,33 @@ def register(commands: Commands) -> None:
         type=Path,
         help="keep model answers in DIR and reuse them for what was already asked",
     )
+    run.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="the longest to wait for the model, the one re-ask included: a question still "
+        "unanswered then is not answered (reason: timeout), and the verdict is error "
+        "(default: each request waits the backend's own limit, 60 s)",
+    )
+    run.add_argument(
+        "--progress",
+        action="store_true",
+        help="say on stderr who is being asked even when stderr is not a terminal (on a "
+        "terminal, a waiting line always shows)",
+    )
     run.set_defaults(handler=_run)
+
+
+def _seconds(text: str) -> float:
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text!r}")
+    return value
 
 
 def _limits_option(parser: argparse.ArgumentParser) -> None:
@@ -144,12 +167,15 @@ def _limits_option(parser: argparse.ArgumentParser) -> None:
         "--limits",
         type=Path,
         metavar="LIMITS",
-        help="the server's describe.limits (JSON or YAML; default: the profile's defaults)",
+        help="the server's describe.limits (JSON or YAML, - for standard input; default: the "
+        "profile's defaults)",
     )
 
 
 def _step_options(parser: argparse.ArgumentParser, *, material: bool) -> None:
-    parser.add_argument("file", type=Path, metavar="FILE", help="a PROCESS.md file")
+    parser.add_argument(
+        "file", type=Path, metavar="FILE", help="a PROCESS.md file (- for standard input)"
+    )
     parser.add_argument("--step", required=True, metavar="ID", help="the step's id")
     _limits_option(parser)
     if material:
@@ -159,14 +185,15 @@ def _step_options(parser: argparse.ArgumentParser, *, material: bool) -> None:
             type=Path,
             metavar="SUB",
             help='the submission, in core-2\'s shape: {"output": {...}, "summary": ..., '
-            '"evidence": [{"kind", "ref"}], "next": ..., "reason": ...}',
+            '"evidence": [{"kind", "ref"}], "next": ..., "reason": ...} (JSON or YAML, - for '
+            "standard input)",
         )
         parser.add_argument(
             "--run-data",
             type=Path,
             metavar="RUN",
             help='the run data, in core-2\'s shape: {"inputs": {...}, "steps": {ID: record}} '
-            '(default: {"inputs": {}, "steps": {}})',
+            '(JSON or YAML, - for standard input; default: {"inputs": {}, "steps": {}})',
         )
         parser.add_argument(
             "--show-route",
@@ -195,6 +222,8 @@ def _process(path: Path) -> Process:
     """The process, or its problems: a file a server would refuse for its shape is exit 1,
     one line per problem; a file that cannot be read as a process is exit 2."""
     try:
+        if str(path) == STDIN:
+            return process_.read_process(read_text(path, "process"), source=shown(path))
         return process_.load_process(path)
     except ProcessError as error:
         raise UsageError(str(error), code=EXIT_FAIL if error.problems else EXIT_USAGE) from None
@@ -228,6 +257,9 @@ def _check(process: Process, step_id: str, limits: Limits) -> tuple[Check, bool]
 def _submission(path: Path, step: ProcessStep) -> Submission:
     """The submission file, checked against core-2's shape for ``step``: every problem at once,
     each at its line and column (exit 2)."""
+    from .._bundle import Submission, canonical_json, json_problem
+    from .._shapes import submission_problems
+
     data = read_data(path, "submission")
     problems = (
         *submission_problems(data.data, agent=step.kind == "agent"),
@@ -249,6 +281,8 @@ def _route_problems(data: object, step: ProcessStep) -> list[Problem]:
     step id, and a route on a step without a list of routes)."""
     if not isinstance(data, dict) or type(data.get("next")) is not str or not data["next"]:
         return []  # no route, or one the shape check refuses
+    import difflib
+
     chosen = data["next"]
     routes = step.data.get("next")
     if not isinstance(routes, list):
@@ -282,6 +316,8 @@ def _run_data(path: Path | None) -> dict[str, Any]:
     line and column (exit 2). Without a file, empty run data."""
     if path is None:
         return {"inputs": {}, "steps": {}}
+    from .._shapes import run_data_problems
+
     data = read_data(path, "run data")
     problems = run_data_problems(data.data)
     if problems:
@@ -301,6 +337,9 @@ class _Inputs:
 
 def _inputs(args: argparse.Namespace) -> _Inputs:
     """Everything ``bundle`` and ``run`` read, each file's problems named with its place."""
+    from .._bundle import build_bundle
+    from ..errors import MaterialError
+
     limits = _limits(args.limits)
     process = _process(args.file)
     check, advisory = _check(process, args.step, limits)
@@ -348,34 +387,36 @@ def _lint(args: argparse.Namespace) -> int:
     profiles = [name.strip() for name in args.profiles.split(",") if name.strip()]
     files = list(_files(args.files))
     style = Style(sys.stdout)
-    progress = _Progress(len(files), forced=args.progress)
+    progress = StatusLine(forced=args.progress, wanted=len(files) >= PROGRESS_FROM)
     reports: list[dict[str, Any]] = []
     unreadable = problems = 0
     for number, path in enumerate(files, start=1):
-        progress.show(number, path)
+        source = shown(path)
+        progress.show(f"[{number}/{len(files)}] {source}")
         try:
+            text = read_text(path, "process") if str(path) == STDIN else None
             found = process_.lint_process(
-                process_.process_text(path),
-                source=str(path),
+                process_.process_text(path) if text is None else text,
+                source=source,
                 profiles=profiles,
                 evaluator_configured=not args.no_evaluator,
                 limits=limits,
             )
         except ProcessError as error:
             unreadable += 1
-            reports.append({"file": str(path), "error": str(error), "problems": []})
+            reports.append({"file": source, "error": str(error), "problems": []})
             if not args.json:
                 progress.clear()
                 print(style(str(error), "error"))
             continue
         problems += len(found)
         reports.append(
-            {"file": str(path), "error": None, "problems": [_problem_json(p) for p in found]}
+            {"file": source, "error": None, "problems": [_problem_json(p) for p in found]}
         )
         if not args.json and found:
             progress.clear()
             for problem in found:
-                print(_styled(problem, str(path), style))
+                print(_styled(problem, source, style))
     progress.clear()
     if args.json:
         print_json({"files": reports, "problems": problems, "unreadable": unreadable})
@@ -407,34 +448,6 @@ def _styled(problem: ProcessProblem, source: str, style: Style) -> str:
     return f"{where} {style(problem.pointer or '/', 'dim')}: {problem.message}"
 
 
-class _Progress:
-    """``[n/N] FILE`` on one rewritten stderr line, for long lint runs on a terminal."""
-
-    def __init__(self, total: int, *, forced: bool) -> None:
-        interactive = sys.stderr.isatty()
-        self.enabled = total >= PROGRESS_FROM and (forced or interactive)
-        self.rewrite = interactive
-        self.total = total
-        self.width = 0
-
-    def show(self, number: int, path: Path) -> None:
-        if not self.enabled:
-            return
-        line = f"[{number}/{self.total}] {path}"
-        if self.rewrite:
-            sys.stderr.write("\r" + line.ljust(self.width))
-            self.width = len(line)
-        else:
-            sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-
-    def clear(self) -> None:
-        if self.enabled and self.rewrite and self.width:
-            sys.stderr.write("\r" + " " * self.width + "\r")
-            sys.stderr.flush()
-            self.width = 0
-
-
 # normalize, bundle ----------------------------------------------------------------------------
 
 
@@ -464,6 +477,8 @@ def _yaml_text(data: Any) -> str:
 
 
 def _bundle(args: argparse.Namespace) -> int:
+    from .._bundle import shown_submission
+
     inputs = _inputs(args)
     check, bundle, limits = inputs.check, inputs.bundle, inputs.limits
     sizes = {
@@ -516,13 +531,24 @@ def _bundle(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from .._lines import answer_text
+    from .._run import run_check_sync
+    from .._verdict import format_at
+    from ._evaluators import evaluator_for
+    from ._waiting import Watched
+
     inputs = _inputs(args)
     if args.now is not None:
         try:
             format_at(args.now)
         except ValueError as error:
             raise UsageError(f"--now: {error}") from None
-    evaluator = evaluator_for(args.evaluator, check=inputs.check, cache=args.cache)
+    evaluator = Watched(
+        evaluator_for(args.evaluator, check=inputs.check, cache=args.cache, timeout=args.timeout),
+        name=args.evaluator,
+        timeout=args.timeout,
+        line=StatusLine(forced=args.progress),
+    )
     outcome = run_check_sync(
         inputs.check,
         inputs.material,
@@ -534,7 +560,16 @@ def _run(args: argparse.Namespace) -> int:
     verdict = outcome.verdict
     if args.json:
         print_json(
-            {"action": outcome.action, "verdict": verdict.to_json(), "issues": list(outcome.issues)}
+            {
+                "action": outcome.action,
+                "verdict": verdict.to_json(),
+                "issues": list(outcome.issues),
+                "attempts": outcome.attempts,
+                "failures": [
+                    {"ask": ask, "reason": failure.reason, "detail": failure.detail or None}
+                    for ask, failure in outcome.failures
+                ],
+            }
         )
         return VERDICT_EXIT[verdict.verdict]
     style = Style(sys.stdout)

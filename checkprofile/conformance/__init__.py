@@ -7,6 +7,12 @@ against its own code; this module runs them against checkprofile::
     from checkprofile.conformance import run_corpus
     failed = [result for result in run_corpus() if not result.passed]
 
+The YAML files are the corpus. Beside them, ``corpus.json`` holds the same cases as JSON,
+written by ``python -m checkprofile.conformance._generate`` with the SHA-256 of every file it
+was made from: the default corpus is read from it only while every YAML file and the schema are
+byte for byte what it was made from (reading YAML in pure Python is most of a run's cost), and
+from the YAML otherwise. The test suite fails when it is stale.
+
 ``docs/conformance.md`` describes the format for implementers in any language. Loading refuses
 a corpus that is unreadable or does not match the schema with :class:`CorpusError` (one line,
 naming the file and the JSON Pointer); a case whose expectation differs from what the library
@@ -16,18 +22,16 @@ does is a :class:`CaseResult` with ``passed`` false and a one-line ``diff``.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import math
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from functools import cache, lru_cache
 from importlib import resources
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
-import jsonschema
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from .. import (
     PROFILE,
@@ -38,6 +42,7 @@ from .. import (
     LimitsError,
     Material,
     MaterialError,
+    Outcome,
     Question,
     RubricAnswer,
     Submission,
@@ -52,13 +57,18 @@ from .. import (
     lint_process,
     parse_check,
     pointer_token,
-    run_check_sync,
+    run_check,
     run_data_problems,
     submission_problems,
     validate_check,
 )
+from .._fastschema import Validator
 from ..errors import CheckprofileError
 from ..testing import ScriptedEvaluator, Step
+
+if TYPE_CHECKING:
+    import jsonschema
+    from ruamel.yaml import YAML
 
 if sys.version_info >= (3, 11):
     from importlib.resources.abc import Traversable
@@ -144,10 +154,19 @@ def case_schema() -> dict[str, Any]:
 
 @cache
 def _validator() -> jsonschema.Draft202012Validator:
+    import jsonschema
+
     return jsonschema.Draft202012Validator(_schema())
 
 
+@cache
+def _fast_validator() -> Validator:
+    return Validator(_schema())
+
+
 def _yaml() -> YAML:
+    from ruamel.yaml import YAML
+
     # YAML 1.2 core schema, pure Python (the C loader speaks YAML 1.1), duplicate keys refused.
     yaml = YAML(typ="safe", pure=True)
     yaml.version = (1, 2)
@@ -195,6 +214,8 @@ def _not_json(value: object, path: tuple[str | int, ...]) -> tuple[str | int, ..
 
 
 def _read_file(file: Traversable, shown: str) -> list[Any]:
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
     try:
         text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
@@ -226,6 +247,10 @@ def _read_file(file: Traversable, shown: str) -> list[Any]:
 def _schema_problem(case: object) -> tuple[str, str] | None:
     """The pointer and message of the case's first schema error (the deepest, then the first
     in document order), or ``None`` when it matches."""
+    if _fast_validator().is_valid(case):
+        return None
+    import jsonschema
+
     errors = list(_validator().iter_errors(case))
     if not errors:
         return None
@@ -248,7 +273,16 @@ def load_cases(directory: Traversable | None = None) -> tuple[Case, ...]:
     a case that does not match the schema, a case filed under another stage, a repeated id,
     or a corpus with no case at all.
     """
+    if directory is None:
+        shipped = _shipped_cases()
+        if shipped is not None:
+            return shipped
     root = default_directory() if directory is None else directory
+    return _cases(root, _case_files(root))
+
+
+def _case_files(root: Traversable) -> list[tuple[Stage, Traversable]]:
+    """The corpus's case files, each with its stage: by stage in pipeline order, then by name."""
     if not root.is_dir():
         raise CorpusError(f"{root}: not a directory")
     unknown = sorted(
@@ -258,48 +292,106 @@ def load_cases(directory: Traversable | None = None) -> tuple[Case, ...]:
         raise CorpusError(
             f"{root}: unknown stage directory {unknown[0]!r} (stages: {', '.join(STAGES)})"
         )
-    cases: list[Case] = []
-    seen: dict[str, str] = {}
+    files: list[tuple[Stage, Traversable]] = []
     for stage in STAGES:
         folder = root / stage
-        if not folder.is_dir():
-            continue
-        files = sorted(
-            (entry for entry in folder.iterdir() if entry.name.endswith(".yaml")),
-            key=lambda entry: entry.name,
-        )
-        for file in files:
-            shown = f"{root}/{stage}/{file.name}"
-            for index, raw in enumerate(_read_file(file, shown)):
-                problem = _schema_problem(raw)
-                if problem is not None:
-                    pointer, message = problem
-                    where = f"/{index}" + ("" if pointer == "/" else pointer)
-                    raise CorpusError(f"{shown}: {where}: {message}")
-                if raw["stage"] != stage:
-                    raise CorpusError(
-                        f"{shown}: /{index}/stage: {raw['stage']!r} filed under {stage}/"
-                    )
-                if raw["id"] in seen:
-                    raise CorpusError(
-                        f"{shown}: /{index}/id: {raw['id']!r} is also the id of a case in"
-                        f" {seen[raw['id']]}"
-                    )
-                seen[raw["id"]] = shown
-                cases.append(
-                    Case(
-                        id=raw["id"],
-                        stage=stage,
-                        rule=raw["rule"],
-                        decisions=tuple(raw["decisions"]),
-                        data=raw,
-                        source=shown,
-                        index=index,
-                    )
+        if folder.is_dir():
+            found = (entry for entry in folder.iterdir() if entry.name.endswith(".yaml"))
+            files.extend((stage, entry) for entry in sorted(found, key=lambda e: e.name))
+    return files
+
+
+def _cases(
+    root: Traversable,
+    files: Sequence[tuple[Stage, Traversable]],
+    shipped: Mapping[str, list[Any]] | None = None,
+) -> tuple[Case, ...]:
+    """The cases of ``files``, read from their YAML, or from ``shipped`` (the JSON form's cases
+    by file, each checked against the schema when the form was written from these bytes)."""
+    cases: list[Case] = []
+    seen: dict[str, str] = {}
+    for stage, file in files:
+        shown = f"{root}/{stage}/{file.name}"
+        read = _read_file(file, shown) if shipped is None else shipped[f"{stage}/{file.name}"]
+        for index, raw in enumerate(read):
+            problem = _schema_problem(raw) if shipped is None else None
+            if problem is not None:
+                pointer, message = problem
+                where = f"/{index}" + ("" if pointer == "/" else pointer)
+                raise CorpusError(f"{shown}: {where}: {message}")
+            if raw["stage"] != stage:
+                raise CorpusError(f"{shown}: /{index}/stage: {raw['stage']!r} filed under {stage}/")
+            if raw["id"] in seen:
+                raise CorpusError(
+                    f"{shown}: /{index}/id: {raw['id']!r} is also the id of a case in"
+                    f" {seen[raw['id']]}"
                 )
+            seen[raw["id"]] = shown
+            cases.append(
+                Case(
+                    id=raw["id"],
+                    stage=stage,
+                    rule=raw["rule"],
+                    decisions=tuple(raw["decisions"]),
+                    data=raw,
+                    source=shown,
+                    index=index,
+                )
+            )
     if not cases:
         raise CorpusError(f"{root}: no cases (expected {'/, '.join(STAGES)}/ with *.yaml files)")
     return tuple(cases)
+
+
+# The JSON form of the shipped corpus --------------------------------------------------------
+
+#: The JSON form's name, beside ``case.schema.json``.
+CORPUS_JSON: Final = "corpus.json"
+
+
+def _sha256(file: Traversable) -> str:
+    return hashlib.sha256(file.read_bytes()).hexdigest()
+
+
+def _shipped_cases() -> tuple[Case, ...] | None:
+    """The shipped corpus from its JSON form, or ``None`` when the form is missing or was not
+    made from exactly the files there are (then the YAML is read)."""
+    here = resources.files(__name__)
+    try:
+        form = json.loads((here / CORPUS_JSON).read_text(encoding="utf-8"))
+        root = default_directory()
+        files = _case_files(root)
+        made_from = [(entry["path"], entry["sha256"]) for entry in form["files"]]
+        if form["schema_sha256"] != _sha256(here / "case.schema.json") or made_from != [
+            (f"{stage}/{file.name}", _sha256(file)) for stage, file in files
+        ]:
+            return None
+    except (OSError, ValueError, KeyError, TypeError, CorpusError):
+        return None
+    return _cases(root, files, {entry["path"]: entry["cases"] for entry in form["files"]})
+
+
+def corpus_json(directory: Traversable | None = None) -> str:
+    """The JSON form of the corpus in ``directory`` (default: the shipped one), read from its
+    YAML: what ``corpus.json`` must hold. One case per line, so that a change reads as one."""
+    root = default_directory() if directory is None else directory
+    files = _case_files(root)
+    cases = _cases(root, files)
+    schema = _sha256(resources.files(__name__) / "case.schema.json")
+    lines = [f'{{"schema_sha256":"{schema}","files":[']
+    for number, (stage, file) in enumerate(files):
+        shown = f"{root}/{stage}/{file.name}"
+        head = _compact({"path": f"{stage}/{file.name}", "sha256": _sha256(file)})
+        lines.append(head[:-1] + ',"cases":[')
+        data = [case.data for case in cases if case.source == shown]
+        lines.extend(_compact(item) + "," * (i < len(data) - 1) for i, item in enumerate(data))
+        lines.append("]}" + "," * (number < len(files) - 1))
+    lines.append("]}")
+    return "\n".join(lines) + "\n"
+
+
+def _compact(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 class _Mismatch(Exception):
@@ -517,13 +609,15 @@ def _run_outcomes(case: Mapping[str, Any]) -> None:
         run_data=case.get("run_data", _RUN_DATA),
         submission=Submission({"done": True}),
     )
-    outcome = run_check_sync(
-        check,
-        material,
-        evaluator,
-        limits=limits,
-        advisory=case.get("advisory", False),
-        now=case["now"],
+    outcome = _finished(
+        run_check(
+            check,
+            material,
+            evaluator,
+            limits=limits,
+            advisory=case.get("advisory", False),
+            now=case["now"],
+        )
     )
     _expect("/expect/action", expect["action"], outcome.action)
     _expect("/expect/verdict", expect["verdict"], outcome.verdict.verdict)
@@ -531,6 +625,20 @@ def _run_outcomes(case: Mapping[str, Any]) -> None:
     _expect("/expect/asked", expect["asked"], {ask: evaluator.asked(ask) for ask in check.asks})
     _expect("/expect/issues", expect["issues"], list(outcome.issues))
     _expect("/expect/verdict_json", expect["verdict_json"], outcome.verdict.to_json())
+
+
+def _finished(running: Coroutine[Any, Any, Outcome]) -> Outcome:
+    """What ``running`` returns, run to its end without an event loop: a scripted evaluator
+    never waits, and a re-ask with no Retry-After to honour only gives the loop a turn (a bare
+    yield), so a case needs no loop, nor asyncio, which would cost a run a tenth of its start."""
+    try:
+        while True:
+            if running.send(None) is not None:  # a real wait: no case of the corpus has one
+                running.close()
+                raise RuntimeError("the check waited on something; a scripted run never does")
+    except StopIteration as done:
+        outcome: Outcome = done.value
+        return outcome
 
 
 def _run_shapes(case: Mapping[str, Any]) -> None:

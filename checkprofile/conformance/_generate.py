@@ -1,8 +1,10 @@
 """Write the generated cases of the conformance corpus: the rules that have a law.
 
-Run ``python -m checkprofile.conformance._generate`` after changing this file; ``--check``
-only says whether the files on disk are what it would write (the test suite runs that), and
-``--node`` also checks the JavaScript table below against Node.js, when it is installed.
+Run ``python -m checkprofile.conformance._generate`` after changing this file or any case file:
+it also writes ``corpus.json``, the JSON form of the whole corpus that the runner reads while
+it is current. ``--check`` only says whether the files on disk are what it would write (the
+test suite checks the same), and ``--node`` also checks the JavaScript table below against
+Node.js, when it is installed.
 
 Two laws are generated:
 
@@ -30,7 +32,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from . import Case, load_cases
+from . import CORPUS_JSON, Case, corpus_json, load_cases
 
 # Where the generated files go (inside the package, beside the hand-written ones).
 CASES: Final = Path(__file__).resolve().parent / "cases"
@@ -758,6 +760,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         stale.append(path)
         if not args.check:
             target.write_text(text, encoding="utf-8")
+    # The JSON form follows the YAML as written just now.
+    form, text = CASES.parent / CORPUS_JSON, corpus_json(CASES)
+    if not form.exists() or form.read_text(encoding="utf-8") != text:
+        stale.append(str(form))
+        if not args.check:
+            form.write_text(text, encoding="utf-8")
     if DOC.exists():
         # The docs list every case id, so they follow the corpus as written just now.
         doc = DOC.read_text(encoding="utf-8")
