@@ -1,7 +1,7 @@
 """The cassettes of one pytest session: what the ``check_cassette`` fixture hands out.
 
-The plugin module that pytest loads (``_checkprofile_pytestplugin``, outside this package so
-that loading it imports no part of checkprofile) holds the hooks and the fixture, and comes
+The plugin module that pytest loads (``checkprofile._pytest_plugin``, which imports nothing
+heavy, so that every pytest session can load it) holds the hooks and the fixture, and comes
 here the first time a test asks for a cassette. It passes in what the hooks saw: each test's
 reports, and the test modules of which something was deselected.
 

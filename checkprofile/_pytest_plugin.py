@@ -2,10 +2,11 @@
 
 Installing checkprofile registers this module with pytest (the ``pytest11`` entry point named
 ``checkprofile``; ``pytest -p no:checkprofile`` turns it off). pytest then loads it into every
-session in that environment, whether or not a test uses it, so it imports nothing but pytest
-and the standard library: checkprofile (with jsonschema, asyncio and the rest) is imported when
-a test first asks for a cassette. That is also why it is a module of its own, outside the
-package: importing any ``checkprofile.*`` module runs the package's ``__init__`` first.
+session in that environment, whether or not a test uses it, so it imports nothing but pytest,
+the standard library and the package's ``__init__`` (which only lists its names and loads each
+on first use): the rest of checkprofile (with jsonschema, asyncio, cattrs) is imported when a
+test first asks for a cassette. A vendored copy registers it by its own name
+(``-p myserver._vendor.checkprofile._pytest_plugin``).
 
 What it does is in :mod:`checkprofile.testing._plugin` and :mod:`checkprofile.testing.cassette`;
 here are only the hooks, which keep what they see for it.
@@ -21,11 +22,11 @@ import pytest
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from checkprofile.testing._plugin import Cassettes
+    from .testing._plugin import Cassettes
 
 
 # Before any test module imports it: assert_outcome's failures are pytest's own comparisons.
-pytest.register_assert_rewrite("checkprofile.testing.assertions")
+pytest.register_assert_rewrite(f"{__package__}.testing.assertions")
 
 # node id -> phase ("setup", "call", "teardown") -> outcome ("passed", "failed", "skipped")
 _REPORTS = pytest.StashKey[dict[str, dict[str, str]]]()
@@ -78,7 +79,7 @@ def check_cassette(request: pytest.FixtureRequest) -> Callable[..., Any]:
     does not hold fails the test, with what changed; nothing is ever asked of a model. With
     ``pytest --checkprofile-record`` it asks ``live`` (an evaluator, or a function of no
     arguments that makes one, called only then) for what the cassette lacks, and writes it."""
-    from checkprofile.testing._plugin import Cassettes
+    from .testing._plugin import Cassettes
 
     config = request.config
     if _CASSETTES not in config.stash:
