@@ -210,7 +210,7 @@ UNKNOWN_KEYS = [
         id="rubric-unknown-key",
     ),
     pytest.param(
-        yes_no({1: "x"}), {"/0/1": ("unknown key 1", "keys are strings")}, id="non-string-key"
+        yes_no({1: "x"}), {"/0/1": ("the key 1 is not text", "keys are strings")}, id="non-string-key"
     ),
 ]
 
@@ -294,22 +294,22 @@ CHOICES = [
     ),
     pytest.param(
         choice({"one_of": {"  ": "Nothing.", "states": "States it."}}),
-        {"/0/one_of/  ": ("answer name", 'got " "')},
+        {"/0/one_of/  ": ("answer name", 'got "  "')},
         id="blank-name",
     ),
     pytest.param(
         choice({"one_of": {1: "One.", "states": "States it."}}),
-        {"/0/one_of/1": ("answer name", "got 1")},
+        {"/0/one_of/1": ("the key 1 is not text", "keys are strings")},
         id="int-name",
     ),
     pytest.param(
         choice({"one_of": {True: "Yes.", "states": "States it."}}),
-        {"/0/one_of/True": ("answer name", "got true")},
+        {"/0/one_of/true": ("the key true is not text", "keys are strings")},
         id="bool-name",
     ),
     pytest.param(
         choice({"one_of": {**ONE_OF, "hedges": "  "}}),
-        {"/0/one_of/hedges": ("non-blank", 'got " "')},
+        {"/0/one_of/hedges": ("non-blank", 'got "  "')},
         id="blank-description",
     ),
     pytest.param(
