@@ -149,6 +149,27 @@ def _escaped(char: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def error_text(error: BaseException, limit: int = 300) -> str:
+    """``error`` for a message or a failure's detail: its type and its own text, on one line
+    and at most ``limit`` characters, whatever the exception's ``__str__`` does (raise, or
+    return megabytes)."""
+    try:
+        text = str(error)
+        if type(text) is not str:  # pragma: no cover - str() always gives a str
+            raise TypeError
+    except Exception:
+        text = "(its message cannot be read)"
+    shown = "".join(map(_escaped_line, text[: limit * 2]))
+    named = "".join(map(_escaped, type_name(error)[:80]))
+    line = f"{named}: {shown}" if shown else named
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _escaped_line(char: str) -> str:
+    # As _escaped, but quotes and backslashes stay: the text is not quoted.
+    return char if char in '\\"' else _escaped(char)
+
+
 def type_name(value: object) -> str:
     """The name of ``value``'s type, read from the type itself: never the value's own code (a
     ``__class__`` property or a metaclass's ``__name__`` can say anything)."""
@@ -282,7 +303,7 @@ class NotJson(Exception):
         return pointer if len(pointer) <= 80 else pointer[:79] + "…"
 
     def __str__(self) -> str:
-        return f"at {self.pointer}: {self.reason}"
+        return f"at {self.pointer}: {self.reason}" if self.path else self.reason
 
 
 def _token(part: str | int) -> str:

@@ -22,6 +22,7 @@ limits), so one fault gives one problem. :func:`lint_process` gives both tiers a
 from __future__ import annotations
 
 import difflib
+import io
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -31,9 +32,9 @@ import attrs
 
 from ._bundle import Material, Submission
 from ._check import Check
-from ._convert import is_finite, show
+from ._convert import is_finite, one_line, show
 from ._limits import Limits
-from ._schemas import schema_file
+from ._schemas import safe_validator, schema_file
 from ._validate import parse_check, validate_check
 from ._yaml import Document, Mark, YamlError, load_yaml
 from .errors import CheckError, CheckprofileError, Problem
@@ -321,7 +322,9 @@ def _read(text: str, source: str) -> tuple[Document, str]:
 def _split(text: str, source: str) -> tuple[str, int, str]:
     """The frontmatter, how many lines come before it, and the body exactly as written."""
     text = text.removeprefix("\ufeff")
-    lines = text.splitlines(keepends=True)
+    # YAML 1.2's line breaks only (LF, CR LF, CR): str.splitlines also breaks at NEL, U+2028
+    # and more, which would let a "---" inside a scalar end the frontmatter.
+    lines = io.StringIO(text, newline="").readlines()
     if not lines or lines[0].rstrip("\r\n").rstrip() != _FENCE:
         raise ProcessError(
             'no frontmatter: a PROCESS.md file starts with a "---" line, then YAML, then "---"',
@@ -363,11 +366,10 @@ def _finite_number(checker: object, value: object) -> bool:
 def _shape_validator() -> jsonschema.Draft202012Validator:
     import jsonschema
 
-    base = jsonschema.Draft202012Validator
-    kind = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-        base, type_checker=base.TYPE_CHECKER.redefine("number", _finite_number)
+    checker = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("number", _finite_number)
+    validator: jsonschema.Draft202012Validator = safe_validator(
+        schema_file("process"), type_checker=checker
     )
-    validator: jsonschema.Draft202012Validator = kind(schema_file("process"))
     return validator
 
 
@@ -460,7 +462,7 @@ def _unexpected(keyword: str, schema: Mapping[str, Any], instance: object) -> st
 
 def _close_match(text: str, choices: Sequence[str]) -> str | None:
     """The one of ``choices`` that ``text`` most likely misspells, if any."""
-    folded = text.strip().lower().replace("-", "_").replace(" ", "_")
+    folded = one_line(text).lower().replace("-", "_").replace(" ", "_")
     if folded in choices:
         return folded
     match = difflib.get_close_matches(folded, choices, n=1, cutoff=_CLOSE)

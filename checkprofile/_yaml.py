@@ -33,7 +33,7 @@ from ruamel.yaml.events import (
 from ._convert import one_line
 from .errors import CheckprofileError
 
-__all__ = ["MAX_DEPTH", "MAX_NODES", "Document", "Mark", "YamlError", "load_yaml"]
+__all__ = ["MAX_ALIAS_TEXT", "MAX_DEPTH", "MAX_NODES", "Document", "Mark", "YamlError", "load_yaml"]
 
 Path = tuple[str | int, ...]
 
@@ -65,6 +65,19 @@ MAX_DEPTH: Final = 100
 # Aliases can make a small file stand for an enormous tree ("billion laughs"): the data is
 # shared, not copied, but everything downstream walks it. Refuse past this many nodes in all.
 MAX_NODES: Final = 1_000_000
+
+# The text aliases repeat, in characters: an alias of a long scalar is one node, but every copy
+# of it is written out where the data is shown or checked.
+MAX_ALIAS_TEXT: Final = 10_000_000
+
+# YAML 1.2 has three line breaks: CR LF, CR and LF (5.4). NEL (U+0085) and the line and
+# paragraph separators (U+2028, U+2029) were breaks in YAML 1.1 and are ordinary characters in
+# 1.2, but ruamel.yaml's scanner still breaks lines at them (folding them into a space inside
+# a quoted scalar). So each is read as a private-use character the text does not contain, and
+# the scalars and keys get them back: every value reads as YAML 1.2 says, and every line and
+# column is a line and column of the file's own lines.
+_OLD_BREAKS: Final = "\x85\u2028\u2029"
+_PRIVATE: Final = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd]")
 
 
 @attrs.frozen(order=True)
@@ -115,6 +128,7 @@ def load_yaml(text: str, *, line_offset: int = 0) -> Document:
     documents, a duplicate key, a key that is a map or a list, an unknown tag.
     """
     builder = _Builder(line_offset)
+    text, builder.restore = _yaml12_breaks(text)
     try:
         # Not typ="rt": its scanner marks folds in ">" scalars with BEL characters.
         events = YAML(typ="safe", pure=True).parse(text)
@@ -127,13 +141,37 @@ def load_yaml(text: str, *, line_offset: int = 0) -> Document:
         raise YamlError(one_line(str(error))) from None
 
 
+def _yaml12_breaks(text: str) -> tuple[str, dict[int, str]]:
+    """``text`` with each YAML 1.1 line break that YAML 1.2 reads as a character replaced by a
+    private-use character it does not contain, and the table that gives them back."""
+    present = [char for char in _OLD_BREAKS if char in text]
+    if not present:
+        return text, {}
+    used = set(_PRIVATE.findall(text))
+    free = (
+        chr(code)
+        for code in (*range(0xE000, 0xF900), *range(0xF0000, 0xFFFFE))
+        if chr(code) not in used
+    )
+    stand_ins = dict(zip(present, free, strict=False))
+    if len(stand_ins) < len(present):  # pragma: no cover - 71,000 private characters in use
+        raise YamlError("the text uses every private-use character; it cannot be read")
+    text = text.translate({ord(char): stand_in for char, stand_in in stand_ins.items()})
+    return text, {ord(stand_in): char for char, stand_in in stand_ins.items()}
+
+
 class _Builder:
     def __init__(self, line_offset: int) -> None:
         self.line_offset = line_offset
         self.values: dict[Path, Mark] = {}
         self.keys: dict[Path, Mark] = {}
-        self.anchors: dict[str, tuple[Any, int]] = {}
+        self.anchors: dict[str, tuple[Any, int, int]] = {}
         self.nodes = 0
+        self.repeated = 0  # characters repeated by aliases
+        self.restore: dict[int, str] = {}  # stand-ins of YAML 1.1 line breaks, see load_yaml
+
+    def text(self, value: str) -> str:
+        return value.translate(self.restore) if self.restore else value
 
     def mark(self, mark: Any) -> Mark:
         return Mark(mark.line + 1 + self.line_offset, mark.column + 1)
@@ -144,7 +182,7 @@ class _Builder:
         if isinstance(first, StreamEndEvent):
             return Document(None, {(): Mark(1 + self.line_offset, 1)}, {})
         _expect(first, DocumentStartEvent)
-        data, _ = self.node(next(events), events, ())
+        data, _, _ = self.node(next(events), events, ())
         _expect(next(events), DocumentEndEvent)
         extra = next(events)
         if not isinstance(extra, StreamEndEvent):
@@ -161,35 +199,42 @@ class _Builder:
                 self.mark(event.start_mark),
             )
 
-    def node(self, event: Event, events: Iterator[Event], path: Path) -> tuple[Any, int]:
-        """The value starting at ``event`` and how many nodes it holds."""
+    def node(self, event: Event, events: Iterator[Event], path: Path) -> tuple[Any, int, int]:
+        """The value starting at ``event``, how many nodes it holds and how many characters of
+        text (keys and string scalars)."""
         self.values[path] = self.mark(event.start_mark)
         if len(path) > MAX_DEPTH:
             raise YamlError(f"nested more than {MAX_DEPTH} levels deep", self.values[path])
         if isinstance(event, AliasEvent):
             if event.anchor not in self.anchors:
                 raise YamlError(f'unknown alias "*{event.anchor}"', self.values[path])
-            shared, size = self.anchors[event.anchor]
+            shared, size, chars = self.anchors[event.anchor]
             self.count(size, event)
-            return shared, size
+            self.repeated += chars
+            if self.repeated > MAX_ALIAS_TEXT:
+                raise YamlError(
+                    f"aliases repeat more than {MAX_ALIAS_TEXT:,} characters of text",
+                    self.values[path],
+                )
+            return shared, size, chars
         value: Any
         if isinstance(event, ScalarEvent):
             self.count(1, event)
             value = self.scalar(event)
-            size = 1
+            size, chars = 1, len(value) if type(value) is str else 0
         elif isinstance(event, SequenceStartEvent):
             self.tag(event, _SEQ_TAG, "a list")
             self.count(1, event)
-            value, size = self.sequence(events, path)
+            value, size, chars = self.sequence(events, path)
         elif isinstance(event, MappingStartEvent):
             self.tag(event, _MAP_TAG, "a map")
             self.count(1, event)
-            value, size = self.mapping(events, path)
+            value, size, chars = self.mapping(events, path)
         else:  # the parser gives nothing else here
             raise YamlError(f"unexpected {type(event).__name__}", self.values[path])
         if event.anchor is not None:
-            self.anchors[event.anchor] = (value, size)
-        return value, size
+            self.anchors[event.anchor] = (value, size, chars)
+        return value, size, chars
 
     def tag(self, event: Event, allowed: str, what: str) -> None:
         tag: str | None = getattr(event, "tag", None)
@@ -199,23 +244,26 @@ class _Builder:
                 self.mark(event.start_mark),
             )
 
-    def sequence(self, events: Iterator[Event], path: Path) -> tuple[list[Any], int]:
+    def sequence(self, events: Iterator[Event], path: Path) -> tuple[list[Any], int, int]:
         items: list[Any] = []
         size = 1
+        chars = 0
         for event in events:
             if isinstance(event, SequenceEndEvent):
-                return items, size
-            value, count = self.node(event, events, (*path, len(items)))
+                return items, size, chars
+            value, count, text = self.node(event, events, (*path, len(items)))
             items.append(value)
             size += count
+            chars += text
         raise YamlError("the list never ends")  # pragma: no cover - the parser ends it first
 
-    def mapping(self, events: Iterator[Event], path: Path) -> tuple[dict[str, Any], int]:
+    def mapping(self, events: Iterator[Event], path: Path) -> tuple[dict[str, Any], int, int]:
         members: dict[str, Any] = {}
         size = 1
+        chars = 0
         for event in events:
             if isinstance(event, MappingEndEvent):
-                return members, size
+                return members, size, chars
             key = self.key(event)
             member = (*path, key)
             where = self.mark(event.start_mark)
@@ -226,9 +274,10 @@ class _Builder:
                     where,
                 )
             self.keys[member] = where
-            value, count = self.node(next(events), events, member)
+            value, count, text = self.node(next(events), events, member)
             members[key] = value
             size += count
+            chars += text + len(key)
         raise YamlError("the map never ends")  # pragma: no cover - the parser ends it first
 
     def key(self, event: Event) -> str:
@@ -237,10 +286,10 @@ class _Builder:
         if isinstance(event, ScalarEvent):
             self.tag(event, f"{_TAG}str", "a key")
             self.count(1, event)
-            text = str(event.value)
+            text = self.text(str(event.value))
             return _join_surrogates(text) if event.style == '"' else text
         if isinstance(event, AliasEvent):
-            value, _ = self.anchors.get(str(event.anchor), (None, 0))
+            value, _, _ = self.anchors.get(str(event.anchor), (None, 0, 0))
             if isinstance(value, str):
                 return value
         raise YamlError(
@@ -248,7 +297,7 @@ class _Builder:
         )
 
     def scalar(self, event: ScalarEvent) -> Any:
-        text: str = event.value
+        text: str = self.text(event.value)
         tag = event.tag
         if tag is not None and tag != "!" and tag not in _SCALAR_TAGS:
             raise YamlError(

@@ -750,17 +750,16 @@ def test_a_lone_surrogate_stays_escaped_so_the_text_is_utf_8() -> None:
             id="nan-in-run-data",
         ),
         pytest.param(
-            {},
-            {"score": math.inf},
-            "the submission cannot be shown as JSON: it holds NaN or an infinity",
-            id="infinity-in-submission",
-        ),
-        pytest.param(
             {"inputs": {"when": datetime(2026, 1, 1)}},
             {},
-            r"run data inputs\.when cannot be shown as JSON: it holds a value that is not "
-            "JSON data",
+            r"run data inputs\.when cannot be shown as JSON: a datetime is not JSON data",
             id="datetime-in-run-data",
+        ),
+        pytest.param(
+            {"inputs": {"when": [1, {"at": datetime(2026, 1, 1)}]}},
+            {},
+            r"run data inputs\.when cannot be shown as JSON: at /1/at: a datetime is not JSON",
+            id="datetime-deep-in-run-data",
         ),
     ],
 )
@@ -772,3 +771,11 @@ def test_material_that_is_not_json_is_named_in_the_same_words_on_every_python(
     )
     with pytest.raises(MaterialError, match=message):
         build_bundle(parse_check("Done?"), material, state_bytes=65536)
+
+
+def test_a_submission_that_is_not_json_is_refused_where_it_is_made() -> None:
+    # NaN and the infinities have no JSON form: the submission is refused as it is built, and
+    # the error says where (the host tells the agent), never later in a stage after it.
+    with pytest.raises(MaterialError, match="at /score: inf is not a JSON number") as caught:
+        Submission({"score": math.inf})
+    assert caught.value.path == ("output", "score")

@@ -210,7 +210,9 @@ UNKNOWN_KEYS = [
         id="rubric-unknown-key",
     ),
     pytest.param(
-        yes_no({1: "x"}), {"/0/1": ("the key 1 is not text", "keys are strings")}, id="non-string-key"
+        yes_no({1: "x"}),
+        {"/0/1": ("the key 1 is not text", "keys are strings")},
+        id="non-string-key",
     ),
 ]
 
