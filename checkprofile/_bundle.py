@@ -154,7 +154,8 @@ def _plain_output(value: object) -> object:
         return plain(value)
     except NotJson as error:
         raise MaterialError(
-            f"a submission's output must be JSON data: {error}", path=("output", *error.path)
+            f"a submission's output cannot be shown as JSON: {error}",
+            path=("output", *error.path),
         ) from None
 
 
@@ -254,7 +255,9 @@ class Submission:
             raise MaterialError(
                 described("the submission", problems), path=problems[0].path, problems=problems
             )
-        data = plain(data)  # plain already, or submission_problems would have said so
+        # Plain but for what is inside the output (not looked into by the shape): NaN or an
+        # infinity there is refused by the output's own check, at its place.
+        data = plain(data, finite=False)
         assert type(data) is dict  # the shape says so
         return cls(
             data["output"],

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, TypeGuard
 
 import attrs
@@ -149,6 +149,15 @@ def _escaped(char: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def escaped_text(text: str, *, keep: str = "") -> str:
+    """``text`` with every character that does not print as itself escaped (as :func:`show`
+    writes it, but not quoted, and of any length): for names and lines that must stay one line.
+    Characters in ``keep`` stay as they are."""
+    if text.isprintable():
+        return text
+    return "".join(char if char in keep or char in '\\"' else _escaped(char) for char in text)
+
+
 def error_text(error: BaseException, limit: int = 300) -> str:
     """``error`` for a message or a failure's detail: its type and its own text, on one line
     and at most ``limit`` characters, whatever the exception's ``__str__`` does (raise, or
@@ -221,6 +230,19 @@ def bare(text: str, limit: int = 40) -> str:
     """``text`` as :func:`show` writes it, without the quotes: for a name in a list of names."""
     shown = show(text, limit)[1:]
     return shown[:-1] if shown.endswith('"') else shown
+
+
+#: How many names a message lists before it says how many more there are.
+LISTED: Final = 10
+
+
+def names_text(names: Sequence[str]) -> str:
+    """``names`` for a message (``states, hedges, unclear``), each shown bounded and escaped,
+    at most :data:`LISTED` of them and then how many more: a message stays one short line
+    however many names there are."""
+    shown = ", ".join(bare(name) for name in names[:LISTED])
+    more = len(names) - LISTED
+    return f"{shown} and {more} more" if more > 0 else shown
 
 
 def _quoted(head: str, length: int, limit: int) -> str:

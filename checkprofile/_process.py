@@ -32,7 +32,7 @@ import attrs
 
 from ._bundle import Material, Submission
 from ._check import Check
-from ._convert import is_finite, one_line, show
+from ._convert import is_finite, names_text, one_line, show
 from ._limits import Limits
 from ._schemas import safe_validator, schema_file
 from ._validate import parse_check, validate_check
@@ -183,20 +183,23 @@ class Process:
         """The step with this id; a :class:`ProcessError` naming the ids there are if none,
         or where the id is used twice (a step cannot be told from its namesake; only a
         ``Process`` built by hand can have such a step, as :func:`read_process` refuses it)."""
+        if not issubclass(type(step_id), str):
+            raise TypeError(f"a step id is a string, got {show(step_id)}")
+        step_id = str.__str__(step_id)
         found = [step for step in self.steps if step.id == step_id]
         if len(found) > 1:
             lines = [self.document.locate(("steps", step.index)).line for step in found]
             raise ProcessError(
-                f'step id "{step_id}" is used by more than one step (lines '
+                f"step id {show(step_id)} is used by more than one step (lines "
                 f"{', '.join(map(str, lines))})",
                 source=self.source,
                 mark=self.document.locate(("steps", found[1].index, "id")),
             )
         if found:
             return found[0]
-        ids = ", ".join(step.id for step in self.steps if step.id is not None) or "none"
+        ids = names_text([step.id for step in self.steps if step.id is not None]) or "none"
         raise ProcessError(
-            f'no step has id "{step_id}" (steps: {ids})',
+            f"no step has id {show(step_id)} (steps: {ids})",
             source=self.source,
             mark=self.document.locate(("steps",), key=True),
         )
@@ -214,7 +217,7 @@ class Process:
         step = self.step(step_id)
         if not step.has_check:
             raise ProcessError(
-                f'step "{step_id}" has no check',
+                f"step {show(step_id)} has no check",
                 source=self.source,
                 mark=self.document.locate(("steps", step.index)),
             )
@@ -270,9 +273,10 @@ def read_process(text: str, *, source: str = "<string>") -> Process:
     return Process(source, document, body, steps)
 
 
-def process_text(path: str | Path) -> str:
-    """A PROCESS.md file's text (UTF-8), or a :class:`ProcessError` naming the path as given."""
-    source = str(path)
+def process_text(path: str | Path, *, source: str | None = None) -> str:
+    """A PROCESS.md file's text (UTF-8), or a :class:`ProcessError` naming the path as given
+    (or as ``source``)."""
+    source = str(path) if source is None else source
     try:
         return Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
@@ -549,7 +553,7 @@ def _step_problems(
     limits: Limits,
 ) -> Iterator[ProcessProblem]:
     at: Location = ("steps", step.index)
-    name = f'step "{step.id}"' if step.id is not None else f"step {step.index}"
+    name = f"step {show(step.id)}" if step.id is not None else f"step {step.index}"
     # A non-boolean advisory is the shape's problem; only a real true or false is misplaced.
     if isinstance(step.data.get("advisory"), bool) and not step.has_check:
         yield _problem(
@@ -652,7 +656,7 @@ def material_for(
     if step.instructions is None:
         what = step.kind or "agent or task"
         raise ProcessError(
-            f'step "{step_id}" has no instructions (its "{what}" is not text)',
+            f'step {show(step_id)} has no instructions (its "{what}" is not text)',
             source=process.source,
             mark=process.document.locate(("steps", step.index, step.kind or "id")),
         )

@@ -24,11 +24,11 @@ from jsonschema.exceptions import ValidationError
 from ._check import Check, Kind, Question
 from ._convert import (
     NotJson,
-    bare,
     converter,
     is_blank,
     is_integral,
     is_probability,
+    names_text,
     one_line,
     plain,
     show,
@@ -369,17 +369,6 @@ def _choice(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
                 )
         if key == "pass":
             seen_in_pass = set(seen)
-
-
-#: How many names a message lists before it says how many more there are.
-LISTED = 10
-
-
-def names_text(names: list[str]) -> str:
-    """``names`` for a message, each shown bounded: at most :data:`LISTED` of them."""
-    shown = ", ".join(bare(name) for name in names[:LISTED])
-    more = len(names) - LISTED
-    return f"{shown} and {more} more" if more > 0 else shown
 
 
 class _Hints:

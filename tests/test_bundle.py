@@ -776,6 +776,7 @@ def test_material_that_is_not_json_is_named_in_the_same_words_on_every_python(
 def test_a_submission_that_is_not_json_is_refused_where_it_is_made() -> None:
     # NaN and the infinities have no JSON form: the submission is refused as it is built, and
     # the error says where (the host tells the agent), never later in a stage after it.
-    with pytest.raises(MaterialError, match="at /score: inf is not a JSON number") as caught:
+    message = "output cannot be shown as JSON: at /score: inf is not a JSON number"
+    with pytest.raises(MaterialError, match=message) as caught:
         Submission({"score": math.inf})
     assert caught.value.path == ("output", "score")

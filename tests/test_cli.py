@@ -819,16 +819,16 @@ ASK3 = "How well are lines above the per-diem limit handled?"
             "submission",
             "sub.yaml",
             "output: {score: .nan}\n",
-            ": the submission cannot be shown as JSON: it holds NaN or an infinity, which JSON "
-            "cannot write",
+            ":1:17: a submission's output cannot be shown as JSON: at /score: nan is not a JSON"
+            " number",
             id="submission-nan",
         ),
         pytest.param(
             "run_data",
             "run.json",
             '{"inputs": {"score": 1e999}, "steps": {}}',
-            ": run data inputs.score cannot be shown as JSON: it holds NaN or an infinity, which"
-            " JSON cannot write",
+            ":1:22: run data inputs.score cannot be shown as JSON: it holds NaN or an infinity,"
+            " which JSON cannot write",
             id="run-data-infinity",
         ),
         pytest.param(

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from . import _calibrate, _conformance, _process
-from ._common import EXIT_USAGE, UsageError
+from ._common import EXIT_USAGE, UsageError, error_lines, internal_error, prepare_streams
 
 __all__ = ["main"]
 
@@ -23,7 +23,9 @@ COMMAND_MODULES = (_process, _calibrate, _conformance)
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         # argparse prints the whole usage; one line and the documented code are enough.
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+        self.exit(
+            EXIT_USAGE, f"{self.prog}: error: {' '.join(error_lines(message))} (see --help)\n"
+        )
 
 
 def parser() -> argparse.ArgumentParser:
@@ -43,11 +45,12 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command and return its exit code."""
+    prepare_streams()
     args = parser().parse_args(argv)
     try:
         code: int = args.handler(args)
     except UsageError as error:
-        for line in str(error).splitlines():
+        for line in error_lines(str(error)):
             print(f"checkprofile: {line}", file=sys.stderr)
         return error.code
     except KeyboardInterrupt:
@@ -57,4 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (``| head``); nothing more to say to it.
         sys.stderr.close()
         return 0
+    except MemoryError:
+        print("checkprofile: out of memory: the input is too large", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as error:  # a defect: one line and exit 70, never a traceback
+        return internal_error(error)
     return code

@@ -17,12 +17,10 @@ from .._bundle import (
     Material,
     Submission,
     build_bundle,
-    canonical_json,
-    json_problem,
     shown_submission,
 )
 from .._check import Check
-from .._convert import show
+from .._convert import escaped_text, names_text, show
 from .._limits import Limits
 from .._lines import answer_text
 from .._process import Process, ProcessError, ProcessProblem, ProcessStep
@@ -36,9 +34,12 @@ from ._common import (
     EXIT_USAGE,
     VERDICT_EXIT,
     Commands,
+    DataFile,
     Style,
     UsageError,
     common_options,
+    error_lines,
+    path_text,
     print_json,
     read_data,
 )
@@ -194,8 +195,9 @@ def _limits(path: Path | None) -> Limits:
 def _process(path: Path) -> Process:
     """The process, or its problems: a file a server would refuse for its shape is exit 1,
     one line per problem; a file that cannot be read as a process is exit 2."""
+    source = path_text(path)
     try:
-        return process_.load_process(path)
+        return process_.read_process(process_.process_text(path, source=source), source=source)
     except ProcessError as error:
         raise UsageError(str(error), code=EXIT_FAIL if error.problems else EXIT_USAGE) from None
 
@@ -235,13 +237,10 @@ def _submission(path: Path, step: ProcessStep) -> Submission:
     )
     if problems:
         raise UsageError(data.problems(problems))
-    submission = Submission.from_json(data.data)
     try:
-        canonical_json(submission.to_json())  # NaN, infinities: not JSON the model can be shown
-    except ValueError as error:
-        problem = json_problem(error)
-        raise UsageError(f"{path}: the submission cannot be shown as JSON: {problem}") from None
-    return submission
+        return Submission.from_json(data.data)
+    except MaterialError as error:  # inside the output: NaN, an infinity (no JSON form)
+        raise UsageError(f"{data.where(error.path)}: {error}") from None
 
 
 def _route_problems(data: object, step: ProcessStep) -> list[Problem]:
@@ -255,7 +254,7 @@ def _route_problems(data: object, step: ProcessStep) -> list[Problem]:
         return [
             Problem(
                 ("next",),
-                f'next {show(chosen)}: step "{step.id}" has no list of routes to choose from',
+                f"next {show(chosen)}: step {show(step.id)} has no list of routes to choose from",
             )
         ]
     targets = [
@@ -267,27 +266,26 @@ def _route_problems(data: object, step: ProcessStep) -> list[Problem]:
     if chosen in names:
         return []
     match = difflib.get_close_matches(chosen, names, n=1, cutoff=0.6)
-    hint = f'; did you mean "{match[0]}"?' if match else ""
+    hint = f"; did you mean {show(match[0])}?" if match else ""
     return [
         Problem(
             ("next",),
-            f'next {show(chosen)} is not a route of step "{step.id}"{hint}'
-            f" (routes: {', '.join(names) or 'none'})",
+            f"next {show(chosen)} is not a route of step {show(step.id)}{hint}"
+            f" (routes: {names_text(names) or 'none'})",
         )
     ]
 
 
-def _run_data(path: Path | None) -> dict[str, Any]:
+def _run_data(path: Path | None) -> DataFile | None:
     """The run data file, checked against core-2's shape: every problem at once, each at its
-    line and column (exit 2). Without a file, empty run data."""
+    line and column (exit 2). Without a file, ``None`` (empty run data)."""
     if path is None:
-        return {"inputs": {}, "steps": {}}
+        return None
     data = read_data(path, "run data")
     problems = run_data_problems(data.data)
     if problems:
         raise UsageError(data.problems(problems))
-    result: dict[str, Any] = data.data
-    return result
+    return data
 
 
 @attrs.frozen
@@ -305,7 +303,8 @@ def _inputs(args: argparse.Namespace) -> _Inputs:
     process = _process(args.file)
     check, advisory = _check(process, args.step, limits)
     submission = _submission(args.submission, process.step(args.step))
-    run_data = _run_data(args.run_data)
+    run_file = _run_data(args.run_data)
+    run_data = run_file.data if run_file is not None else {"inputs": {}, "steps": {}}
     try:
         material = process_.material_for(
             process, args.step, submission=submission, run_data=run_data
@@ -315,8 +314,9 @@ def _inputs(args: argparse.Namespace) -> _Inputs:
     material = attrs.evolve(material, show_route=args.show_route)
     try:
         bundle = build_bundle(check, material, state_bytes=limits.check_state_bytes)
-    except MaterialError as error:
-        raise UsageError(f"{args.run_data}: {error}") from None
+    except MaterialError as error:  # run data the evaluator cannot be shown (NaN), at its place
+        where = run_file.where(error.path) if run_file is not None else "run data"
+        raise UsageError(f"{where}: {error}") from None
     return _Inputs(check, advisory, material, bundle, limits)
 
 
@@ -353,10 +353,11 @@ def _lint(args: argparse.Namespace) -> int:
     unreadable = problems = 0
     for number, path in enumerate(files, start=1):
         progress.show(number, path)
+        source = path_text(path)
         try:
             found = process_.lint_process(
-                process_.process_text(path),
-                source=str(path),
+                process_.process_text(path, source=source),
+                source=source,
                 profiles=profiles,
                 evaluator_configured=not args.no_evaluator,
                 limits=limits,
@@ -366,7 +367,8 @@ def _lint(args: argparse.Namespace) -> int:
             reports.append({"file": str(path), "error": str(error), "problems": []})
             if not args.json:
                 progress.clear()
-                print(style(str(error), "error"))
+                for line in error_lines(str(error)):
+                    print(style(line, "error"))
             continue
         problems += len(found)
         reports.append(
@@ -375,7 +377,7 @@ def _lint(args: argparse.Namespace) -> int:
         if not args.json and found:
             progress.clear()
             for problem in found:
-                print(_styled(problem, str(path), style))
+                print(_styled(problem, source, style))
     progress.clear()
     if args.json:
         print_json({"files": reports, "problems": problems, "unreadable": unreadable})
@@ -545,10 +547,12 @@ def _run(args: argparse.Namespace) -> int:
         print("run data was cut to fit checkStateBytes")
     for result, question in zip(verdict.questions, inputs.check, strict=True):
         mark = style(result.result.ljust(6), result.result)
-        print(f"  {mark} {result.ask} → {answer_text(result, question)}")
+        print(
+            f"  {mark} {escaped_text(result.ask)} → {escaped_text(answer_text(result, question))}"
+        )
     for ask, failure in outcome.failures:
-        detail = f": {failure.detail}" if failure.detail else ""
-        print(f"  not answered: {ask}: {failure.reason}{detail}")
+        detail = f": {escaped_text(failure.detail)}" if failure.detail else ""
+        print(f"  not answered: {escaped_text(ask)}: {failure.reason}{detail}")
     for line in outcome.issues:
-        print(f"issue: {line}")
+        print(f"issue: {escaped_text(line)}")
     return VERDICT_EXIT[verdict.verdict]
