@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache, lru_cache
@@ -53,6 +52,8 @@ from .. import (
     run_check_sync,
     validate_check,
 )
+from .._convert import NotJson, error_text, plain, show
+from .._schemas import safe_validator, schema_message
 from ..errors import CheckprofileError
 from ..testing import ScriptedEvaluator, Step
 
@@ -140,7 +141,8 @@ def case_schema() -> dict[str, Any]:
 
 @cache
 def _validator() -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(_schema())
+    validator: jsonschema.Draft202012Validator = safe_validator(_schema())
+    return validator
 
 
 def _yaml() -> YAML:
@@ -163,31 +165,7 @@ def _pointer(path: Sequence[str | int]) -> str:
     return "".join("/" + pointer_token(token) for token in path) or "/"
 
 
-def _not_json(value: object, path: tuple[str | int, ...]) -> tuple[str | int, ...] | None:
-    """The path of the first value in ``value`` that is not JSON data, or ``None``.
-
-    YAML has more types than JSON (timestamps, non-string keys, NaN); a case must be plain
-    JSON so that every language reads it the same way.
-    """
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return (*path, str(key))
-            found = _not_json(item, (*path, key))
-            if found is not None:
-                return found
-        return None
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            found = _not_json(item, (*path, index))
-            if found is not None:
-                return found
-        return None
-    if isinstance(value, float) and not math.isfinite(value):
-        return path
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return None
-    return path
+_JSON_HINT: Final = " (quote timestamps; keys are strings; numbers are finite)"
 
 
 def _read_file(file: Traversable, shown: str) -> list[Any]:
@@ -208,14 +186,18 @@ def _read_file(file: Traversable, shown: str) -> list[Any]:
         raise CorpusError(f"{shown}: invalid YAML: {' '.join(str(error).split())}") from None
     except RecursionError:
         raise CorpusError(f"{shown}: nested too deeply to read") from None
-    if not isinstance(data, list):
-        raise CorpusError(f"{shown}: /: expected a sequence of cases, got {_show(data)}")
-    bad = _not_json(data, ())
-    if bad is not None:
+    # YAML has more than JSON (timestamps, keys that are not strings, NaN) and aliases, which
+    # can make a small file stand for an enormous one: a case must be plain JSON data, of a
+    # bounded size once its aliases are counted, so that every language reads it the same way.
+    try:
+        data = plain(data)
+    except NotJson as error:
+        hint = "" if "(aliases)" in error.reason or "deep" in error.reason else _JSON_HINT
         raise CorpusError(
-            f"{shown}: {_pointer(bad)}: not JSON data (quote timestamps; keys are strings;"
-            " numbers are finite)"
-        )
+            f"{shown}: {error.pointer}: not JSON data: {error.reason}{hint}"
+        ) from None
+    if not isinstance(data, list):
+        raise CorpusError(f"{shown}: /: expected a sequence of cases, got {show(data)}")
     return data
 
 
@@ -231,7 +213,7 @@ def _schema_problem(case: object) -> tuple[str, str] | None:
     # `best_match` prefers the error that says most about what is wrong.
     best = jsonschema.exceptions.best_match(causes or errors)
     assert best is not None  # errors is not empty
-    return _pointer(list(best.absolute_path)), " ".join(best.message.split())
+    return _pointer(list(best.absolute_path)), schema_message(best)
 
 
 def load_cases(directory: Traversable | None = None) -> tuple[Case, ...]:
@@ -245,25 +227,31 @@ def load_cases(directory: Traversable | None = None) -> tuple[Case, ...]:
     or a corpus with no case at all.
     """
     root = default_directory() if directory is None else directory
-    if not root.is_dir():
-        raise CorpusError(f"{root}: not a directory")
-    unknown = sorted(
-        entry.name for entry in root.iterdir() if entry.is_dir() and entry.name not in STAGES
-    )
+    try:
+        if not root.is_dir():
+            raise CorpusError(f"{root}: not a directory")
+        unknown = sorted(
+            entry.name for entry in root.iterdir() if entry.is_dir() and entry.name not in STAGES
+        )
+    except OSError as error:
+        raise CorpusError(f"{root}: cannot read: {error.strerror or error}") from None
     if unknown:
         raise CorpusError(
-            f"{root}: unknown stage directory {unknown[0]!r} (stages: {', '.join(STAGES)})"
+            f"{root}: unknown stage directory {show(unknown[0])} (stages: {', '.join(STAGES)})"
         )
     cases: list[Case] = []
     seen: dict[str, str] = {}
     for stage in STAGES:
         folder = root / stage
-        if not folder.is_dir():
-            continue
-        files = sorted(
-            (entry for entry in folder.iterdir() if entry.name.endswith(".yaml")),
-            key=lambda entry: entry.name,
-        )
+        try:
+            if not folder.is_dir():
+                continue
+            files = sorted(
+                (entry for entry in folder.iterdir() if entry.name.endswith(".yaml")),
+                key=lambda entry: entry.name,
+            )
+        except OSError as error:
+            raise CorpusError(f"{folder}: cannot read: {error.strerror or error}") from None
         for file in files:
             shown = f"{root}/{stage}/{file.name}"
             for index, raw in enumerate(_read_file(file, shown)):
@@ -274,11 +262,11 @@ def load_cases(directory: Traversable | None = None) -> tuple[Case, ...]:
                     raise CorpusError(f"{shown}: {where}: {message}")
                 if raw["stage"] != stage:
                     raise CorpusError(
-                        f"{shown}: /{index}/stage: {raw['stage']!r} filed under {stage}/"
+                        f"{shown}: /{index}/stage: {show(raw['stage'])} filed under {stage}/"
                     )
                 if raw["id"] in seen:
                     raise CorpusError(
-                        f"{shown}: /{index}/id: {raw['id']!r} is also the id of a case in"
+                        f"{shown}: /{index}/id: {show(raw['id'])} is also the id of a case in"
                         f" {seen[raw['id']]}"
                     )
                 seen[raw["id"]] = shown
@@ -308,10 +296,18 @@ class _Mismatch(Exception):
 
 
 def _show(value: object, limit: int = 80) -> str:
+    """``value`` as JSON text, cut to ``limit`` characters. Written lazily and only as far as
+    the limit: a value of any size (a case's run data, a library's answer) costs the same."""
+    encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=True)
+    text = ""
     try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=True)
-    except (TypeError, ValueError):
-        text = repr(value)
+        for chunk in encoder.iterencode(value):
+            text += chunk
+            if len(text) > limit:
+                break
+    except (TypeError, ValueError, RecursionError):
+        return show(value, limit)
+    text = "".join(char if char.isprintable() else show(char)[1:-1] for char in text[: limit + 1])
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -552,10 +548,7 @@ def run_case(case: Case) -> CaseResult:
     except _Mismatch as mismatch:
         diff = f"{mismatch.where}: expected {_show(mismatch.expected)}, got {_show(mismatch.got)}"
     except Exception as error:  # the library refused what the case expects it to take
-        detail = " ".join(str(error).split())
-        diff = f"raised {type(error).__name__}: {detail}"
-        if len(diff) > 160:
-            diff = diff[:159] + "…"
+        diff = f"raised {error_text(error, 153)}"
     else:
         diff = ""
     return CaseResult(
