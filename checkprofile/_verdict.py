@@ -280,6 +280,8 @@ class Verdict:
         does not have the check-verdict shape, when its verdict is not the worst of its
         results, or when ``check`` is given and the record is not what grading its answers
         under ``check`` gives (same questions in order, answers that fit, the same results)."""
+        if check is not None and type(check) is not Check:
+            raise TypeError(f"check must be a Check (see parse_check), got {show(check)}")
         try:
             data = plain(data)
         except NotJson as error:

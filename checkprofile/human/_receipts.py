@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, get_args
 
@@ -31,7 +32,19 @@ import attrs
 
 from .._bundle import Bundle, Submission, canonical_json
 from .._check import Check, ChoiceQuestion, Question, RubricQuestion, YesNoQuestion
-from .._convert import converter, one_line, register_renamed, show
+from .._convert import (
+    WHITESPACE_CLASS,
+    NotJson,
+    converter,
+    error_text,
+    escaped_text,
+    is_blank,
+    one_line,
+    plain,
+    plain_text,
+    register_renamed,
+    show,
+)
 from .._lines import answer_text, issue_lines, js_number
 from .._run import Action, Outcome
 from .._validate import parse_check
@@ -341,13 +354,19 @@ class Receipt:
         """Read a receipt back; equal to the receipt that wrote it. Raises
         :class:`ReceiptError` when it is not a receipt, or its parts disagree."""
         try:
+            data = plain(data)
+        except NotJson as error:
+            raise ReceiptError(f"not a receipt: {error}") from None
+        try:
             receipt = _receipt_from_json(data)
         except ReceiptError:
             raise
         except (CheckError, VerdictError, MaterialError) as error:
-            raise ReceiptError(f"not a receipt: {' '.join(str(error).split())}") from None
-        except (KeyError, TypeError, ValueError) as error:
-            raise ReceiptError(f"not a receipt: {error}") from None
+            raise ReceiptError(f"not a receipt: {one_line(str(error))[:500]}") from None
+        except KeyError as error:
+            raise ReceiptError(f"not a receipt: missing {show(error.args[0])}") from None
+        except (TypeError, ValueError) as error:
+            raise ReceiptError(f"not a receipt: {error_text(error)}") from None
         if receipt.to_json() != data:
             raise ReceiptError(
                 "not a receipt: its derived parts (questions, drivers, issues) do not agree"
@@ -476,9 +495,13 @@ def receipt_for(outcome: Outcome, *, run_id: str, step_id: str) -> Receipt:
             "the outcome has no bundle, so what the evaluator was shown is unknown: make it with"
             " run_check, or give outcome_for(..., bundle=)"
         )
+    names = {}
     for what, value in (("run_id", run_id), ("step_id", step_id)):
-        if not isinstance(value, str) or not value.strip():
+        text = plain_text(value)
+        if type(text) is not str or is_blank(text):
             raise ValueError(f"{what} must be a non-blank string, got {show(value)}")
+        names[what] = text
+    run_id, step_id = names["run_id"], names["step_id"]
     pieces = shown_pieces(bundle)
     whole = bundle_bytes(bundle)
     return Receipt(
@@ -525,6 +548,7 @@ _LABELS = {
 }
 
 _MAX_OUTPUT_LINES = 40
+_RUNS = re.compile(f"[{WHITESPACE_CLASS}]+")
 
 
 def _count(n: int, noun: str) -> str:
@@ -537,7 +561,9 @@ def _wrap(text: str, indent: str, width: int, rest: str | None = None) -> list[s
     rest = indent if rest is None else rest
     lines: list[str] = []
     line, prefix = "", indent
-    for word in text.split():
+    # Words are split at whitespace (the package's one definition), and a character that
+    # does not print as itself is escaped: a receipt's text is the agent's and the model's.
+    for word in (escaped_text(word) for word in _RUNS.split(text) if word):
         if line and len(prefix) + len(line) + 1 + len(word) > width:
             lines.append(prefix + line)
             line, prefix = word, rest
@@ -560,7 +586,8 @@ def _render(receipt: Receipt, width: int) -> str:
     out.extend(_wrap(what_now, "  ", width))
 
     ranked = receipt.drivers
-    rest = [i for i in range(len(receipt.check)) if i not in ranked]
+    driving = set(ranked)
+    rest = [i for i in range(len(receipt.check)) if i not in driving]
     not_passing = [i for i in rest if verdict.questions[i].result != "pass"]
     passing = [i for i in rest if verdict.questions[i].result == "pass"]
     sections = [
@@ -633,13 +660,28 @@ def _render(receipt: Receipt, width: int) -> str:
     if candidate.reason is not None:
         out.extend(_wrap(f"reason: {one_line(candidate.reason)}", "  ", width))
     out.append("  output:")
-    lines = json.dumps(candidate.output, indent=2, ensure_ascii=False, sort_keys=True).split("\n")
-    for line in lines[:_MAX_OUTPUT_LINES]:
-        out.append("    " + line)
-    if len(lines) > _MAX_OUTPUT_LINES:
-        more = len(lines) - _MAX_OUTPUT_LINES
+    lines, more = _head_lines(candidate.output, _MAX_OUTPUT_LINES)
+    out.extend("    " + escaped_text(line) for line in lines)
+    if more:
         out.append(f"    … {_count(more, 'more line')}: see the receipt's JSON")
     return "\n".join(out) + "\n"
+
+
+def _head_lines(value: Any, count: int) -> tuple[list[str], int]:
+    """The first ``count`` lines of ``value`` as indented JSON, and how many more there are:
+    only those lines are kept, the rest is counted as it is written."""
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, sort_keys=True)
+    chunks: list[str] = []
+    breaks = 0
+    chunks_iter = encoder.iterencode(value)
+    for chunk in chunks_iter:
+        chunks.append(chunk)
+        breaks += chunk.count("\n")
+        if breaks >= count:
+            break
+    lines = "".join(chunks).split("\n")
+    more = len(lines) - count + sum(chunk.count("\n") for chunk in chunks_iter)
+    return lines[:count], max(more, 0)
 
 
 def _question_lines(receipt: Receipt, index: int, label: str, width: int) -> list[str]:
