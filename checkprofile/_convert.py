@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeGuard
 
 import attrs
@@ -342,12 +342,13 @@ def plain(value: object, *, finite: bool = True) -> Any:
 
     * a subclass of ``str``, ``int``, ``float``, ``dict`` or ``list`` becomes its plain value,
       read by the base type (its own ``__eq__``, ``__hash__``, ``__repr__`` or ``__float__``
-      are never called); a ``tuple`` is a list (as ``json`` writes it); ruamel.yaml's
+      are never called); ruamel.yaml's
       ``ScalarBoolean`` (an int subclass standing for ``true``/``false``) is a bool;
-    * any other type is refused (a ``Decimal``, a set, a ``datetime``, a ``Mapping`` that is
-      not a dict), and so is a map key that is not text, two keys that are the same text, a
-      value nested more than :data:`MAX_DEPTH` deep, a value that contains itself, and shared
-      parts repeated to more than :data:`MAX_EXPANSION` values and characters in all;
+    * any other type is refused (a ``tuple``, a ``Decimal``, a set, a ``datetime``, a
+      ``Mapping`` that is not a dict), and so is a map key that is not text, two keys that
+      are the same text, a value nested more than :data:`MAX_DEPTH` deep, a value that
+      contains itself, and shared parts repeated to more than :data:`MAX_EXPANSION` values
+      and characters in all;
     * with ``finite`` (the default), NaN and the infinities, which JSON cannot hold.
 
     Plain data comes back as the same object (nothing is copied unless something changed), so
@@ -404,7 +405,7 @@ class _Plain:
             if len(value) >= _LONG_TEXT:  # type: ignore[arg-type]
                 self.repeat_text(value)  # type: ignore[arg-type]
             return value
-        if kind is dict or kind is list or kind is tuple:
+        if kind is dict or kind is list:
             return self.container(value, kind, depth)
         if kind is int or kind is bool or value is None:
             self.weight += 1
@@ -414,7 +415,7 @@ class _Plain:
             if self.finite and not math.isfinite(value):  # type: ignore[arg-type]
                 raise NotJson(f"{float.__repr__(value)} is not a JSON number")  # type: ignore[arg-type]
             return value
-        if issubclass(kind, (dict, list, tuple)):
+        if issubclass(kind, (dict, list)):
             return self.container(value, kind, depth)
         self.weight += 1
         return self.scalar(value, kind)
@@ -499,12 +500,8 @@ class _Plain:
             return str.__str__(key)  # type: ignore[arg-type]
         raise NotJson(f"the key {show(key)} is not text (JSON keys are strings)", (show(key),))
 
-    @staticmethod
-    def items(value: Any) -> Iterator[Any]:
-        return list.__iter__(value) if issubclass(type(value), list) else tuple.__iter__(value)
-
     def sequence(self, value: Any, exact: bool, depth: int) -> list[Any]:
-        items = self.items(value)
+        items = list.__iter__(value)
         copy: list[Any] | None = None if exact else []
         for index, item in enumerate(items):
             try:
@@ -515,6 +512,6 @@ class _Plain:
             if copy is None:
                 if new is item:
                     continue
-                copy = list(itertools.islice(self.items(value), index))
+                copy = list(itertools.islice(list.__iter__(value), index))
             copy.append(new)
         return value if copy is None else copy

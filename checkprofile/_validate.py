@@ -132,14 +132,14 @@ def _validated(raw: object, limits: Limits) -> tuple[list[Any], tuple[Problem, .
         if not is_blank(text):
             return [{"ask": text}], ()
         return [], (Problem((), f"expected a non-blank question, got {show(raw)}"),)
-    if not issubclass(kind, (list, tuple)):
+    if not issubclass(kind, list):
         return [], (
             Problem(
                 (),
                 f"expected a question (a string) or a non-empty list of questions, got {show(raw)}",
             ),
         )
-    items = list(list.__iter__(raw) if issubclass(kind, list) else tuple.__iter__(raw))  # type: ignore[arg-type]
+    items = list(list.__iter__(raw))  # type: ignore[arg-type]
     if not items:
         return [], (Problem((), "expected at least one question, got an empty list"),)
     problems: list[Problem] = []
