@@ -22,7 +22,15 @@ import attrs
 from cattrs.gen import override
 
 from ._check import Check
-from ._convert import NotJson, converter, plain, plain_text, register_renamed, show
+from ._convert import (
+    NotJson,
+    converter,
+    escape_surrogates,
+    plain,
+    plain_text,
+    register_renamed,
+    show,
+)
 from ._shapes import described, submission_problems
 from .errors import LimitsError, MaterialError, pointer_token
 
@@ -59,15 +67,7 @@ def canonical_json(value: Any) -> str:
     text = _UTF8.encode(value)
     # Only a \ud8xx-\udfxx escape (a pair for a character beyond U+FFFF, or a lone half) can
     # have left a surrogate in the UTF-8 form; pairs came through as one character.
-    return _SURROGATE.sub(_escaped, text) if "\\ud" in ascii_text else text
-
-
-# A UTF-16 surrogate code point: never valid in UTF-8 text on its own.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _escaped(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
+    return escape_surrogates(text) if "\\ud" in ascii_text else text
 
 
 def json_problem(error: Exception) -> str:

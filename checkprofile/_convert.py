@@ -149,6 +149,19 @@ def _escaped(char: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+# A UTF-16 surrogate code point: never valid in UTF-8 text on its own (JSON parsers let a lone
+# half of a pair through).
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as its JSON escape (``\\ud800``, as
+    JavaScript's ``JSON.stringify`` writes it): text that UTF-8 can always write."""
+    if text.isascii():
+        return text
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 def escaped_text(text: str, *, keep: str = "") -> str:
     """``text`` with every character that does not print as itself escaped (as :func:`show`
     writes it, but not quoted, and of any length): for names and lines that must stay one line.

@@ -44,7 +44,7 @@ from .. import (
     ask_evaluator,
     canonical_json,
 )
-from .._convert import is_finite, show
+from .._convert import is_blank, is_finite, show
 
 __all__ = ["CacheStore", "CachingEvaluator", "DirectoryStore", "MemoryStore", "cache_key"]
 
@@ -55,6 +55,7 @@ logger = logging.getLogger(__name__)
 CACHE_FORMAT: Final = "checkprofile-cache-1"
 
 _KEY: Final = re.compile(r"[0-9a-f]{64}\Z")
+_POSITION: Final = re.compile(r"(?:0|[1-9][0-9]{0,8})\Z")
 
 
 @runtime_checkable
@@ -226,7 +227,7 @@ class CachingEvaluator:
         if not isinstance(reply, Reply) or len(reply.answers) != len(check):
             return  # the core rejects the reply as a whole: nothing in it is an answer
         model = reply.model
-        if not isinstance(model, str) or not model.strip():
+        if type(model) is not str or is_blank(model):
             return
         stored = {
             str(index): _to_json(entry)
@@ -286,14 +287,19 @@ def _from_json(text: str, key: str, check: Check) -> dict[int, tuple[str, Answer
     if data.get("key") != key:
         raise ValueError(f"the entry is for key {show(data.get('key'))}")  # a misplaced file
     model = data.get("model")
-    if not isinstance(model, str) or not model.strip():
+    if type(model) is not str or is_blank(model):
         raise ValueError(f"the entry names no model: {show(model)}")
     answers = data.get("answers")
     if not isinstance(answers, Mapping) or not answers:
         raise ValueError(f"the entry holds no answers: {show(answers)}")
     result: dict[int, tuple[str, Answer]] = {}
     for position, stored in answers.items():
-        if not isinstance(position, str) or not position.isdigit() or int(position) >= len(check):
+        # ASCII digits only: str.isdigit() takes any script's digits ("١" would be question 1).
+        if (
+            not isinstance(position, str)
+            or not _POSITION.match(position)
+            or int(position) >= len(check)
+        ):
             raise ValueError(f"the entry answers question {show(position)} of {len(check)}")
         question = check[int(position)]
         answer = _answer_from_json(question, stored)

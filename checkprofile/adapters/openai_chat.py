@@ -42,13 +42,14 @@ from .. import (
     RubricQuestion,
     canonical_json,
 )
-from .._convert import show
+from .._convert import escaped_text, is_blank, one_line, show
 from ._common import (
     DEFAULT_TIMEOUT,
     LoopClients,
     checked_model,
     checked_timeout,
     material_state,
+    sendable,
 )
 from ._errors import failure_from_exception
 from ._read import (
@@ -146,6 +147,10 @@ def question_message(question: Question) -> str:
     """The last message of the request for ``question``: the ask, the answers or levels with
     their labels, and the labels to reply with. Raises ``ValueError`` for a choice with more
     answers than there are labels (26)."""
+    return sendable(_question_text(question))  # type: ignore[no-any-return]
+
+
+def _question_text(question: Question) -> str:
     labels = labels_for(question)
     if isinstance(question, ChoiceQuestion) and len(labels) < len(question.one_of):
         raise ValueError(
@@ -320,7 +325,7 @@ def read_response(
     if not isinstance(data, Mapping):
         return None, Failure("malformed", f"the response is not a JSON object: {show(data)}")
     model = data.get("model")
-    if not isinstance(model, str) or not model.strip():
+    if not isinstance(model, str) or is_blank(model):
         return None, Failure("malformed", f"the response names no model: {show(model)}")
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
@@ -328,7 +333,7 @@ def read_response(
     choice = choices[0]
     message = choice.get("message")
     refusal = message.get("refusal") if isinstance(message, Mapping) else None
-    if isinstance(refusal, str) and refusal.strip():
+    if isinstance(refusal, str) and not is_blank(refusal):
         return model, Failure("refusal", f"the model refused: {_short(refusal)}")
     if choice.get("finish_reason") == "content_filter":
         return model, Failure("refusal", "the provider's content filter stopped the answer")
@@ -438,5 +443,5 @@ def _is_number(value: object) -> TypeGuard[float]:
 
 
 def _short(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
+    text = escaped_text(one_line(text[: limit * 4]))
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -6,7 +6,6 @@ import argparse
 import contextlib
 import json
 import os
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import IO, Any, Final, Literal, TypeAlias
 
 import attrs
 
-from .._convert import error_text, escaped_text
+from .._convert import error_text, escape_surrogates, escaped_text
 from .._yaml import Document, Mark, YamlError, load_yaml
 from ..errors import Problem
 from ._jsontext import JsonFaultError, Place, line_column, load_json, locate
@@ -87,10 +86,7 @@ def print_json(data: Any, *, stream: IO[str] | None = None) -> None:
     cannot write) is written as its JSON escape, so the document reads back as the same data."""
     out = sys.stdout if stream is None else stream
     text = json.dumps(data, ensure_ascii=False, indent=2)
-    out.write(_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text) + "\n")
-
-
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+    out.write(escape_surrogates(text) + "\n")
 
 
 def prepare_streams() -> None:
