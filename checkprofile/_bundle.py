@@ -31,7 +31,7 @@ from ._convert import (
     register_renamed,
     show,
 )
-from ._shapes import described, submission_problems
+from ._shapes import described, shallow_members, submission_problems
 from .errors import LimitsError, MaterialError, pointer_token
 
 __all__ = [
@@ -56,8 +56,18 @@ def canonical_json(value: Any) -> str:
     Equal to ``json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))``,
     except that a lone surrogate (half of a UTF-16 pair, which JSON parsers let through) stays
     escaped as ``\\udXXX``, as JavaScript's ``JSON.stringify`` writes it: the text is always
-    valid UTF-8.
+    valid UTF-8. Raises :class:`ValueError` for a value that is not JSON data (see
+    :func:`~checkprofile._convert.plain`; NaN and the infinities included).
     """
+    try:
+        value = plain(value, finite=False)
+    except NotJson as error:
+        raise ValueError(f"not JSON data: {error}") from None
+    return _canonical(value)
+
+
+def _canonical(value: Any) -> str:
+    """:func:`canonical_json` of a value already plain (the bundle's pieces are)."""
     # The ASCII encoder is the C fast path (ensure_ascii=False costs about 1.6 times as much).
     # Its output differs from the UTF-8 form only where it wrote a \u escape, so only then is
     # the value encoded again. (A one-character search is a memchr; most text has no "\\".)
@@ -255,16 +265,16 @@ class Submission:
             raise MaterialError(
                 described("the submission", problems), path=problems[0].path, problems=problems
             )
-        # Plain but for what is inside the output (not looked into by the shape): NaN or an
-        # infinity there is refused by the output's own check, at its place.
-        data = plain(data, finite=False)
-        assert type(data) is dict  # the shape says so
+        # The members as given: what is inside the output (which the shape does not look
+        # into) is made plain by the output's own check, and refused there, at its place.
+        members = shallow_members(data)
+        assert members is not None  # the shape says so
         return cls(
-            data["output"],
-            data.get("summary"),
-            data.get("evidence", ()),
-            next=data.get("next"),
-            reason=data.get("reason"),
+            members["output"],
+            members.get("summary"),
+            members.get("evidence", ()),
+            next=members.get("next"),
+            reason=members.get("reason"),
         )
 
 
@@ -442,14 +452,12 @@ def _encode(members: Mapping[str, Any], *, steps: bool = False) -> str:
     ``steps``, the members are step records under their ids: an id is not a field name, so a
     step whose id is ``evidence`` is a step, not an evidence entry.
     """
-    text = canonical_json(members)
+    text = _canonical(members)
     if '"url"' in text:
         if steps:
-            text = canonical_json(
-                {key: _deep_without_urls(value) for key, value in members.items()}
-            )
+            text = _canonical({key: _deep_without_urls(value) for key, value in members.items()})
         else:
-            text = canonical_json(_deep_without_urls(members))
+            text = _canonical(_deep_without_urls(members))
     return text
 
 

@@ -171,6 +171,14 @@ def escaped_text(text: str, *, keep: str = "") -> str:
     return "".join(char if char in keep or char in '\\"' else _escaped(char) for char in text)
 
 
+def shown_pointer(pointer: str, limit: int = 200) -> str:
+    """A JSON Pointer for a message line: ``/`` for the root, characters that do not print as
+    themselves escaped (a key may hold a newline), cut to ``limit`` characters (a key may be
+    a megabyte long). The exact pointer is the problem's ``pointer``."""
+    text = escaped_text(pointer[: limit * 2]) if pointer else "/"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def error_text(error: BaseException, limit: int = 300) -> str:
     """``error`` for a message or a failure's detail: its type and its own text, on one line
     and at most ``limit`` characters, whatever the exception's ``__str__`` does (raise, or

@@ -74,7 +74,9 @@ class Limits:
     check_state_bytes: int = attrs.field(default=65536, converter=plain_scalar)
 
     def __attrs_post_init__(self) -> None:
-        errors = _limit_errors(attrs.asdict(self), {name: name for name in _JSON_NAMES})
+        errors = _limit_errors(
+            attrs.asdict(self, recurse=False), {name: name for name in _JSON_NAMES}
+        )
         if errors:
             raise LimitsError("; ".join(errors))
 
@@ -88,7 +90,7 @@ class Limits:
             raise LimitsError(f"limits must be JSON data: {error}") from None
         if not isinstance(data, dict):
             raise LimitsError(f"limits must be a JSON object, got {show(data)}")
-        defaults = attrs.asdict(cls())
+        defaults = attrs.asdict(cls(), recurse=False)
         values = {
             attr: data[key] if key in data else defaults[attr] for attr, key in _JSON_NAMES.items()
         }

@@ -25,14 +25,14 @@ import difflib
 import io
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
 from ._bundle import Material, Submission
 from ._check import Check
-from ._convert import is_finite, names_text, one_line, show
+from ._convert import is_finite, names_text, one_line, show, shown_pointer
 from ._limits import Limits
 from ._schemas import safe_validator, schema_file
 from ._validate import parse_check, validate_check
@@ -103,7 +103,7 @@ class ProcessProblem:
 
     def format(self, source: str) -> str:
         """The problem as one line: ``SOURCE:LINE:COL: POINTER: message``."""
-        return f"{source}:{self.line}:{self.column}: {self.pointer or '/'}: {self.message}"
+        return f"{source}:{self.line}:{self.column}: {shown_pointer(self.pointer)}: {self.message}"
 
 
 class ProcessError(CheckprofileError, ValueError):
@@ -263,9 +263,10 @@ def read_process(text: str, *, source: str = "<string>") -> Process:
     (no frontmatter, invalid YAML, a duplicate key); with every problem at once, in file order,
     when core-2 refuses the frontmatter's shape (see :func:`lint_process` for these and the
     profile's rules together). The ``check`` values are not judged here: they can be judged
-    only under a server's limits, by :func:`publication_problems`.
+    only under a server's limits, by :func:`publication_problems`. Raises :class:`TypeError`
+    for a ``text`` that is not a string.
     """
-    document, body = _read(text, source)
+    document, body = _read(_text_arg(text), _text_arg(source))
     problems = _shape_problems(document)
     if problems:
         raise _refused(_in_file_order(problems), source=source)
@@ -275,20 +276,60 @@ def read_process(text: str, *, source: str = "<string>") -> Process:
 
 def process_text(path: str | Path, *, source: str | None = None) -> str:
     """A PROCESS.md file's text (UTF-8), or a :class:`ProcessError` naming the path as given
-    (or as ``source``)."""
+    (or as ``source``). Raises :class:`TypeError` for a path that is not a path."""
+    path = _path(path)
     source = str(path) if source is None else source
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise ProcessError(f"not UTF-8 text (byte {error.start})", source=source) from None
     except OSError as error:
         raise ProcessError(f"cannot read: {error.strerror or error}", source=source) from None
+    except (UnicodeEncodeError, ValueError):  # a lone surrogate or a NUL in the path
+        raise ProcessError("cannot read: no file can have this name", source=source) from None
 
 
 def load_process(path: str | Path) -> Process:
     """Read a PROCESS.md file from disk (UTF-8), as :func:`read_process` does; errors name the
-    path as given."""
+    path as given. Raises :class:`TypeError` for a path that is not a path."""
+    path = _path(path)
     return read_process(process_text(path), source=str(path))
+
+
+def _path(path: object) -> Path:
+    # A str (a subclass read as its text) or an os.PathLike; anything else is the caller's
+    # mistake, named without running its own code.
+    if issubclass(type(path), str):
+        return Path(str.__str__(path))  # type: ignore[arg-type]
+    if type(path) is not str and isinstance(path, PurePath):
+        return Path(path)
+    raise TypeError(f"a path is a string or a pathlib path, got {show(path)}")
+
+
+def _profiles(profiles: object) -> tuple[str, ...]:
+    """The profiles a server offers, in order, each once: a list, tuple or set of strings
+    (never a lone string, whose letters would be taken as profile names). Raises
+    :class:`TypeError`."""
+    kind = type(profiles)
+    if issubclass(kind, (list, tuple, set, frozenset)):
+        iterate = {list: list.__iter__, tuple: tuple.__iter__, set: set.__iter__}
+        base = next(b for b in (list, tuple, set, frozenset) if issubclass(kind, b))
+        names = list(iterate.get(base, frozenset.__iter__)(profiles))  # type: ignore[operator]
+        if all(issubclass(type(name), str) for name in names):
+            return tuple(dict.fromkeys(str.__str__(name) for name in names))
+    raise TypeError(f"profiles must be a list of profile names (strings), got {show(profiles)}")
+
+
+def _limits_arg(limits: object) -> Limits:
+    if type(limits) is not Limits:
+        raise TypeError(f"limits must be a Limits (see Limits.from_json), got {show(limits)}")
+    return limits  # type: ignore[return-value]
+
+
+def _flag(name: str, value: object) -> bool:
+    if type(value) is not bool:
+        raise TypeError(f"{name} must be true or false (a bool), got {show(value)}")
+    return value  # type: ignore[return-value]
 
 
 def lint_process(
@@ -304,12 +345,22 @@ def lint_process(
     (what :func:`publication_problems` reports), together. This is ``checkprofile lint``.
 
     Raises :class:`ProcessError` only when the text is not a readable process at all (no
-    frontmatter, invalid YAML, a duplicate key).
+    frontmatter, invalid YAML, a duplicate key), and :class:`TypeError` for arguments of the
+    wrong type (``text`` not a string, ``profiles`` not a list of strings).
     """
-    document, _ = _read(text, source)
+    offered = frozenset(_profiles(profiles))
+    _flag("evaluator_configured", evaluator_configured)
+    _limits_arg(limits)
+    document, _ = _read(_text_arg(text), _text_arg(source))
     problems = _shape_problems(document)
-    problems.extend(_profile_problems(document, profiles, evaluator_configured, limits))
+    problems.extend(_profile_problems(document, offered, evaluator_configured, limits))
     return _in_file_order(problems)
+
+
+def _text_arg(text: object) -> str:
+    if not issubclass(type(text), str):
+        raise TypeError(f"a process file's text is a string, got {show(text)}")
+    return str.__str__(text)  # type: ignore[arg-type]
 
 
 def _read(text: str, source: str) -> tuple[Document, str]:
@@ -526,18 +577,25 @@ def publication_problems(
     or without an evaluator configured, any step with ``check`` is refused. ``check`` may sit
     only on ``agent`` and ``task`` steps; ``advisory`` only beside ``check``; each check key
     must be valid under ``limits`` (the core's problems, rooted at ``/steps/<i>/check``).
+    Raises :class:`TypeError` for arguments of the wrong type.
     """
+    if type(process) is not Process:
+        raise TypeError(
+            f"publication_problems takes a Process (see read_process), got {show(process)}"
+        )
+    offered = frozenset(_profiles(profiles))
+    _flag("evaluator_configured", evaluator_configured)
+    _limits_arg(limits)
     return _in_file_order(
-        _profile_problems(process.document, profiles, evaluator_configured, limits)
+        _profile_problems(process.document, offered, evaluator_configured, limits)
     )
 
 
 def _profile_problems(
-    document: Document, profiles: Iterable[str], evaluator_configured: bool, limits: Limits
+    document: Document, offered: frozenset[str], evaluator_configured: bool, limits: Limits
 ) -> Iterator[ProcessProblem]:
     # The frontmatter may not have core-2's shape here (lint_process): only the steps that are
     # maps are judged, and only by what the shape accepted, so one fault gives one problem.
-    offered = frozenset(profiles)
     for index, raw in enumerate(_steps_of(document.data)):
         if isinstance(raw, dict):
             yield from _step_problems(
@@ -619,15 +677,15 @@ def describe_fragment(
 
     ``profiles``: the server's other profiles, to which ``check-1`` is added only while an
     evaluator is configured. ``limits``: ``runDataBytes`` and the four check limits
-    (``checkFail`` is ``null`` when there is no default fail threshold).
+    (``checkFail`` is ``null`` when there is no default fail threshold). Raises
+    :class:`ValueError` for a ``run_data_bytes`` that is not a positive int, and
+    :class:`TypeError` for other arguments of the wrong type.
     """
-    if (
-        not isinstance(run_data_bytes, int)
-        or isinstance(run_data_bytes, bool)
-        or run_data_bytes < 1
-    ):
+    if type(run_data_bytes) is not int or run_data_bytes < 1:
         raise ValueError(f"run_data_bytes must be a positive int, got {show(run_data_bytes)}")
-    listed = [name for name in profiles if name != PROFILE]
+    _flag("evaluator_configured", evaluator_configured)
+    _limits_arg(limits)
+    listed = [name for name in _profiles(profiles) if name != PROFILE]
     if evaluator_configured:
         listed.append(PROFILE)
     check = limits.to_json()
@@ -651,7 +709,13 @@ def material_for(
     run_data: Mapping[str, Any],
 ) -> Material:
     """What the evaluator may see for a submission to ``step_id``: the step's instructions,
-    the body exactly as written, the run data and the submission."""
+    the body exactly as written, the run data and the submission. Raises
+    :class:`ProcessError` for a step that is not there or has no instructions, and
+    :class:`TypeError` for arguments of the wrong type."""
+    if type(process) is not Process:
+        raise TypeError(f"material_for takes a Process (see read_process), got {show(process)}")
+    if type(submission) is not Submission:
+        raise TypeError(f"submission must be a Submission, got {show(submission)}")
     step = process.step(step_id)
     if step.instructions is None:
         what = step.kind or "agent or task"

@@ -122,7 +122,10 @@ def outcome_for(
     bundle: Bundle | None = None,
 ) -> Outcome:
     """The outcome a verdict calls for (decision 10). With ``advisory`` every verdict,
-    ``error`` included, completes the step; the verdict still says what it was."""
+    ``error`` included, completes the step; the verdict still says what it was. Raises
+    :class:`TypeError` when ``verdict`` is not a :class:`Verdict`."""
+    if type(verdict) is not Verdict:
+        raise TypeError(f"outcome_for takes a Verdict, got {show(verdict)}")
     action: Action = "complete" if verdict.advisory else _ACTIONS[verdict.verdict]
     issues = issue_lines(verdict) if action == "not_accepted" else ()
     return Outcome(
@@ -141,7 +144,10 @@ async def ask_evaluator(
 ) -> tuple[str | None, list[Answer | Failure]]:
     """Ask once and read the reply strictly: one entry per question of ``bundle.check``, each
     a fitting answer or a :class:`Failure`. Returns the model that answered (``None`` when the
-    evaluator raised or misreported it) and the entries."""
+    evaluator raised or misreported it) and the entries. Raises :class:`TypeError` when
+    ``bundle`` is not a :class:`Bundle`."""
+    if type(bundle) is not Bundle:
+        raise TypeError(f"ask_evaluator takes a Bundle (see build_bundle), got {show(bundle)}")
     count = len(bundle.check)
     try:
         reply = await evaluator.answer(bundle)
@@ -187,7 +193,8 @@ def _failure(reason: object, detail: object, retry_after: object) -> Failure:
     elif len(text) > _DETAIL:
         text = text[: _DETAIL - 1] + "…"
     wait = retry_after if is_finite(retry_after) and retry_after >= 0 else None
-    return Failure(why if why in _REASONS else "unknown", text, retry_after=wait)  # type: ignore[arg-type]
+    known = type(why) is str and why in _REASONS
+    return Failure(why if known else "unknown", text, retry_after=wait)  # type: ignore[arg-type]
 
 
 async def run_check(

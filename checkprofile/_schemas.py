@@ -67,9 +67,9 @@ def core_schema(name: CoreShape) -> dict[str, Any]:
     :func:`schema_registry`, e.g.
     ``jsonschema.Draft202012Validator(core_schema("run-data"), registry=schema_registry())``.
     """
-    if name not in get_args(CoreShape):
+    if type(name) is not str or name not in get_args(CoreShape):
         raise ValueError(
-            f"no such shape: {name!r}; the shapes are {', '.join(get_args(CoreShape))}"
+            f"no such shape: {show(name)}; the shapes are {', '.join(get_args(CoreShape))}"
         )
     return copy.deepcopy(schema_file(name))
 

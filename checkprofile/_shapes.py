@@ -24,9 +24,9 @@ from typing import Any
 from ._convert import NotJson, one_line, plain, show
 from ._schemas import CoreShape, registry_of, safe_validator, schema_file
 from ._verdict import Verdict
-from .errors import MaterialError, Problem, VerdictError
+from .errors import MaterialError, Problem, VerdictError, problems_text
 
-__all__ = ["check_run_data", "run_data_problems", "submission_problems"]
+__all__ = ["check_run_data", "run_data_problems", "shallow_members", "submission_problems"]
 
 Path = tuple[str | int, ...]
 
@@ -79,8 +79,8 @@ def submission_problems(data: object, *, agent: bool = False) -> tuple[Problem, 
     """
     if type(agent) is not bool:
         raise TypeError(f"agent must be true or false (a bool), got {show(agent)}")
-    view = _shallow(data)
-    if view is not None and "output" in view and _shallow(view["output"]) is not None:
+    view = shallow_members(data)
+    if view is not None and "output" in view and shallow_members(view["output"]) is not None:
         view["output"] = {}  # the host's: any map
     try:
         data = plain(data if view is None else view)
@@ -101,16 +101,15 @@ def submission_problems(data: object, *, agent: bool = False) -> tuple[Problem, 
 
 
 def described(what: str, problems: tuple[Problem, ...]) -> str:
-    """The message of an error carrying ``problems`` of ``what`` (one per line)."""
-    count = len(problems)
-    lines = "\n".join(f"  {problem}" for problem in problems)
-    return f"{what} has {count} problem{'s' * (count != 1)}:\n{lines}"
+    """The message of an error carrying ``problems`` of ``what`` (one per line, the first
+    :data:`~checkprofile.errors.LISTED_PROBLEMS`)."""
+    return problems_text(what, problems)
 
 
 # --- what the schema is shown -----------------------------------------------------------------
 
 
-def _shallow(value: object) -> dict[str, Any] | None:
+def shallow_members(value: object) -> dict[str, Any] | None:
     """A map's members keyed by plain text, read by dict's own methods (never a subclass's),
     or ``None`` for a value that is not a map of text keys (which :func:`plain` then names)."""
     if not issubclass(type(value), dict):
@@ -132,12 +131,12 @@ def _run_data_view(data: object) -> tuple[object, list[tuple[Path, object]]]:
     of each ``output`` are the host's (any map) and are never looked into: an empty map stands
     in for each. Only the maps and lists on the way are copied, never their contents."""
     checks: list[tuple[Path, object]] = []
-    root = _shallow(data)
+    root = shallow_members(data)
     if root is None:
         return data, checks
-    if _shallow(root.get("inputs")) is not None:
+    if shallow_members(root.get("inputs")) is not None:
         root["inputs"] = {}
-    steps = _shallow(root.get("steps"))
+    steps = shallow_members(root.get("steps"))
     if steps is not None:
         for step_id, record in steps.items():
             at: Path = ("steps", step_id)
@@ -157,12 +156,12 @@ def _run_data_view(data: object) -> tuple[object, list[tuple[Path, object]]]:
 def _entry_view(
     entry: object, at: Path, checks: list[tuple[Path, object]]
 ) -> dict[str, Any] | None:
-    view = _shallow(entry)
+    view = shallow_members(entry)
     if view is None:
         return None
     if "check" in view:
         checks.append(((*at, "check"), view.pop("check")))
-    if _shallow(view.get("output")) is not None:
+    if shallow_members(view.get("output")) is not None:
         view["output"] = {}
     return view
 

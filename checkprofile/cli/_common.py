@@ -13,7 +13,7 @@ from typing import IO, Any, Final, Literal, TypeAlias
 
 import attrs
 
-from .._convert import error_text, escape_surrogates, escaped_text
+from .._convert import error_text, escape_surrogates, escaped_text, shown_pointer
 from .._yaml import Document, Mark, YamlError, load_yaml
 from ..errors import Problem
 from ._jsontext import JsonFaultError, Place, line_column, load_json, locate
@@ -170,7 +170,7 @@ class DataFile:
         for problem, place in zip(problems, places, strict=True):
             mark = marks[place]
             where = f"{self.path}:{mark.line}:{mark.column}"
-            line = f"{where}: {problem.pointer or '/'}: {problem.message}"
+            line = f"{where}: {shown_pointer(problem.pointer)}: {problem.message}"
             located.append(((mark.line, mark.column), line))
         return "\n".join(line for _, line in sorted(located, key=lambda pair: pair[0]))
 

@@ -65,27 +65,35 @@ class _LongInt:
         self.digits = digits
 
 
-def _object(pairs: list[tuple[str, Any]]) -> Any:
-    result = dict(pairs)
-    if len(result) == len(pairs):
-        return result
-    seen: set[str] = set()
-    for key, _ in pairs:
-        if key in seen:
-            return _Duplicate(key)
-        seen.add(key)
-    return result  # pragma: no cover - a shorter dict has a repeated key
+class _Reader:
+    """json.loads' hooks, marking each place a text is refused at (the markers are found by a
+    walk only when one was made)."""
 
+    def __init__(self) -> None:
+        self.marked = False
 
-def _constant(name: str) -> Any:
-    return _Constant(name)
+    def object(self, pairs: list[tuple[str, Any]]) -> Any:
+        result = dict(pairs)
+        if len(result) == len(pairs):
+            return result
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                self.marked = True
+                return _Duplicate(key)
+            seen.add(key)
+        return result  # pragma: no cover - a shorter dict has a repeated key
 
+    def constant(self, name: str) -> Any:
+        self.marked = True
+        return _Constant(name)
 
-def _long_int(text: str) -> Any:
-    try:
-        return int(text)
-    except ValueError:  # more digits than sys.get_int_max_str_digits()
-        return _LongInt(len(text.lstrip("-")))
+    def integer(self, text: str) -> Any:
+        try:
+            return int(text)
+        except ValueError:  # more digits than sys.get_int_max_str_digits()
+            self.marked = True
+            return _LongInt(len(text.lstrip("-")))
 
 
 _MARKERS: Final = (_Duplicate, _Constant, _LongInt)
@@ -96,19 +104,24 @@ def load_json(text: str) -> Any:
     not JSON, :class:`RecursionError` for text nested too deeply to read, and
     :class:`JsonFaultError` for a duplicate key, ``NaN`` or ``Infinity``, or an integer too
     long to read, its ``fault`` saying where."""
+    reader = _Reader()
     try:
-        data = json.loads(text, object_pairs_hook=_object, parse_constant=_constant)
+        data = json.loads(text, object_pairs_hook=reader.object, parse_constant=reader.constant)
     except ValueError as error:
         if isinstance(error, json.JSONDecodeError):
             raise
         # An integer of more digits than Python reads: read again, marking where it is.
         data = json.loads(
-            text, object_pairs_hook=_object, parse_constant=_constant, parse_int=_long_int
+            text,
+            object_pairs_hook=reader.object,
+            parse_constant=reader.constant,
+            parse_int=reader.integer,
         )
-    found = _first_marker(data)
-    if found is not None:
-        path, marker = found
-        raise JsonFaultError(_fault(text, path, marker))
+    if reader.marked:
+        found = _first_marker(data)
+        if found is not None:
+            path, marker = found
+            raise JsonFaultError(_fault(text, path, marker))
     return data
 
 

@@ -20,7 +20,7 @@ from .._bundle import (
     shown_submission,
 )
 from .._check import Check
-from .._convert import escaped_text, names_text, show
+from .._convert import escaped_text, names_text, show, shown_pointer
 from .._limits import Limits
 from .._lines import answer_text
 from .._process import Process, ProcessError, ProcessProblem, ProcessStep
@@ -406,7 +406,7 @@ def _problem_json(problem: ProcessProblem) -> dict[str, Any]:
 
 def _styled(problem: ProcessProblem, source: str, style: Style) -> str:
     where = style(f"{source}:{problem.line}:{problem.column}:", "path")
-    return f"{where} {style(problem.pointer or '/', 'dim')}: {problem.message}"
+    return f"{where} {style(shown_pointer(problem.pointer), 'dim')}: {problem.message}"
 
 
 class _Progress:

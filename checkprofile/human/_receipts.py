@@ -107,9 +107,17 @@ def _question_shown(question: Question) -> dict[str, Any]:
     return shown
 
 
+def _bundle_arg(bundle: object) -> Bundle:
+    if type(bundle) is not Bundle:
+        raise TypeError(f"a Bundle is needed (see build_bundle), got {show(bundle)}")
+    return bundle  # type: ignore[return-value]
+
+
 def shown_pieces(bundle: Bundle) -> dict[str, str]:
     """Each piece of ``bundle`` as canonical JSON text (see :func:`bundle_bytes`), keyed by
-    the names of :data:`SHOWN_PIECES`."""
+    the names of :data:`SHOWN_PIECES`. Raises :class:`TypeError` for anything but a
+    :class:`~checkprofile.Bundle` (so do :func:`bundle_bytes` and :func:`bundle_sha256`)."""
+    _bundle_arg(bundle)
     return {
         "instructions": canonical_json(bundle.instructions),
         "body": canonical_json(bundle.body),
@@ -157,7 +165,12 @@ def _confidence_gap(threshold: float, confidence: float | None) -> float:
 
 def distance_from_passing(question: Question, record: QuestionResult) -> float:
     """How far ``record``'s answer was from passing ``question``: 0 when it passes, at most 1
-    (see the module docstring for each kind)."""
+    (see the module docstring for each kind). Raises :class:`TypeError` for a ``question``
+    that is not a question of a check, or a ``record`` that is not a ``QuestionResult``."""
+    if type(question) not in (YesNoQuestion, ChoiceQuestion, RubricQuestion):
+        raise TypeError(f"question must be a question of a Check, got {show(question)}")
+    if type(record) is not QuestionResult:
+        raise TypeError(f"record must be a QuestionResult, got {show(record)}")
     if record.result == "pass":
         return 0.0
     if record.answer is None:
@@ -175,7 +188,15 @@ def distance_from_passing(question: Question, record: QuestionResult) -> float:
 
 def drivers(check: Check, verdict: Verdict) -> tuple[int, ...]:
     """The indexes of the questions that drove ``verdict``: those whose result is the
-    verdict (all of them for ``error``), furthest from passing first, ties by ``ask``."""
+    verdict (all of them for ``error``), furthest from passing first, ties by ``ask``.
+    Raises :class:`TypeError` for anything but a :class:`~checkprofile.Check` and its
+    :class:`~checkprofile.Verdict`."""
+    if type(check) is not Check or type(verdict) is not Verdict:
+        raise TypeError(
+            f"drivers takes a Check and a Verdict, got {show(check)} and {show(verdict)}"
+        )
+    if len(check) != len(verdict.questions):
+        raise TypeError("the verdict is not a verdict of this check (not as many questions)")
     pairs = list(zip(check, verdict.questions, strict=True))
     chosen = [
         index
@@ -191,7 +212,10 @@ def drivers(check: Check, verdict: Verdict) -> tuple[int, ...]:
 
 
 def threshold_text(question: Question) -> str:
-    """The thresholds of ``question`` in words, as a receipt shows them."""
+    """The thresholds of ``question`` in words, as a receipt shows them. Raises
+    :class:`TypeError` for anything but a question of a check."""
+    if type(question) not in (YesNoQuestion, ChoiceQuestion, RubricQuestion):
+        raise TypeError(f"question must be a question of a Check, got {show(question)}")
     if isinstance(question, YesNoQuestion):
         passes = f"passes at {js_number(question.pass_at)} or more"
         if question.fail_below is None or question.fail_below == question.pass_at:

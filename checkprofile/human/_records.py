@@ -144,7 +144,9 @@ _text_field = _of(str, "a string", optional=False)
 
 
 def _lines_field(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if value is not None and not all(type(line) is str for line in value):  # type: ignore[attr-defined]
+    if value is not None and (
+        type(value) is not tuple or not all(type(line) is str for line in value)
+    ):
         raise TypeError(f"{type(instance).__name__}.issues must be strings, got {show(value)}")
 
 
