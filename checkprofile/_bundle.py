@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 import attrs
 from cattrs.gen import override
@@ -132,7 +132,11 @@ def evidence_items(items: Iterable[Evidence | Mapping[str, Any]]) -> tuple[Evide
     if not issubclass(kind, (list, tuple)):
         raise MaterialError(f"evidence must be a list of items, got {show(items)}")
     result = []
-    listed = list.__iter__(items) if issubclass(kind, list) else tuple.__iter__(items)  # type: ignore[arg-type]
+    listed: Iterable[Any] = (
+        list.__iter__(cast(list[Any], items))
+        if issubclass(kind, list)
+        else tuple.__iter__(cast(tuple[Any, ...], items))
+    )
     for index, item in enumerate(listed):
         try:
             if type(item) is Evidence:
@@ -699,7 +703,7 @@ def _instant(value: object) -> str | None:
     if type(value) is not str:
         if not issubclass(type(value), str):
             return None
-        value = str.__str__(value)  # type: ignore[arg-type]
+        value = str.__str__(value)
     match = _RFC3339.match(value)
     if match is None:
         return None
@@ -770,7 +774,7 @@ def _age_key(step_id: str, record: object) -> tuple[str, str]:
             latest = stamp
         history = _field(record, "history")
         if issubclass(type(history), list):
-            for entry in list.__iter__(history):  # type: ignore[arg-type]
+            for entry in list.__iter__(cast(list[Any], history)):
                 stamp = _instant(_field(entry, "at"))
                 if stamp is not None and stamp > latest:
                     latest = stamp
@@ -783,7 +787,7 @@ def _field(record: object, key: str) -> object:
     # Run data is nearly all plain dicts; the exact type test skips the slower subclass check.
     if type(record) is dict:
         return record.get(key)
-    return dict.get(record, key) if issubclass(type(record), dict) else None  # type: ignore[arg-type]
+    return dict.get(cast(dict[str, Any], record), key) if issubclass(type(record), dict) else None
 
 
 def _is_map(value: object) -> TypeGuard[dict[str, Any]]:

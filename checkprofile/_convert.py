@@ -10,7 +10,7 @@ import itertools
 import math
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, Final, TypeGuard
+from typing import Any, Final, TypeGuard, cast
 
 import attrs
 import cattrs
@@ -222,7 +222,8 @@ def show(value: object, limit: int = 60) -> str:
     limit = max(limit, 2)
     kind = type(value)
     if issubclass(kind, str):
-        return _quoted(str.__getitem__(value, slice(0, limit)), str.__len__(value), limit)  # type: ignore[arg-type]
+        text = cast(str, value)
+        return _quoted(str.__getitem__(text, slice(0, limit)), str.__len__(text), limit)
     if value is None:
         text = "null"
     elif kind is bool:
@@ -233,9 +234,9 @@ def show(value: object, limit: int = 60) -> str:
             digits = int(int.bit_length(value) * 0.30103) + 1  # type: ignore[arg-type]
             text = f"an integer of about {digits} digits"
         else:
-            text = int.__repr__(value)  # type: ignore[arg-type]
+            text = int.__repr__(value)
     elif issubclass(kind, float):
-        text = float.__repr__(value)  # type: ignore[arg-type]
+        text = float.__repr__(value)
     elif issubclass(kind, dict):
         text = "a map" if dict.__len__(value) else "an empty map"  # type: ignore[arg-type]
     elif issubclass(kind, list):
@@ -398,7 +399,7 @@ def plain_text(value: object) -> object:
     """A subclass of ``str`` as a plain ``str``; anything else as it is."""
     kind = type(value)
     if kind is not str and issubclass(kind, str):
-        return str.__str__(value)  # type: ignore[arg-type]
+        return str.__str__(value)
     return value
 
 
@@ -434,7 +435,7 @@ class _Plain:
         if kind is float:
             self.weight += 1
             if self.finite and not math.isfinite(value):  # type: ignore[arg-type]
-                raise NotJson(f"{float.__repr__(value)} is not a JSON number")  # type: ignore[arg-type]
+                raise NotJson(f"{float.__repr__(value)} is not a JSON number")
             return value
         if issubclass(kind, (dict, list)):
             return self.container(value, kind, depth)
@@ -443,7 +444,7 @@ class _Plain:
 
     def scalar(self, value: object, kind: type) -> Any:
         if issubclass(kind, str):
-            return str.__str__(value)  # type: ignore[arg-type]
+            return str.__str__(value)
         if issubclass(kind, bool):  # pragma: no cover - bool cannot be subclassed
             return bool(value)
         if issubclass(kind, int):
@@ -518,7 +519,7 @@ class _Plain:
 
     def key(self, key: object) -> str:
         if issubclass(type(key), str):
-            return str.__str__(key)  # type: ignore[arg-type]
+            return str.__str__(key)
         raise NotJson(f"the key {show(key)} is not text (JSON keys are strings)", (show(key),))
 
     def sequence(self, value: Any, exact: bool, depth: int) -> list[Any]:

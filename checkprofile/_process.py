@@ -300,7 +300,7 @@ def _path(path: object) -> Path:
     # A str (a subclass read as its text) or an os.PathLike; anything else is the caller's
     # mistake, named without running its own code.
     if issubclass(type(path), str):
-        return Path(str.__str__(path))  # type: ignore[arg-type]
+        return Path(str.__str__(path))
     if type(path) is not str and isinstance(path, PurePath):
         return Path(path)
     raise TypeError(f"a path is a string or a pathlib path, got {show(path)}")
@@ -323,13 +323,13 @@ def _profiles(profiles: object) -> tuple[str, ...]:
 def _limits_arg(limits: object) -> Limits:
     if type(limits) is not Limits:
         raise TypeError(f"limits must be a Limits (see Limits.from_json), got {show(limits)}")
-    return limits  # type: ignore[return-value]
+    return limits
 
 
 def _flag(name: str, value: object) -> bool:
     if type(value) is not bool:
         raise TypeError(f"{name} must be true or false (a bool), got {show(value)}")
-    return value  # type: ignore[return-value]
+    return value
 
 
 def lint_process(
@@ -360,7 +360,7 @@ def lint_process(
 def _text_arg(text: object) -> str:
     if not issubclass(type(text), str):
         raise TypeError(f"a process file's text is a string, got {show(text)}")
-    return str.__str__(text)  # type: ignore[arg-type]
+    return str.__str__(text)
 
 
 def _read(text: str, source: str) -> tuple[Document, str]:

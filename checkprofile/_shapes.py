@@ -19,7 +19,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator, Mapping
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from ._convert import NotJson, one_line, plain, show
 from ._schemas import CoreShape, registry_of, safe_validator, schema_file
@@ -115,7 +115,7 @@ def shallow_members(value: object) -> dict[str, Any] | None:
     if not issubclass(type(value), dict):
         return None
     members: dict[str, Any] = {}
-    for key, item in dict.items(value):  # type: ignore[arg-type]
+    for key, item in dict.items(cast(dict[Any, Any], value)):
         if not issubclass(type(key), str):
             return None
         name = str.__str__(key)

@@ -16,7 +16,7 @@ import difflib
 import math
 from collections.abc import Iterator, Mapping
 from functools import cache
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 import jsonschema
 from jsonschema.exceptions import ValidationError
@@ -128,7 +128,7 @@ def _validated(raw: object, limits: Limits) -> tuple[list[Any], tuple[Problem, .
         raise TypeError(f"limits must be a Limits (see Limits.from_json), got {show(limits)}")
     kind = type(raw)
     if issubclass(kind, str):
-        text = str.__str__(raw)  # type: ignore[arg-type]
+        text = str.__str__(raw)
         if not is_blank(text):
             return [{"ask": text}], ()
         return [], (Problem((), f"expected a non-blank question, got {show(raw)}"),)
@@ -139,7 +139,7 @@ def _validated(raw: object, limits: Limits) -> tuple[list[Any], tuple[Problem, .
                 f"expected a question (a string) or a non-empty list of questions, got {show(raw)}",
             ),
         )
-    items = list(list.__iter__(raw))  # type: ignore[arg-type]
+    items: list[Any] = list(list.__iter__(cast(list[Any], raw)))
     if not items:
         return [], (Problem((), "expected at least one question, got an empty list"),)
     problems: list[Problem] = []

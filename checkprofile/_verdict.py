@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import attrs
 import jsonschema
@@ -78,7 +78,12 @@ def _distribution(value: object) -> object:
     if value is None or not issubclass(kind, (list, tuple)):
         return value
     pairs = []
-    for pair in list.__iter__(value) if issubclass(kind, list) else tuple.__iter__(value):  # type: ignore[arg-type]
+    items: Iterable[Any] = (
+        list.__iter__(cast(list[Any], value))
+        if issubclass(kind, list)
+        else tuple.__iter__(cast(tuple[Any, ...], value))
+    )
+    for pair in items:
         if not issubclass(type(pair), (list, tuple)) or len(pair) != 2:
             return value
         option, probability = pair
@@ -291,8 +296,9 @@ class Verdict:
             first = min(errors, key=lambda e: [str(p) for p in e.absolute_path])
             where = "".join("/" + pointer_token(p) for p in first.absolute_path)
             raise VerdictError(f"not a check verdict: at {where or '/'}: {_message(first)}")
-        if not _real_time(data["at"]):
-            raise VerdictError(f"not a check verdict: at /at: {show(data['at'])} is no real time")
+        at = cast(dict[str, Any], data)["at"]
+        if not _real_time(at):
+            raise VerdictError(f"not a check verdict: at /at: {show(at)} is no real time")
         verdict: Verdict = converter.structure(data, cls)
         # A rubric level of 2.0 passes the schema (an integer in JSON); record it as 2.
         verdict = attrs.evolve(
@@ -340,10 +346,10 @@ def _must_answer(verdict: Verdict, check: Check) -> None:
 
 def _answer_of(record: QuestionResult) -> Answer:
     if record.kind == "yes_no":
-        return YesNoAnswer(record.answer)  # type: ignore[arg-type]
+        return YesNoAnswer(record.answer)
     if record.kind == "choice":
-        return ChoiceAnswer(record.answer, record.confidence)  # type: ignore[arg-type]
-    return RubricAnswer(record.answer, record.confidence)  # type: ignore[arg-type]
+        return ChoiceAnswer(record.answer, record.confidence)
+    return RubricAnswer(record.answer, record.confidence)
 
 
 @lru_cache(maxsize=1)
@@ -376,7 +382,7 @@ def format_at(at: datetime | str) -> str:
     """``at`` as RFC 3339 in UTC with ``Z``. A string must already be in that form; a
     datetime must be timezone-aware."""
     if issubclass(type(at), str):
-        text = str.__str__(at)  # type: ignore[arg-type]
+        text = str.__str__(at)
         if not _AT.match(text) or not _real_time(text):
             raise ValueError(f"at must be RFC 3339 in UTC ending in Z, got {show(at)}")
         return text
@@ -455,8 +461,8 @@ def _in_order(check: Check, answers: Sequence[Answer] | Mapping[str, Answer]) ->
     kind = type(answers)
     if issubclass(kind, dict):
         keyed: dict[object, Answer] = {
-            plain_text(ask): answer for ask, answer in dict.items(answers)
-        }  # type: ignore[arg-type]
+            plain_text(ask): answer for ask, answer in dict.items(cast(dict[Any, Answer], answers))
+        }
         asks = frozenset(check.asks)
         extra = [ask for ask in keyed if type(ask) is not str or ask not in asks]
         if extra:
@@ -469,7 +475,11 @@ def _in_order(check: Check, answers: Sequence[Answer] | Mapping[str, Answer]) ->
         raise TypeError(
             f"answers must be a list in question order or a dict keyed by ask, got {show(answers)}"
         )
-    items = list(list.__iter__(answers) if issubclass(kind, list) else tuple.__iter__(answers))  # type: ignore[arg-type]
+    items: list[Answer] = list(
+        list.__iter__(cast(list[Answer], answers))
+        if issubclass(kind, list)
+        else tuple.__iter__(cast(tuple[Answer, ...], answers))
+    )
     if len(items) != len(check):
         raise AnswerError(f"{len(items)} answers for {len(check)} questions")
     return items

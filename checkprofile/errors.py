@@ -54,10 +54,10 @@ def pointer_token(token: str | int) -> str:
     int too long to write (no list has such an index)."""
     kind = type(token)
     if issubclass(kind, str):
-        text = str.__str__(token)  # type: ignore[arg-type]
+        text = str.__str__(token)
     elif issubclass(kind, int) and kind is not bool:
         try:
-            text = int.__repr__(token)  # type: ignore[arg-type]
+            text = int.__repr__(token)
         except ValueError:
             raise ValueError("a list index too long to write is no index") from None
     else:

@@ -40,8 +40,8 @@ class LyingFloat(float):
     ``__float__`` claims 0.99: only the value itself is the truth."""
 
     __eq__ = __ge__ = __le__ = __gt__ = __lt__ = lambda self, other: True  # type: ignore[assignment]
-    __ne__ = lambda self, other: False  # type: ignore[assignment]  # noqa: E731
-    __hash__ = __repr__ = __str__ = __format__ = __bool__ = _boom  # type: ignore[assignment]
+    __ne__ = lambda self, other: False  # noqa: E731
+    __hash__ = __repr__ = __str__ = __format__ = __bool__ = _boom
 
     def __float__(self) -> float:
         return 0.99
@@ -51,8 +51,8 @@ class LyingInt(int):
     """An int whose comparisons all say yes and whose hash, repr and str raise."""
 
     __eq__ = __ge__ = __le__ = __gt__ = __lt__ = lambda self, other: True  # type: ignore[assignment]
-    __ne__ = lambda self, other: False  # type: ignore[assignment]  # noqa: E731
-    __hash__ = __repr__ = __str__ = __format__ = __index__ = _boom  # type: ignore[assignment]
+    __ne__ = lambda self, other: False  # noqa: E731
+    __hash__ = __repr__ = __str__ = __format__ = __index__ = _boom
 
     def __int__(self) -> int:
         return 2
@@ -61,10 +61,10 @@ class LyingInt(int):
 class LyingStr(str):
     """A str equal to everything, whose hash is every string's and whose methods raise."""
 
-    __eq__ = lambda self, other: True  # type: ignore[assignment]  # noqa: E731
-    __ne__ = lambda self, other: False  # type: ignore[assignment]  # noqa: E731
-    __repr__ = __str__ = __format__ = strip = split = lower = casefold = _boom  # type: ignore[assignment]
-    isprintable = isascii = encode = replace = translate = _boom  # type: ignore[assignment]
+    __eq__ = lambda self, other: True  # noqa: E731
+    __ne__ = lambda self, other: False  # noqa: E731
+    __repr__ = __str__ = __format__ = strip = split = lower = casefold = _boom
+    isprintable = isascii = encode = replace = translate = _boom
 
     def __hash__(self) -> int:
         return 0
@@ -73,8 +73,8 @@ class LyingStr(str):
 class Pretender:
     """Says it is a float through ``__class__``, compares as yes, converts to 0.95."""
 
-    __class__ = property(lambda self: float)  # type: ignore[assignment]
-    __eq__ = __ge__ = __le__ = __gt__ = __lt__ = lambda self, other: True  # type: ignore[assignment]
+    __class__ = property(lambda self: float)
+    __eq__ = __ge__ = __le__ = __gt__ = __lt__ = lambda self, other: True
     __hash__ = None  # type: ignore[assignment]
 
     def __float__(self) -> float:
@@ -87,16 +87,16 @@ class Pretender:
 class PretendMap:
     """Says it is a dict through ``__class__``; every method raises."""
 
-    __class__ = property(lambda self: dict)  # type: ignore[assignment]
-    keys = items = values = get = __getitem__ = __iter__ = __len__ = __contains__ = _boom  # type: ignore[assignment]
-    __repr__ = __str__ = _boom  # type: ignore[assignment]
+    __class__ = property(lambda self: dict)
+    keys = items = values = get = __getitem__ = __iter__ = __len__ = __contains__ = _boom
+    __repr__ = __str__ = _boom
 
 
 class RaisingObject:
     """Every dunder a library might call raises."""
 
-    __eq__ = __ne__ = __lt__ = __hash__ = __repr__ = __str__ = __format__ = _boom  # type: ignore[assignment]
-    __bool__ = __len__ = __iter__ = __float__ = __int__ = __index__ = _boom  # type: ignore[assignment]
+    __eq__ = __ne__ = __lt__ = __hash__ = __repr__ = __str__ = __format__ = _boom
+    __bool__ = __len__ = __iter__ = __float__ = __int__ = __index__ = _boom
 
     def __getattr__(self, name: str) -> NoReturn:
         raise Boom(name)
@@ -105,7 +105,7 @@ class RaisingObject:
 class RaisingMapping(Mapping[str, Any]):
     """A Mapping whose methods raise."""
 
-    __getitem__ = __iter__ = __len__ = __contains__ = _boom  # type: ignore[assignment]
+    __getitem__ = __iter__ = __len__ = __contains__ = _boom
 
 
 class EndlessMapping(Mapping[str, Any]):
@@ -127,14 +127,14 @@ class EndlessMapping(Mapping[str, Any]):
 class RaisingDict(dict[Any, Any]):
     """A dict subclass whose own methods raise (its contents are fine)."""
 
-    items = keys = values = get = __getitem__ = __iter__ = __len__ = __contains__ = _boom  # type: ignore[assignment]
-    __repr__ = __str__ = __eq__ = _boom  # type: ignore[assignment]
+    items = keys = values = get = __getitem__ = __iter__ = __len__ = __contains__ = _boom
+    __repr__ = __str__ = __eq__ = _boom
 
 
 class RaisingList(list[Any]):
     """A list subclass whose own methods raise (its contents are fine)."""
 
-    __iter__ = __len__ = __getitem__ = __contains__ = __repr__ = __eq__ = _boom  # type: ignore[assignment]
+    __iter__ = __len__ = __getitem__ = __contains__ = __repr__ = __eq__ = _boom
 
 
 def _nested(depth: int, *, maps: bool = False) -> Any:
@@ -211,7 +211,7 @@ class Hostile:
 def describe(value: Any, depth: int = 0) -> str:
     """A short description of ``value`` that runs none of its own code."""
     kind = type(value)
-    name = type.__dict__["__name__"].__get__(kind)
+    name: str = type.__dict__["__name__"].__get__(kind)
     if depth > 3:
         return name
     if kind in (int, bool) or value is None:
@@ -357,7 +357,7 @@ def replace_at(data: Any, path: tuple[str | int, ...], value: Any) -> Any:
         copy: Any = dict(data)
     else:
         copy = list(data)
-    copy[head] = replace_at(data[head], rest, value)  # type: ignore[index]
+    copy[head] = replace_at(data[head], rest, value)
     return copy
 
 

@@ -465,19 +465,19 @@ def test_evidence_urls_and_hashes_are_read_and_left_behind() -> None:
     ("make", "message", "path"),
     [
         pytest.param(
-            lambda: Submission(None),  # type: ignore[arg-type]
+            lambda: Submission(None),
             "a submission's output is a map (a JSON object), got null",
             ("output",),
             id="output-null",
         ),
         pytest.param(
-            lambda: Submission(["a"]),  # type: ignore[arg-type]
+            lambda: Submission(["a"]),
             "a submission's output is a map (a JSON object), got a list",
             ("output",),
             id="output-list",
         ),
         pytest.param(
-            lambda: Submission({}, 5),  # type: ignore[arg-type]
+            lambda: Submission({}, 5),
             "a submission's summary is a string, got 5",
             ("summary",),
             id="summary",

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import attrs
 import pytest
@@ -31,10 +31,12 @@ from hypothesis import strategies as st
 import checkprofile
 import checkprofile.human
 from checkprofile import (
+    Answer,
     AnswerError,
     CheckError,
     CheckprofileError,
     ChoiceAnswer,
+    ChoiceQuestion,
     Evidence,
     Failure,
     Limits,
@@ -96,20 +98,27 @@ from checkprofile.human import (
     shown_pieces,
     threshold_text,
 )
-from checkprofile.testing import ScriptedEvaluator
+from checkprofile.testing import ScriptedEvaluator, Step
 from support import AT, SPEC_ASK, SPEC_CHOICE_ASK, SPEC_RUBRIC_ASK, material, spec_full_form
 
 CHECK = parse_check(spec_full_form())
-YES_NO, CHOICE, RUBRIC = CHECK.questions
+YES_NO = CHECK.questions[0]
+CHOICE = cast(ChoiceQuestion, CHECK.questions[1])
+RUBRIC = CHECK.questions[2]
 MATERIAL = material()
 BUNDLE = build_bundle(CHECK, MATERIAL, state_bytes=65536)
-ANSWERS = [YesNoAnswer(0.62), ChoiceAnswer("states", 0.91), RubricAnswer(2, 0.9)]
+ANSWERS: list[Answer] = [YesNoAnswer(0.62), ChoiceAnswer("states", 0.91), RubricAnswer(2, 0.9)]
 VERDICT = combine(CHECK, ANSWERS, model="m", at=AT)
-SCRIPT = {SPEC_ASK: ANSWERS[0], SPEC_CHOICE_ASK: ANSWERS[1], SPEC_RUBRIC_ASK: ANSWERS[2]}
+SCRIPT: dict[str, Step | Sequence[Step]] = {
+    SPEC_ASK: ANSWERS[0],
+    SPEC_CHOICE_ASK: ANSWERS[1],
+    SPEC_RUBRIC_ASK: ANSWERS[2],
+}
 OUTCOME = run_check_sync(CHECK, MATERIAL, ScriptedEvaluator(SCRIPT), limits=Limits(), now=AT)
 RECORDS = records_for(OUTCOME, run_id="run-1", step_id="screen")
-ESCALATION = RECORDS.escalation
-assert ESCALATION is not None
+_ESCALATION = RECORDS.escalation
+assert _ESCALATION is not None
+ESCALATION: Escalation = _ESCALATION
 RECEIPT = receipt_for(OUTCOME, run_id="run-1", step_id="screen")
 SUBMISSION_JSON = {
     "output": {"cleared": True, "lists": ["OFAC", "EU"]},
@@ -690,9 +699,9 @@ class _Replying:
 )
 def test_a_hostile_evaluator_never_makes_a_pass_or_a_fail(drawn: Hostile, shape: str) -> None:
     entry = drawn.value
-    replies = {
+    replies: dict[str, Any] = {
         "reply": entry,
-        "entry": Reply("m", [entry, *ANSWERS[1:]]),
+        "entry": Reply("m", [cast(Answer, entry), *ANSWERS[1:]]),
         "model": Reply(entry, ANSWERS),
         "failure-reason": Reply("m", [Failure(entry, "x"), *ANSWERS[1:]]),
         "failure-detail": Reply("m", [Failure("timeout", entry), *ANSWERS[1:]]),
@@ -726,3 +735,19 @@ def test_an_evaluator_that_raises_anything_is_an_error_with_a_short_detail(error
 def test_every_call_listed_is_a_callable() -> None:
     for name, (function, _) in CALLS.items():
         assert callable(function), name
+
+
+def test_the_security_page_names_tests_that_exist() -> None:
+    # docs/security.md proves each guarantee by a test's name: each name must be a test.
+    import re
+    from pathlib import Path
+
+    tests = Path(__file__).resolve().parent
+    page = (tests.parent / "docs" / "security.md").read_text(encoding="utf-8")
+    named = re.findall(r"`(test_\w+\.py)?::(test_\w+)", page)
+    assert len(named) > 30
+    module = ""
+    for file, name in named:
+        module = file or module
+        source = (tests / module).read_text(encoding="utf-8")
+        assert re.search(rf"^def {name}\(", source, re.MULTILINE), f"{module}::{name}"

@@ -261,7 +261,7 @@ def test_odd_keys_are_named_by_type() -> None:
             lambda: Returned(note="", by="a", at=WHEN), "note must not be blank", id="note"
         ),
         pytest.param(
-            lambda: Failed(note=SECRET, by=7, at=WHEN),  # type: ignore[arg-type]
+            lambda: Failed(note=SECRET, by=7, at=WHEN),
             "by must be a string",
             id="by",
         ),

@@ -477,7 +477,7 @@ def test_each_core_2_schema_is_a_draft_2020_12_schema_and_a_fresh_copy(name: Any
 
 
 def test_an_unknown_shape_is_refused() -> None:
-    with pytest.raises(ValueError, match="no such shape: 'run_data'"):
+    with pytest.raises(ValueError, match='no such shape: "run_data"'):
         core_schema("run_data")  # type: ignore[arg-type]
 
 

@@ -114,8 +114,7 @@ def read_choice(
     if isinstance(choice, str):
         choice = sent.get(choice, choice)
     probabilities = [
-        (sent.get(key, key) if isinstance(key, str) else key, value)
-        for key, value in probabilities
+        (sent.get(key, key) if isinstance(key, str) else key, value) for key, value in probabilities
     ]
     dist = distribution(probabilities, names, "the choice probabilities")
     if not isinstance(choice, str) or choice not in names:

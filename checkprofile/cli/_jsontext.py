@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # not in the stubs
 from typing import Any, Final
 
 import attrs

@@ -385,8 +385,8 @@ def _answer(raw: object) -> Answer | None:
     if kinds == ["p"]:
         return YesNoAnswer(raw["p"])
     if kinds == ["name"]:
-        return ChoiceAnswer(raw["name"], raw.get("confidence"))  # type: ignore[arg-type]
-    return RubricAnswer(raw["level"], raw.get("confidence"))  # type: ignore[arg-type]
+        return ChoiceAnswer(raw["name"], raw.get("confidence"))
+    return RubricAnswer(raw["level"], raw.get("confidence"))
 
 
 def _fits(question: Question, raw: object) -> Answer | None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import attrs
 
@@ -102,7 +102,7 @@ def _type(value: object) -> str:
 def _key(key: object) -> str:
     if not issubclass(type(key), str):
         return f"<a {_type(key)} key>"
-    return bare(str.__str__(key), _MAX_KEY_CHARS + 1)  # type: ignore[arg-type]
+    return bare(str.__str__(key), _MAX_KEY_CHARS + 1)
 
 
 # A map of one's own type is read this far for its shape: the error is about its shape, and
@@ -119,7 +119,7 @@ def shape(value: object) -> str:
     if issubclass(kind, Mapping):
         try:
             if issubclass(kind, dict):
-                items = list(dict.items(value))  # type: ignore[arg-type]
+                items: list[tuple[Any, Any]] = list(dict.items(cast(dict[Any, Any], value)))
             else:
                 items = list(itertools.islice(value.items(), _MAX_READ))  # type: ignore[attr-defined]
         except Exception:  # a Mapping of one's own may fail to list itself
@@ -143,7 +143,7 @@ def _at(value: object, received: object) -> str:
     if not issubclass(type(value), (str, datetime)):
         raise DecisionRequiredError("a decision's at must be an RFC 3339 time string", received)
     try:
-        return format_at(value)
+        return format_at(cast("str | datetime", value))
     except ValueError:
         raise DecisionRequiredError(
             "a decision's at must be RFC 3339 in UTC ending in Z (or an aware datetime)",
@@ -347,8 +347,9 @@ def decision_from_json(data: object) -> Decision:
     :class:`DecisionRequiredError`.
     """
     if type(data) in (Returned, Completed, Failed):
-        _checked(data)  # frozen, but object.__setattr__ can still change it
-        return data
+        decision = cast(Decision, data)
+        _checked(decision)  # frozen, but object.__setattr__ can still change it
+        return decision
     if not issubclass(type(data), Mapping):
         raise DecisionRequiredError("not a decision", data)
     received = data

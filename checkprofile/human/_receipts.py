@@ -110,7 +110,7 @@ def _question_shown(question: Question) -> dict[str, Any]:
 def _bundle_arg(bundle: object) -> Bundle:
     if type(bundle) is not Bundle:
         raise TypeError(f"a Bundle is needed (see build_bundle), got {show(bundle)}")
-    return bundle  # type: ignore[return-value]
+    return bundle
 
 
 def shown_pieces(bundle: Bundle) -> dict[str, str]:
@@ -499,10 +499,10 @@ def _answer(
 ) -> object:
     # The recorded answer with the distribution beside it, for the core to check they agree.
     if isinstance(question, ChoiceQuestion):
-        return ChoiceAnswer(record.answer, record.confidence, distribution=distribution)  # type: ignore[arg-type]
+        return ChoiceAnswer(record.answer, record.confidence, distribution=distribution)
     if isinstance(question, RubricQuestion):
-        return RubricAnswer(record.answer, record.confidence, distribution=distribution)  # type: ignore[arg-type]
-    return YesNoAnswer(record.answer)  # type: ignore[arg-type]  # a yes/no p is its own distribution
+        return RubricAnswer(record.answer, record.confidence, distribution=distribution)
+    return YesNoAnswer(record.answer)  # a yes/no p is its own distribution
 
 
 def receipt_for(outcome: Outcome, *, run_id: str, step_id: str) -> Receipt:

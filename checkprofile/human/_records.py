@@ -191,26 +191,26 @@ class Handoff:
         ``check`` (the step's check) lets the verdict name rubric levels in issue lines, and
         is checked against the recorded answers. Raises :class:`~checkprofile.VerdictError`.
         """
-        data = _plain_record("a handoff", data)
-        _closed("a handoff", data, ("progress", "returned", "issues", "check"), ())
-        progress = data.get("progress")
+        record: dict[str, Any] = _plain_record("a handoff", data)
+        _closed("a handoff", record, ("progress", "returned", "issues", "check"), ())
+        progress = record.get("progress")
         if progress is not None:
             _text("handoff progress", progress)
         returned = None
-        if "returned" in data:
-            note = data["returned"]
+        if "returned" in record:
+            note = record["returned"]
             _closed("handoff returned", note, ("note", "by", "at"), ("note", "by", "at"))
             returned = ReturnNote(
                 note=_text("handoff returned note", note["note"]),
                 by=_text("handoff returned by", note["by"]),
                 at=_text("handoff returned at", note["at"]),
             )
-        issues = data.get("issues")
+        issues = record.get("issues")
         if issues is not None and (
             not isinstance(issues, list) or not all(isinstance(line, str) for line in issues)
         ):
             raise VerdictError(f"handoff issues must be a list of strings, got {show(issues)}")
-        verdict = Verdict.from_json(data["check"], check=check) if "check" in data else None
+        verdict = Verdict.from_json(record["check"], check=check) if "check" in record else None
         return cls(progress=progress, returned=returned, issues=issues, check=verdict)
 
 
@@ -281,24 +281,24 @@ class Escalation:
         :class:`~checkprofile.VerdictError`.
         """
         keys = ("note", "by", "at", "check", "candidate")
-        data = _plain_record("an escalation", data)
-        _closed("an escalation", data, keys, keys)
+        record: dict[str, Any] = _plain_record("an escalation", data)
+        _closed("an escalation", record, keys, keys)
         for key in ("note", "by"):
-            if type(data[key]) is not str or is_blank(data[key]):
+            if type(record[key]) is not str or is_blank(record[key]):
                 raise VerdictError(
-                    f"escalation {key} must be a non-blank string, got {show(data[key])}"
+                    f"escalation {key} must be a non-blank string, got {show(record[key])}"
                 )
-        verdict = Verdict.from_json(data["check"], check=check)
+        verdict = Verdict.from_json(record["check"], check=check)
         try:
-            at = format_at(data["at"])
+            at = format_at(record["at"])
         except ValueError as error:
             raise VerdictError(f"escalation {error}") from None
-        candidate, submitted_by, submitted_at = _candidate_from_json(data["candidate"])
+        candidate, submitted_by, submitted_at = _candidate_from_json(record["candidate"])
         return cls(
             run_id=run_id,
             step_id=step_id,
-            note=data["note"],
-            by=data["by"],
+            note=record["note"],
+            by=record["by"],
             at=at,
             check=verdict,
             candidate=candidate,
