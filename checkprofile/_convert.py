@@ -409,15 +409,19 @@ def _scalar_boolean(kind: type) -> bool:
     return kind.__name__ == "ScalarBoolean" and kind.__module__.startswith("ruamel.")
 
 
+# Marks a container whose walk has begun and not ended: met again, it contains itself.
+_WALKING: Final = object()
+
+
 class _Plain:
-    __slots__ = ("active", "big", "finite", "seen", "shared", "weight")
+    __slots__ = ("big", "finite", "seen", "shared", "weight")
 
     def __init__(self, finite: bool) -> None:
         self.finite = finite
         self.weight = 0  # values and characters walked, each shared part counted every time
         self.shared = 0  # the part of it that is shared parts met again
-        self.seen: dict[int, tuple[Any, int]] = {}  # id of a container -> (plain, weight)
-        self.active: set[int] = set()  # ids of the containers being walked (a cycle)
+        # id of a container -> (plain, weight), or _WALKING while it is walked (a cycle)
+        self.seen: dict[int, Any] = {}
         self.big: set[int] = set()  # ids of the long texts met
 
     def walk(self, value: object, depth: int) -> Any:
@@ -476,34 +480,57 @@ class _Plain:
 
     def container(self, value: Any, kind: type, depth: int) -> Any:
         key = id(value)
-        known = self.seen.get(key)
+        seen = self.seen
+        known = seen.get(key)
         if known is not None:
+            if known is _WALKING:
+                raise NotJson("it contains itself")
             result, weight = known
             self.weight += weight
             self.grow(weight)
             return result
-        if key in self.active:
-            raise NotJson("it contains itself")
         if depth > MAX_DEPTH:
             raise NotJson(f"nested more than {MAX_DEPTH} levels deep")
-        self.active.add(key)
+        seen[key] = _WALKING
         start = self.weight
         if issubclass(kind, dict):
             result = self.mapping(value, kind is dict, depth)
         else:
             result = self.sequence(value, kind is list, depth)
-        self.active.discard(key)
-        weight = self.weight - start + 1
         self.weight += 1
-        self.seen[key] = (result, weight)
+        seen[key] = (result, self.weight - start)
         return result
+
+    def member(self, item: Any, depth: int) -> Any:
+        """One member of a map or a list: the usual plain scalars are judged here, without a
+        call (this is the hot loop over run data); anything else is walked."""
+        kind = type(item)
+        if kind is str:
+            size = len(item)
+            self.weight += 1 + size
+            if size >= _LONG_TEXT:
+                self.repeat_text(item)
+            return item
+        if kind is int or kind is bool or item is None:
+            self.weight += 1
+            return item
+        if kind is dict or kind is list:
+            return self.container(item, kind, depth)
+        if kind is float:
+            self.weight += 1
+            if self.finite and not math.isfinite(item):
+                raise NotJson(f"{float.__repr__(item)} is not a JSON number")
+            return item
+        return self.walk(item, depth)
 
     def mapping(self, value: dict[Any, Any], exact: bool, depth: int) -> dict[str, Any]:
         copy: dict[str, Any] | None = None if exact else {}
+        member = self.member
+        depth += 1
         for index, (key, item) in enumerate(dict.items(value)):
             name = key if type(key) is str else self.key(key)
             try:
-                new = self.walk(item, depth + 1)
+                new = member(item, depth)
             except NotJson as error:
                 error.path = (name, *error.path)
                 raise
@@ -525,9 +552,11 @@ class _Plain:
     def sequence(self, value: Any, exact: bool, depth: int) -> list[Any]:
         items = list.__iter__(value)
         copy: list[Any] | None = None if exact else []
+        member = self.member
+        depth += 1
         for index, item in enumerate(items):
             try:
-                new = self.walk(item, depth + 1)
+                new = member(item, depth)
             except NotJson as error:
                 error.path = (index, *error.path)
                 raise

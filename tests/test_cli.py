@@ -1051,7 +1051,7 @@ def test_run_points_at_any_compatible_system_one_host_and_caches(tmp_path: Path)
         ),
         pytest.param(
             "systemone:jev-1",
-            "--evaluator: evaluator 'systemone:jev-1' needs an API key: set TYPESAFE_API_KEY",
+            '--evaluator: evaluator "systemone:jev-1" needs an API key: set TYPESAFE_API_KEY',
             id="no-key",
         ),
     ],

@@ -20,7 +20,7 @@ from .._bundle import (
     shown_submission,
 )
 from .._check import Check
-from .._convert import escaped_text, names_text, show, shown_pointer
+from .._convert import WHITESPACE, escaped_text, is_blank, names_text, show, shown_pointer
 from .._limits import Limits
 from .._lines import answer_text
 from .._process import Process, ProcessError, ProcessProblem, ProcessStep
@@ -345,7 +345,7 @@ def _is_process_name(name: str) -> bool:
 
 def _lint(args: argparse.Namespace) -> int:
     limits = _limits(args.limits)
-    profiles = [name.strip() for name in args.profiles.split(",") if name.strip()]
+    profiles = [name.strip(WHITESPACE) for name in args.profiles.split(",") if not is_blank(name)]
     files = list(_files(args.files))
     style = Style(sys.stdout)
     progress = _Progress(len(files), forced=args.progress)
