@@ -388,6 +388,82 @@ CALLS: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
     "bundle_sha256": (bundle_sha256, (T,)),
 }
 
+
+def _adapters() -> dict[str, tuple[Call, tuple[type[BaseException], ...]]]:
+    """The backends' constructors (each SDK may be missing: then they are left out) and the
+    conformance loader."""
+    import tempfile
+    from pathlib import Path
+
+    from checkprofile.adapters._spec import evaluator_from_spec
+    from checkprofile.adapters.cache import CachingEvaluator
+    from checkprofile.conformance import Case, CorpusError, load_cases, run_case
+
+    folder = Path(tempfile.mkdtemp())
+    calls: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
+        "CachingEvaluator(inner)": (lambda v: CachingEvaluator(v, folder), (T,)),
+        "CachingEvaluator(store)": (
+            lambda v: CachingEvaluator(ScriptedEvaluator(SCRIPT), v),
+            (T, V, OSError),
+        ),
+        "evaluator_from_spec": (lambda v: evaluator_from_spec(v, environ={}), (V,)),
+        "load_cases": (load_cases, (T, CorpusError)),
+        "run_case": (
+            lambda v: _check_case_result(
+                run_case(
+                    Case(
+                        id="check_keys/x",
+                        stage="check_keys",
+                        rule="x",
+                        decisions=(1,),
+                        data=v,
+                        source="x",
+                        index=0,
+                    )
+                )
+            ),
+            (),
+        ),
+    }
+    constructors: list[tuple[str, str, str]] = [
+        ("systemone", "SystemOneEvaluator", "typesafe_sdk"),
+        ("openai_decisions", "DecisionsEvaluator", "openai"),
+        ("openai_chat", "ChatEvaluator", "openai"),
+    ]
+    import importlib
+    import importlib.util
+
+    for module, name, sdk in constructors:
+        if importlib.util.find_spec(sdk) is None:  # pragma: no cover - extras installed here
+            continue
+        cls: Callable[..., object] = getattr(
+            importlib.import_module(f"checkprofile.adapters.{module}"), name
+        )
+        calls[f"{name}(model)"] = (_made(cls, "model"), (V,))
+        calls[f"{name}(timeout)"] = (_made(cls, "timeout"), (V,))
+    chat = importlib.import_module("checkprofile.adapters.openai_chat").ChatEvaluator
+    calls["ChatEvaluator(top_logprobs)"] = (lambda v: chat("m", api_key="k", top_logprobs=v), (V,))
+    calls["ChatEvaluator(min_label_mass)"] = (
+        lambda v: chat("m", api_key="k", min_label_mass=v),
+        (V,),
+    )
+    return calls
+
+
+def _made(cls: Callable[..., object], argument: str) -> Call:
+    """A call of the backend ``cls`` with ``argument`` hostile."""
+    if argument == "model":
+        return lambda value: cls(value, api_key="k")
+    return lambda value: cls("m", api_key="k", **{argument: value})
+
+
+def _check_case_result(result: Any) -> None:
+    # run_case never raises: a case it cannot run is a failed case, with a one-line diff.
+    assert "\n" not in result.diff and len(result.diff) <= 200, result.diff[:300]
+
+
+CALLS.update(_adapters())
+
 #: Parts of valid documents, each made hostile in one place at a time.
 DOCUMENTS: dict[str, tuple[Call, Any, tuple[type[BaseException], ...]]] = {
     "validate_check": (validate_check, spec_full_form(), ()),

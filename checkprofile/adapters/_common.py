@@ -86,9 +86,17 @@ def checked_model(model: object) -> str:
     return text
 
 
+#: The longest timeout an adapter takes, in seconds (a day): beyond it a number is a mistake,
+#: and the event loop cannot schedule some (10**400 seconds).
+MAX_TIMEOUT = 86_400
+
+
 def checked_timeout(timeout: object) -> float:
-    if not is_finite(timeout) or timeout <= 0:
-        raise ValueError(f"timeout must be a finite number of seconds > 0, got {show(timeout)}")
+    if not is_finite(timeout) or not 0 < timeout <= MAX_TIMEOUT:
+        raise ValueError(
+            f"timeout must be a finite number of seconds > 0 and at most {MAX_TIMEOUT},"
+            f" got {show(timeout)}"
+        )
     return float(timeout)
 
 

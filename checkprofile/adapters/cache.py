@@ -24,8 +24,8 @@ import os
 import re
 import tempfile
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any, Final, Protocol, runtime_checkable
+from pathlib import Path, PurePath
+from typing import Any, Final, Protocol, cast, runtime_checkable
 
 from .. import (
     Answer,
@@ -44,7 +44,7 @@ from .. import (
     ask_evaluator,
     canonical_json,
 )
-from .._convert import is_blank, is_finite, show
+from .._convert import is_blank, is_finite, plain_text, show
 
 __all__ = ["CacheStore", "CachingEvaluator", "DirectoryStore", "MemoryStore", "cache_key"]
 
@@ -174,19 +174,27 @@ class CachingEvaluator:
     ``hits`` and ``misses`` count questions answered from the store and questions passed to
     ``inner``. Concurrent checks may share one instance; two checks that miss on the same key
     at once both ask ``inner``, and the last to finish is kept.
+
+    Raises :class:`TypeError` for an ``inner`` that is not an evaluator or a ``store`` that is
+    neither a store nor a path, and :class:`OSError` (or :class:`ValueError`, for a name no
+    file can have) for a directory that cannot be made.
     """
 
     def __init__(self, inner: Evaluator, store: CacheStore | str | os.PathLike[str]) -> None:
-        if not isinstance(inner, Evaluator):
+        try:
+            is_evaluator = isinstance(inner, Evaluator)
+        except Exception:  # an object whose own __getattr__ raises is not an evaluator
+            is_evaluator = False
+        if not is_evaluator:
             raise TypeError(f"inner must be an Evaluator (model and answer), got {show(inner)}")
-        if isinstance(store, (str, os.PathLike)):
-            store = DirectoryStore(store)
-        elif not isinstance(store, CacheStore):
+        if issubclass(type(store), (str, PurePath)):
+            store = DirectoryStore(cast("str | PurePath", plain_text(store)))
+        elif not _is_store(store):
             raise TypeError(
                 f"store must be a CacheStore (get and put) or a directory, got {show(store)}"
             )
         self.inner = inner
-        self.store = store
+        self.store: CacheStore = cast(CacheStore, store)
         self.hits = 0
         self.misses = 0
 
@@ -263,6 +271,13 @@ class CachingEvaluator:
         except (ValueError, TypeError, KeyError, RecursionError) as error:
             logger.warning("cache entry %s is not readable, treated as a miss: %s", key, error)
             return {}
+
+
+def _is_store(store: object) -> bool:
+    try:
+        return isinstance(store, CacheStore)
+    except Exception:  # an object whose own __getattr__ raises is not a store
+        return False
 
 
 def _to_json(answer: Answer) -> dict[str, Any]:

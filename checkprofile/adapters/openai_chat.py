@@ -42,7 +42,7 @@ from .. import (
     RubricQuestion,
     canonical_json,
 )
-from .._convert import escaped_text, is_blank, one_line, show
+from .._convert import escaped_text, is_blank, is_probability, one_line, plain_scalar, show
 from ._common import (
     DEFAULT_TIMEOUT,
     LoopClients,
@@ -207,11 +207,13 @@ class ChatEvaluator:
     ) -> None:
         self._model = checked_model(model)
         self._timeout = checked_timeout(timeout)
-        if isinstance(top_logprobs, bool) or not isinstance(top_logprobs, int) or top_logprobs < 2:
+        top_logprobs = plain_scalar(top_logprobs)  # type: ignore[assignment]
+        min_label_mass = plain_scalar(min_label_mass)  # type: ignore[assignment]
+        if type(top_logprobs) is not int or top_logprobs < 2:
             raise ValueError(
                 f"top_logprobs must be an integer of at least 2, got {show(top_logprobs)}"
             )
-        if not _is_number(min_label_mass) or not 0 <= min_label_mass <= 1:
+        if not is_probability(min_label_mass):
             raise ValueError(
                 f"min_label_mass must be a number in [0, 1], got {show(min_label_mass)}"
             )

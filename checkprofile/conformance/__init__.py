@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache, lru_cache
 from importlib import resources
+from pathlib import Path, PurePath
 from typing import Any, Final, Literal
 
 import attrs
@@ -216,17 +217,34 @@ def _schema_problem(case: object) -> tuple[str, str] | None:
     return _pointer(list(best.absolute_path)), schema_message(best)
 
 
+def _directory(directory: object) -> Traversable:
+    """A corpus directory: a path (a string or a pathlib path) or a ``Traversable`` (package
+    data). Raises :class:`TypeError` for anything else."""
+    if issubclass(type(directory), str):
+        return Path(str.__str__(directory))
+    if issubclass(type(directory), PurePath):
+        return Path(directory)  # type: ignore[arg-type]
+    try:
+        usable = callable(directory.is_dir) and callable(directory.iterdir)  # type: ignore[attr-defined]
+    except Exception:  # an object whose own attributes raise is no directory
+        usable = False
+    if not usable:
+        raise TypeError(f"a corpus directory is a path, got {show(directory)}")
+    return directory  # type: ignore[return-value]
+
+
 def load_cases(directory: Traversable | None = None) -> tuple[Case, ...]:
     """Every case of the corpus in ``directory`` (default: the one shipped here), by stage
     in pipeline order, then by file name, then in file order.
 
     ``directory`` holds one subdirectory per stage (``check_keys``, ``grading``,
-    ``truncation``, ``outcomes``; any may be missing) with ``*.yaml`` files. Raises
+    ``truncation``, ``outcomes``; any may be missing) with ``*.yaml`` files (a path or a
+    ``Traversable``; anything else raises :class:`TypeError`). Raises
     :class:`CorpusError` for an unreadable file, invalid YAML, a value that is not JSON data,
     a case that does not match the schema, a case filed under another stage, a repeated id,
     or a corpus with no case at all.
     """
-    root = default_directory() if directory is None else directory
+    root = default_directory() if directory is None else _directory(directory)
     try:
         if not root.is_dir():
             raise CorpusError(f"{root}: not a directory")
