@@ -30,7 +30,7 @@ from ruamel.yaml.events import (
     StreamStartEvent,
 )
 
-from ._convert import one_line
+from ._convert import one_line, show
 from .errors import CheckprofileError
 
 __all__ = ["MAX_ALIAS_TEXT", "MAX_DEPTH", "MAX_NODES", "Document", "Mark", "YamlError", "load_yaml"]
@@ -270,7 +270,8 @@ class _Builder:
             if key in members:
                 first = self.keys[member]
                 raise YamlError(
-                    f'duplicate key "{key}" (first at line {first.line}, column {first.column})',
+                    f"duplicate key {show(key, 200)}"
+                    f" (first at line {first.line}, column {first.column})",
                     where,
                 )
             self.keys[member] = where
@@ -319,7 +320,7 @@ class _Builder:
             return float(value)
         kinds = {"int": int, "float": float, "bool": bool, "null": type(None)}
         if type(value) is not kinds[wanted]:
-            raise YamlError(f'"{text}" is not a valid !!{wanted}', self.mark(event.start_mark))
+            raise YamlError(f"{show(text)} is not a valid !!{wanted}", self.mark(event.start_mark))
         return value
 
 

@@ -155,7 +155,7 @@ def _fault(text: str, path: Path, marker: object) -> JsonFault:
         places = [index for key, index in members(text, start) if key == marker.key]
         first = line_column(text, [places[0]])[places[0]]
         return JsonFault(
-            f"duplicate key {show(marker.key)} (first at line {first[0]}, column {first[1]})",
+            f"duplicate key {show(marker.key, 200)} (first at line {first[0]}, column {first[1]})",
             places[1],
         )
     if isinstance(marker, _Constant):
