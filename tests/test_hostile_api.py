@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -666,7 +667,8 @@ def _documented(call: str, allowed: tuple[type[BaseException], ...], error: Base
 
 
 hostile_suite = settings(
-    max_examples=60,
+    # HOSTILE_EXAMPLES=2000 for a hunt; the suite's default keeps it to a minute.
+    max_examples=int(os.environ.get("HOSTILE_EXAMPLES", "60")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     # No explain phase: it prints the values it varies, and these print badly by design.

@@ -412,7 +412,7 @@ def run_main(args: list[str]) -> tuple[int, str, str]:
 
 
 cli_suite = settings(
-    max_examples=40,
+    max_examples=int(os.environ.get("HOSTILE_EXAMPLES", "40")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
