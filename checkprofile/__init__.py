@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, _MODULES b
         lint_process,
         load_process,
         material_for,
+        process_problems,
         publication_problems,
         read_process,
     )
@@ -107,6 +108,7 @@ _MODULES: dict[str, str] = {
     "lint_process": "._process",
     "load_process": "._process",
     "material_for": "._process",
+    "process_problems": "._process",
     "publication_problems": "._process",
     "read_process": "._process",
     "Action": "._run",
@@ -217,6 +219,7 @@ __all__ = [  # noqa: RUF022
     "lint_process",
     "load_process",
     "material_for",
+    "process_problems",
     "outcome_for",
     "parse_check",
     "pointer_token",

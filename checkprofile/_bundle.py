@@ -16,13 +16,22 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 import attrs
 
 from ._check import Check
-from ._convert import converter, override, register_renamed, show
-from ._shapes import described, submission_problems
+from ._convert import (
+    NotJson,
+    converter,
+    escape_surrogates,
+    override,
+    plain,
+    plain_text,
+    register_renamed,
+    show,
+)
+from ._shapes import described, shallow_members, submission_problems
 from .errors import LimitsError, MaterialError, pointer_token
 
 __all__ = [
@@ -47,8 +56,18 @@ def canonical_json(value: Any) -> str:
     Equal to ``json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))``,
     except that a lone surrogate (half of a UTF-16 pair, which JSON parsers let through) stays
     escaped as ``\\udXXX``, as JavaScript's ``JSON.stringify`` writes it: the text is always
-    valid UTF-8.
+    valid UTF-8. Raises :class:`ValueError` for a value that is not JSON data (see
+    :func:`~checkprofile._convert.plain`; NaN and the infinities included).
     """
+    try:
+        value = plain(value, finite=False)
+    except NotJson as error:
+        raise ValueError(f"not JSON data: {error}") from None
+    return _canonical(value)
+
+
+def _canonical(value: Any) -> str:
+    """:func:`canonical_json` of a value already plain (the bundle's pieces are)."""
     # The ASCII encoder is the C fast path (ensure_ascii=False costs about 1.6 times as much).
     # Its output differs from the UTF-8 form only where it wrote a \u escape, so only then is
     # the value encoded again. (A one-character search is a memchr; most text has no "\\".)
@@ -58,15 +77,7 @@ def canonical_json(value: Any) -> str:
     text = _UTF8.encode(value)
     # Only a \ud8xx-\udfxx escape (a pair for a character beyond U+FFFF, or a lone half) can
     # have left a surrogate in the UTF-8 form; pairs came through as one character.
-    return _SURROGATE.sub(_escaped, text) if "\\ud" in ascii_text else text
-
-
-# A UTF-16 surrogate code point: never valid in UTF-8 text on its own.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _escaped(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
+    return escape_surrogates(text) if "\\ud" in ascii_text else text
 
 
 def json_problem(error: Exception) -> str:
@@ -97,7 +108,7 @@ def _evidence_kind(instance: Evidence, attribute: attrs.Attribute[str], value: o
 
 
 def _evidence_ref(instance: Evidence, attribute: attrs.Attribute[str], value: object) -> None:
-    if not isinstance(value, str) or not value:
+    if type(value) is not str or not value:
         raise MaterialError(
             f"an evidence ref is a non-empty string, got {show(value)}", path=("ref",)
         )
@@ -108,23 +119,37 @@ class Evidence:
     """A reference to a piece of evidence: its ``kind`` (``file`` or ``link``) and ``ref`` (a
     non-empty string). Anything else raises :class:`~checkprofile.MaterialError`."""
 
-    kind: str = attrs.field(validator=_evidence_kind)
-    ref: str = attrs.field(validator=_evidence_ref)
+    kind: str = attrs.field(converter=plain_text, validator=_evidence_kind)
+    ref: str = attrs.field(converter=plain_text, validator=_evidence_ref)
 
 
 def evidence_items(items: Iterable[Evidence | Mapping[str, Any]]) -> tuple[Evidence, ...]:
     """``items`` as :class:`Evidence`: each an ``Evidence``, or a map with ``kind`` and
     ``ref`` (any other key, such as a short-lived ``url``, is left behind: the evaluator sees
-    references only). Raises :class:`~checkprofile.MaterialError` naming the item."""
-    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+    references only). ``items`` is a list or a tuple. Raises
+    :class:`~checkprofile.MaterialError` naming the item."""
+    kind = type(items)
+    if not issubclass(kind, (list, tuple)):
         raise MaterialError(f"evidence must be a list of items, got {show(items)}")
     result = []
-    for index, item in enumerate(items):
+    listed: Iterable[Any] = (
+        list.__iter__(cast(list[Any], items))
+        if issubclass(kind, list)
+        else tuple.__iter__(cast(tuple[Any, ...], items))
+    )
+    for index, item in enumerate(listed):
         try:
-            if isinstance(item, Evidence):
+            if type(item) is Evidence:
                 result.append(item)
-            elif isinstance(item, Mapping) and "kind" in item and "ref" in item:
-                result.append(Evidence(item["kind"], item["ref"]))
+                continue
+            try:
+                data = plain(item)
+            except NotJson as error:
+                raise MaterialError(
+                    f"an evidence item must be JSON data: {error}", path=error.path
+                ) from None
+            if type(data) is dict and "kind" in data and "ref" in data:
+                result.append(Evidence(data["kind"], data["ref"]))
             else:
                 raise MaterialError(
                     f"an evidence item is a map with kind and ref, got {show(item)}"
@@ -134,8 +159,22 @@ def evidence_items(items: Iterable[Evidence | Mapping[str, Any]]) -> tuple[Evide
     return tuple(result)
 
 
+def _plain_output(value: object) -> object:
+    # A map is made plain JSON data (a subclass's own code is never run again); anything
+    # else is left for the validator to refuse with its own message.
+    if not issubclass(type(value), dict):
+        return value
+    try:
+        return plain(value)
+    except NotJson as error:
+        raise MaterialError(
+            f"a submission's output cannot be shown as JSON: {error}",
+            path=("output", *error.path),
+        ) from None
+
+
 def _output(instance: Submission, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not isinstance(value, dict):
+    if type(value) is not dict:
         raise MaterialError(
             f"a submission's output is a map (a JSON object), got {show(value)}",
             path=("output",),
@@ -148,7 +187,7 @@ def _text(
     def check(instance: Submission, attribute: attrs.Attribute[Any], value: object) -> None:
         if value is None:
             return
-        if not isinstance(value, str):
+        if type(value) is not str:
             raise MaterialError(
                 f"a submission's {attribute.name} is {what}, got {show(value)}",
                 path=(attribute.name,),
@@ -186,17 +225,21 @@ class Submission:
     ``Material(..., show_route=True)``.
     """
 
-    output: dict[str, Any] = attrs.field(validator=_output)
-    summary: str | None = attrs.field(default=None, validator=_text("a string"))
+    output: dict[str, Any] = attrs.field(converter=_plain_output, validator=_output)
+    summary: str | None = attrs.field(
+        default=None, converter=plain_text, validator=_text("a string")
+    )
     evidence: tuple[Evidence, ...] = attrs.field(default=(), converter=_evidence_field)
     next: str | None = attrs.field(
         default=None,
         kw_only=True,
+        converter=plain_text,
         validator=_text("a step id (a non-empty string)", non_empty=True),
     )
     reason: str | None = attrs.field(
         default=None,
         kw_only=True,
+        converter=plain_text,
         validator=_text(f"a string of at most {MAX_REASON} characters", at_most=MAX_REASON),
     )
 
@@ -226,13 +269,16 @@ class Submission:
             raise MaterialError(
                 described("the submission", problems), path=problems[0].path, problems=problems
             )
-        assert isinstance(data, dict)  # the shape says so
+        # The members as given: what is inside the output (which the shape does not look
+        # into) is made plain by the output's own check, and refused there, at its place.
+        members = shallow_members(data)
+        assert members is not None  # the shape says so
         return cls(
-            data["output"],
-            data.get("summary"),
-            data.get("evidence", ()),
-            next=data.get("next"),
-            reason=data.get("reason"),
+            members["output"],
+            members.get("summary"),
+            members.get("evidence", ()),
+            next=members.get("next"),
+            reason=members.get("reason"),
         )
 
 
@@ -325,27 +371,28 @@ def build_bundle(check: Check, material: Material, *, state_bytes: int) -> Bundl
     without ``history`` included). Run data read from outside is checked at the edge:
     :func:`~checkprofile.check_run_data` (the command line does so for ``--run-data``).
     """
-    if isinstance(state_bytes, bool) or not isinstance(state_bytes, int) or state_bytes < 2:
+    if type(state_bytes) is not int or state_bytes < 2:
         raise LimitsError(
             f"state_bytes must be an integer of at least 2 (bytes), got {show(state_bytes)}"
         )
-    if not isinstance(check, Check):
+    if type(check) is not Check:
         raise TypeError(f"build_bundle takes a Check (see parse_check), got {show(check)}")
-    if not isinstance(material, Material):
+    if not issubclass(type(material), Material):
         raise TypeError(f"material must be a Material, got {show(material)}")
-    if not isinstance(material.submission, Submission):
+    if type(material.submission) is not Submission:
         raise TypeError(
             f"material.submission must be a Submission, got {show(material.submission)}"
         )
-    if not isinstance(material.show_route, bool):
+    if type(material.show_route) is not bool:
         raise TypeError(
             f"material.show_route must be true or false (a bool), got {show(material.show_route)}"
         )
+    texts = {}
     for name in ("instructions", "body"):
-        if not isinstance(getattr(material, name), str):
-            raise MaterialError(
-                f"material.{name} must be a string, got {show(getattr(material, name))}"
-            )
+        value = getattr(material, name)
+        if not issubclass(type(value), str):
+            raise MaterialError(f"material.{name} must be a string, got {show(value)}")
+        texts[name] = str.__str__(value)
     try:
         submission_json = canonical_json(
             shown_submission(material.submission, show_route=material.show_route)
@@ -357,8 +404,8 @@ def build_bundle(check: Check, material: Material, *, state_bytes: int) -> Bundl
     view = _cut(material.run_data, state_bytes)
     return Bundle(
         check=check,
-        instructions=material.instructions,
-        body=material.body,
+        instructions=texts["instructions"],
+        body=texts["body"],
         submission=material.submission,
         submission_json=submission_json,
         run_data_json=view.text,
@@ -375,44 +422,67 @@ class _View:
     dropped_fields: tuple[str, ...]
 
 
-def _piece(key: str, value: Any, where: str) -> str:
-    # One `"key":value` member of a JSON object, in the canonical form (one encoder call).
+def _piece(key: str, value: Any, path: tuple[str, ...], *, step: bool = False) -> str:
+    """One ``"key":value`` member of a JSON object, in the canonical form (one encoder call).
+    ``path`` says where it is in run data; a ``step`` is a step record under its id."""
     try:
-        return _encode({key: value})[1:-1]
+        return _encode({key: _shown(value, path, step=step)}, steps=step)[1:-1]
     except (TypeError, ValueError, RecursionError) as error:
-        raise MaterialError(f"{where} cannot be shown as JSON: {json_problem(error)}") from None
+        raise MaterialError(
+            f"run data {'.'.join(path)} cannot be shown as JSON: {json_problem(error)}",
+            path=path,
+        ) from None
 
 
-def _encode(members: Mapping[str, Any]) -> str:
+def _shown(value: object, path: tuple[str, ...], *, step: bool = False) -> Any:
+    """``value`` as plain JSON data (NaN is left for the encoder to name), and a step record
+    without its evidence ``url``s; a :class:`MaterialError` naming where it is not JSON data."""
+    try:
+        data = plain(value, finite=False)
+    except NotJson as error:
+        raise MaterialError(
+            f"run data {'.'.join(path)} cannot be shown as JSON: {error}",
+            path=(*path, *error.path),
+        ) from None
+    return _without_urls(data) if step else data
+
+
+def _encode(members: Mapping[str, Any], *, steps: bool = False) -> str:
     """``members`` as canonical JSON with every evidence ``url`` removed, wherever it is.
 
     The common places (a step's ``evidence`` and its history's) are already stripped by
     :func:`_without_urls`; the text then says whether a ``"url"`` key is left anywhere, and
-    only then is the value walked (a scan of the text costs a fraction of encoding it).
+    only then is the value walked (a scan of the text costs a fraction of encoding it). With
+    ``steps``, the members are step records under their ids: an id is not a field name, so a
+    step whose id is ``evidence`` is a step, not an evidence entry.
     """
-    text = canonical_json(members)
+    text = _canonical(members)
     if '"url"' in text:
-        text = canonical_json(_deep_without_urls(members))
+        if steps:
+            text = _canonical({key: _deep_without_urls(value) for key, value in members.items()})
+        else:
+            text = _canonical(_deep_without_urls(members))
     return text
 
 
 def _evidence_without_urls(evidence: object) -> object:
-    if _is_map(evidence):
+    if type(evidence) is dict:
         return {k: _deep_without_urls(v) for k, v in evidence.items() if k != "url"}
-    if isinstance(evidence, list):
-        return [_evidence_without_urls(item) if _is_map(item) else item for item in evidence]
+    if type(evidence) is list:
+        return [_evidence_without_urls(item) if type(item) is dict else item for item in evidence]
     return evidence
 
 
 def _deep_without_urls(value: object) -> object:
-    """A copy of ``value`` in which every ``evidence`` entry (a map, or a list of maps) at any
-    depth has lost its ``url``. Other ``url`` keys are the host's data and stay."""
-    if _is_map(value):
+    """A copy of ``value`` (plain JSON data) in which every ``evidence`` entry (a map, or a list
+    of maps) at any depth has lost its ``url``. Other ``url`` keys are the host's data and
+    stay."""
+    if type(value) is dict:
         return {
             key: _evidence_without_urls(item) if key == "evidence" else _deep_without_urls(item)
             for key, item in value.items()
         }
-    if isinstance(value, list):
+    if type(value) is list:
         return [_deep_without_urls(item) for item in value]
     return value
 
@@ -425,69 +495,116 @@ def _object_size(sizes: Mapping[str, int]) -> int:
     return 2 + sum(sizes.values()) + max(len(sizes) - 1, 0)
 
 
+class _Members:
+    """The sizes of an object's members and the object's size, kept as members are added and
+    removed: each change costs the same however many members there are."""
+
+    def __init__(self, sizes: Mapping[str, int]) -> None:
+        self.sizes = dict(sizes)
+        self.total = sum(self.sizes.values())
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.sizes
+
+    def set(self, key: str, size: int) -> None:
+        self.total += size - self.sizes.get(key, 0)
+        self.sizes[key] = size
+
+    def remove(self, key: str) -> None:
+        self.total -= self.sizes.pop(key)
+
+    @property
+    def size(self) -> int:
+        return 2 + self.total + max(len(self.sizes) - 1, 0)
+
+
+def _members(value: object, what: str) -> dict[str, Any]:
+    """The members of a map of run data (the root, ``steps``, ``inputs``) keyed by plain text,
+    the values as they are; a :class:`MaterialError` for anything else."""
+    kind = type(value)
+    if issubclass(kind, dict):
+        pairs: Iterable[tuple[Any, Any]] = dict.items(value)  # type: ignore[arg-type]
+    elif isinstance(value, Mapping):
+        try:
+            pairs = list(value.items())
+        except Exception:  # a Mapping of a host's own that cannot list itself
+            raise MaterialError(f"{what} cannot be read as a map, got {show(value)}") from None
+    else:
+        raise MaterialError(f"{what} must be a JSON object, got {show(value)}")
+    members: dict[str, Any] = {}
+    for key, item in pairs:
+        if not issubclass(type(key), str):
+            raise MaterialError(f"{what} keys must be strings, got {show(key)}")
+        name = str.__str__(key)
+        if name in members:
+            raise MaterialError(f"{what} has the key {show(name)} twice")
+        members[name] = item
+    return members
+
+
 def _cut(run_data: object, budget: int) -> _View:
-    if not isinstance(run_data, Mapping):
+    if not (issubclass(type(run_data), dict) or isinstance(run_data, Mapping)):
         raise MaterialError(f"run data must be a JSON object, got {show(run_data)}")
-    for key in run_data:
-        if not isinstance(key, str):
-            raise MaterialError(f"run data keys must be strings, got {show(key)}")
-    steps = run_data.get("steps", {})
-    inputs = run_data.get("inputs", {})
-    for name, value in (("steps", steps), ("inputs", inputs)):
-        if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+    top = _members(run_data, "run data")
+    for name in ("steps", "inputs"):
+        value = top.get(name, {})
+        if not (issubclass(type(value), dict) or isinstance(value, Mapping)):
             raise MaterialError(
                 f"run data {name} must be a map keyed by strings, got {show(value)}"
             )
+    steps = _members(top.get("steps", {}), "run data steps")
+    inputs = _members(top.get("inputs", {}), "run data inputs")
 
     # Pieces other than steps are serialized whole: they are what stays longest.
-    input_pieces = {
-        name: _piece(name, value, f"run data inputs.{name}") for name, value in inputs.items()
-    }
+    input_pieces = {name: _piece(name, value, ("inputs", name)) for name, value in inputs.items()}
     other_pieces = {
-        key: _piece(key, value, f"run data {key}")
-        for key, value in run_data.items()
+        key: _piece(key, value, (key,))
+        for key, value in top.items()
         if key not in ("steps", "inputs")
     }
-    input_sizes = {name: _size(piece) for name, piece in input_pieces.items()}
-    top_sizes = {key: _size(piece) for key, piece in other_pieces.items()}
-    if "inputs" in run_data:
-        top_sizes["inputs"] = len('"inputs":') + _object_size(input_sizes)
-    if "steps" in run_data:
-        top_sizes["steps"] = len('"steps":{}')
+    input_sizes = _Members({name: _size(piece) for name, piece in input_pieces.items()})
+    top_sizes = _Members({key: _size(piece) for key, piece in other_pieces.items()})
+    if "inputs" in top:
+        top_sizes.set("inputs", len('"inputs":') + input_sizes.size)
+    if "steps" in top:
+        top_sizes.set("steps", len('"steps":{}'))
 
-    room = budget - _object_size(top_sizes)
+    room = budget - top_sizes.size
     steps_text = _all_steps(steps, room)
     if steps_text is not None:
         dropped_steps: tuple[str, ...] = ()
         if "steps" in top_sizes:
-            top_sizes["steps"] += _size(steps_text) - 2
+            top_sizes.set("steps", top_sizes.sizes["steps"] + _size(steps_text) - 2)
     else:
         kept, dropped_steps = _newest_steps(steps, room)
         steps_text = _object(kept)
         if "steps" in top_sizes:
-            top_sizes["steps"] += sum(_size(p) for p in kept.values()) + max(len(kept) - 1, 0)
+            grown = sum(_size(p) for p in kept.values()) + max(len(kept) - 1, 0)
+            top_sizes.set("steps", top_sizes.sizes["steps"] + grown)
 
     # Still over with every step gone: top-level keys the profile does not name, then input
     # fields (inputs are the last thing the evaluator loses), each largest first (ties by
     # name); then, for a budget smaller than the empty containers, the containers themselves.
+    # Each removal costs the same however many keys there are (the sizes are kept as totals).
     dropped_fields: list[str] = []
 
     def drop_top_level(keys: list[str]) -> None:
-        for key in sorted(keys, key=lambda k: (-top_sizes[k], k)):
-            if _object_size(top_sizes) <= budget:
+        for key in sorted(keys, key=lambda k: (-top_sizes.sizes[k], k)):
+            if top_sizes.size <= budget:
                 return
-            del top_sizes[key]
+            top_sizes.remove(key)
             dropped_fields.append("/" + pointer_token(key))
 
-    if _object_size(top_sizes) > budget:
-        drop_top_level([key for key in top_sizes if key not in ("inputs", "steps")])
-        for name in sorted(input_sizes, key=lambda n: (-input_sizes[n], n)):
-            if _object_size(top_sizes) <= budget:
+    if top_sizes.size > budget:
+        drop_top_level([key for key in top_sizes.sizes if key not in ("inputs", "steps")])
+        for name in sorted(input_sizes.sizes, key=lambda n: (-input_sizes.sizes[n], n)):
+            if top_sizes.size <= budget:
                 break
-            top_sizes["inputs"] -= input_sizes[name] + (1 if len(input_pieces) > 1 else 0)
+            input_sizes.remove(name)
+            top_sizes.set("inputs", len('"inputs":') + input_sizes.size)
             del input_pieces[name]
             dropped_fields.append("/inputs/" + pointer_token(name))
-        drop_top_level(list(top_sizes))
+        drop_top_level(list(top_sizes.sizes))
 
     members = {key: piece for key, piece in other_pieces.items() if key in top_sizes}
     if "inputs" in top_sizes:
@@ -518,8 +635,14 @@ def _all_steps(steps: Mapping[str, Any], room: int) -> str | None:
     while start < len(ids):
         batch = ids[start : start + size]
         try:
-            text = _encode({step_id: _without_urls(steps[step_id]) for step_id in batch})
-        except (TypeError, ValueError, RecursionError):
+            text = _encode(
+                {
+                    step_id: _shown(steps[step_id], ("steps", step_id), step=True)
+                    for step_id in batch
+                },
+                steps=True,
+            )
+        except (TypeError, ValueError, RecursionError, MaterialError):
             return None  # phase B names the step that cannot be shown
         used += _size(text) - 2 + (1 if inners else 0)
         if used > room:
@@ -538,7 +661,7 @@ def _newest_steps(steps: Mapping[str, Any], room: int) -> tuple[dict[str, str], 
     for step_id in reversed(order):
         if room <= 0:
             break
-        piece = _piece(step_id, _without_urls(steps[step_id]), f"run data steps.{step_id}")
+        piece = _piece(step_id, steps[step_id], ("steps", step_id), step=True)
         cost = _size(piece) + (1 if kept else 0)
         if cost > room:
             break
@@ -578,7 +701,9 @@ def _instant(value: object) -> str | None:
     RFC 3339, or names no real day (month 13, 31 February), counts as no ``at``.
     """
     if type(value) is not str:
-        return None
+        if not issubclass(type(value), str):
+            return None
+        value = str.__str__(value)
     match = _RFC3339.match(value)
     if match is None:
         return None
@@ -640,25 +765,34 @@ def _year_key(year: int) -> str:
 
 def _age_key(step_id: str, record: object) -> tuple[str, str]:
     # A step's age is the latest `at` of its record and its history; no `at` at all is oldest.
-    # Ties go by step id, so the order never depends on the map's order.
+    # Ties go by step id, so the order never depends on the map's order. The record is as the
+    # host gave it (it is made plain only if it is shown): it is read by dict's own methods.
     latest = _NO_AGE
-    if _is_map(record):
-        stamp = _instant(record.get("at"))
+    try:
+        stamp = _instant(_field(record, "at"))
         if stamp is not None and stamp > latest:
             latest = stamp
-        history = record.get("history")
-        if isinstance(history, list):
-            for entry in history:
-                if _is_map(entry):
-                    stamp = _instant(entry.get("at"))
-                    if stamp is not None and stamp > latest:
-                        latest = stamp
+        history = _field(record, "history")
+        if issubclass(type(history), list):
+            for entry in list.__iter__(cast(list[Any], history)):
+                stamp = _instant(_field(entry, "at"))
+                if stamp is not None and stamp > latest:
+                    latest = stamp
+    except Exception:  # a key of a host's own type whose __eq__ raises: no age, oldest
+        return (_NO_AGE, step_id)
     return (latest, step_id)
 
 
-def _is_map(value: object) -> TypeGuard[Mapping[str, Any]]:
-    # Run data is nearly all plain dicts; the exact type test skips the slower ABC check.
-    return type(value) is dict or isinstance(value, Mapping)
+def _field(record: object, key: str) -> object:
+    # Run data is nearly all plain dicts; the exact type test skips the slower subclass check.
+    if type(record) is dict:
+        return record.get(key)
+    return dict.get(cast(dict[str, Any], record), key) if issubclass(type(record), dict) else None
+
+
+def _is_map(value: object) -> TypeGuard[dict[str, Any]]:
+    # What is walked here is plain JSON data already (see _shown).
+    return type(value) is dict
 
 
 def _strip_evidence(entry: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -666,7 +800,7 @@ def _strip_evidence(entry: Mapping[str, Any]) -> Mapping[str, Any]:
     if "evidence" not in entry:
         return entry
     evidence = entry["evidence"]
-    if not isinstance(evidence, list):
+    if type(evidence) is not list:
         return entry
     for item in evidence:
         if _is_map(item) and "url" in item:
@@ -692,7 +826,7 @@ def _without_urls(record: object) -> object:
     if "history" not in record:
         return result
     history = record["history"]
-    if not isinstance(history, list):
+    if type(history) is not list:
         return result
     stripped = None
     for index, entry in enumerate(history):

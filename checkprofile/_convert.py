@@ -10,11 +10,12 @@ are kept, in order, and made on the converter when it is made.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, TypeGuard, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final, TypeGuard, TypeVar, cast
 
 import attrs
 
@@ -220,47 +221,440 @@ def one_line(text: str) -> str:
     return _RUNS.sub(" ", text).strip(" ")
 
 
-def show(value: object, limit: int = 60) -> str:
-    """A short, readable rendering of a user's value for an error message."""
-    if isinstance(value, str):
-        text = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    elif value is None:
-        text = "null"
-    elif isinstance(value, bool):
-        text = "true" if value else "false"
-    elif isinstance(value, int) and abs(value) >= 10**60:
-        # repr() refuses ints of over 4,300 digits (and long ones help nobody in a message).
-        text = f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
-    elif isinstance(value, (int, float)):
-        text = repr(value)
-    elif isinstance(value, dict):
-        text = "a map" if value else "an empty map"
-    elif isinstance(value, list):
-        text = "a list" if value else "an empty list"
-    elif isinstance(value, Opaque):
-        text = value.kind
-    else:
-        text = f"a {type(value).__name__}"
-    text = re.sub(r"\s+", " ", text)
+# What a message may hold of a user's text before it is cut: a message is one line, so only the
+# head of a value is ever looked at (a value of any size costs the same to show).
+_SHORT_ESCAPES: Final = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(char: str) -> str:
+    """One character of a user's text as a message shows it: itself when it prints as itself
+    (a letter, a mark, a symbol, the space), else its escape (``\\n``, ``\\x85``, ``\\u2028``,
+    ``\\ud800``, ``\\U0001f600`` for an unassigned one), so the bad value is named exactly."""
+    short = _SHORT_ESCAPES.get(char)
+    if short is not None:
+        return short
+    if char.isprintable():
+        return char
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+# A UTF-16 surrogate code point: never valid in UTF-8 text on its own (JSON parsers let a lone
+# half of a pair through).
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as its JSON escape (``\\ud800``, as
+    JavaScript's ``JSON.stringify`` writes it): text that UTF-8 can always write."""
+    if text.isascii():
+        return text
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def escaped_text(text: str, *, keep: str = "") -> str:
+    """``text`` with every character that does not print as itself escaped (as :func:`show`
+    writes it, but not quoted, and of any length): for names and lines that must stay one line.
+    Characters in ``keep`` stay as they are."""
+    if text.isprintable():
+        return text
+    return "".join(char if char in keep or char in '\\"' else _escaped(char) for char in text)
+
+
+def shown_pointer(pointer: str, limit: int = 200) -> str:
+    """A JSON Pointer for a message line: ``/`` for the root, characters that do not print as
+    themselves escaped (a key may hold a newline), cut to ``limit`` characters (a key may be
+    a megabyte long). The exact pointer is the problem's ``pointer``."""
+    text = escaped_text(pointer[: limit * 2]) if pointer else "/"
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def error_text(error: BaseException, limit: int = 300) -> str:
+    """``error`` for a message or a failure's detail: its type and its own text, on one line
+    and at most ``limit`` characters, whatever the exception's ``__str__`` does (raise, or
+    return megabytes)."""
+    try:
+        text = str(error)
+        if type(text) is not str:  # pragma: no cover - str() always gives a str
+            raise TypeError
+    except Exception:
+        text = "(its message cannot be read)"
+    shown = "".join(map(_escaped_line, text[: limit * 2]))
+    named = "".join(map(_escaped, type_name(error)[:80]))
+    line = f"{named}: {shown}" if shown else named
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _escaped_line(char: str) -> str:
+    # As _escaped, but quotes and backslashes stay: the text is not quoted.
+    return char if char in '\\"' else _escaped(char)
+
+
+def type_name(value: object) -> str:
+    """The name of ``value``'s type, read from the type itself: never the value's own code (a
+    ``__class__`` property or a metaclass's ``__name__`` can say anything)."""
+    name: str = _TYPE_NAME(type(value))
+    return name
+
+
+_TYPE_NAME: Final = type.__dict__["__name__"].__get__
+
+
+def show(value: object, limit: int = 60) -> str:
+    """A short, readable rendering of a user's value for an error message, on one line.
+
+    Bounded in time and memory whatever ``value`` is: text is quoted with every character that
+    does not print as itself escaped (a final newline shows as ``"vendor-check\\n"``), and only
+    its head is looked at; numbers are written by their type's own ``repr`` (an integer too long
+    for one is described by its size); maps, lists and any other object are named by their
+    type, never by their contents or their own ``repr`` (which may raise, lie or never end).
+    """
+    limit = max(limit, 2)
+    kind = type(value)
+    if issubclass(kind, str):
+        text = cast(str, value)
+        return _quoted(str.__getitem__(text, slice(0, limit)), str.__len__(text), limit)
+    if value is None:
+        text = "null"
+    elif kind is bool:
+        text = "true" if value else "false"
+    elif issubclass(kind, int):
+        if int.bit_length(value) > 196:  # type: ignore[arg-type]
+            # repr() refuses ints of over 4,300 digits (and long ones help nobody in a message).
+            digits = int(int.bit_length(value) * 0.30103) + 1  # type: ignore[arg-type]
+            text = f"an integer of about {digits} digits"
+        else:
+            text = int.__repr__(value)
+    elif issubclass(kind, float):
+        text = float.__repr__(value)
+    elif issubclass(kind, dict):
+        text = "a map" if dict.__len__(value) else "an empty map"  # type: ignore[arg-type]
+    elif issubclass(kind, list):
+        text = "a list" if list.__len__(value) else "an empty list"  # type: ignore[arg-type]
+    elif kind is Opaque:
+        text = value.kind  # type: ignore[attr-defined]
+    else:
+        text = f"a {''.join(map(_escaped, type_name(value)[:limit]))}"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def bare(text: str, limit: int = 40) -> str:
+    """``text`` as :func:`show` writes it, without the quotes: for a name in a list of names."""
+    shown = show(text, limit)[1:]
+    return shown[:-1] if shown.endswith('"') else shown
+
+
+#: How many names a message lists before it says how many more there are.
+LISTED: Final = 10
+
+
+def names_text(names: Sequence[str]) -> str:
+    """``names`` for a message (``states, hedges, unclear``), each shown bounded and escaped,
+    at most :data:`LISTED` of them and then how many more: a message stays one short line
+    however many names there are."""
+    shown = ", ".join(bare(name) for name in names[:LISTED])
+    more = len(names) - LISTED
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def _quoted(head: str, length: int, limit: int) -> str:
+    # `head` is the first `limit` characters of a text of `length`: enough for any cut, since
+    # each shows as at least one character.
+    pieces = ['"']
+    size = 1
+    for char in head:
+        piece = _escaped(char)
+        pieces.append(piece)
+        size += len(piece)
+        if size > limit:
+            break
+    else:
+        if length <= len(head) and size + 1 <= limit:
+            return "".join(pieces) + '"'
+    # Cut on a whole character (or escape), leaving room for the ellipsis.
+    while size > limit - 1:
+        size -= len(pieces.pop())
+    return "".join(pieces) + "…"
+
+
 def is_number(value: object) -> TypeGuard[int | float]:
-    """A JSON number: int or float, not bool (``True`` is not a threshold)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A JSON number: an int or a float, not a bool (``True`` is not a threshold).
+
+    The exact types only: a subclass's comparisons are its own code, which may say anything
+    (values crossing the API are made plain first: :func:`plain`, :func:`plain_scalar`)."""
+    kind = type(value)
+    return kind is int or kind is float
 
 
 def is_finite(value: object) -> TypeGuard[int | float]:
     """A finite JSON number. Any int is finite: ``math.isfinite(10**400)`` would raise, and
     ``json.loads`` gives such ints."""
-    return is_number(value) and (isinstance(value, int) or math.isfinite(value))
+    kind = type(value)
+    return kind is int or (kind is float and math.isfinite(value))  # type: ignore[arg-type]
 
 
 def is_integral(value: object) -> TypeGuard[int | float]:
     """A JSON number with no fractional part (``2`` or ``2.0``), bools excluded."""
-    return is_finite(value) and (isinstance(value, int) or float(value).is_integer())
+    kind = type(value)
+    return kind is int or (kind is float and math.isfinite(value) and value.is_integer())  # type: ignore[arg-type, attr-defined]
 
 
 def is_probability(value: object) -> TypeGuard[int | float]:
     """A finite number in [0, 1]."""
     return is_finite(value) and 0 <= value <= 1
+
+
+# --- plain values at the boundary ------------------------------------------------------------
+
+#: How deep a value crossing the API may nest (the YAML reader's limit too): no check key,
+#: record or run data needs more, and every stage after it walks values recursively.
+MAX_DEPTH: Final = 100
+
+#: How much a value that shares parts (the same map or list, or a long text, in several places:
+#: YAML aliases, or a host's own objects) may grow when each place is counted: what is shown,
+#: validated or written walks every place. Counted in values and characters.
+MAX_EXPANSION: Final = 10_000_000
+
+# A text at least this long counts as a shared part when it is met again.
+_LONG_TEXT = 1024
+
+
+class NotJson(Exception):
+    """A value that is not plain JSON data: ``reason`` (never the value itself) and ``path``
+    (map keys and list indexes from the root of what was given). Each boundary turns it into
+    its own documented error."""
+
+    def __init__(self, reason: str, path: tuple[str | int, ...] = ()) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path = path
+
+    @property
+    def pointer(self) -> str:
+        """``path`` as an RFC 6901 JSON Pointer (``/`` for the root), cut to 80 characters (a
+        value nested 100 deep has a long way to it)."""
+        pointer = "".join("/" + _token(part) for part in self.path) or "/"
+        return pointer if len(pointer) <= 80 else pointer[:79] + "…"
+
+    def __str__(self) -> str:
+        return f"at {self.pointer}: {self.reason}" if self.path else self.reason
+
+
+def _token(part: str | int) -> str:
+    return (part if type(part) is str else str(part)).replace("~", "~0").replace("/", "~1")
+
+
+def plain(value: object, *, finite: bool = True) -> Any:
+    """``value`` as plain JSON data: ``dict`` (keys ``str``), ``list``, ``str``, ``int``,
+    ``float``, ``bool`` and ``None``, of exactly these types. Raises :class:`NotJson`, naming
+    where, for anything else.
+
+    What every value crossing the public API goes through, so that nothing after it runs a
+    user's code or meets a value that is not what it claims:
+
+    * a subclass of ``str``, ``int``, ``float``, ``dict`` or ``list`` becomes its plain value,
+      read by the base type (its own ``__eq__``, ``__hash__``, ``__repr__`` or ``__float__``
+      are never called); ruamel.yaml's
+      ``ScalarBoolean`` (an int subclass standing for ``true``/``false``) is a bool;
+    * any other type is refused (a ``tuple``, a ``Decimal``, a set, a ``datetime``, a
+      ``Mapping`` that is not a dict), and so is a map key that is not text, two keys that
+      are the same text, a value nested more than :data:`MAX_DEPTH` deep, a value that
+      contains itself, and shared parts repeated to more than :data:`MAX_EXPANSION` values
+      and characters in all;
+    * with ``finite`` (the default), NaN and the infinities, which JSON cannot hold.
+
+    Plain data comes back as the same object (nothing is copied unless something changed), so
+    the cost is one walk over the value, and a shared part is walked once.
+    """
+    try:
+        return _Plain(finite).walk(value, 0)
+    except RecursionError:  # a host calling from deep in its own stack
+        raise NotJson("nested too deeply") from None
+
+
+def plain_scalar(value: object) -> object:
+    """A subclass of ``str``, ``int`` or ``float`` as its plain value (ruamel.yaml's
+    ``ScalarBoolean`` as a bool); anything else as it is. For fields a later check judges (an
+    answer's ``p``): the check then sees the value, never a subclass's own comparisons."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    try:
+        return _Plain(False).scalar(value, kind)
+    except NotJson:
+        return value
+
+
+def plain_text(value: object) -> object:
+    """A subclass of ``str`` as a plain ``str``; anything else as it is."""
+    kind = type(value)
+    if kind is not str and issubclass(kind, str):
+        return str.__str__(value)
+    return value
+
+
+def _scalar_boolean(kind: type) -> bool:
+    # ruamel.yaml's round-trip loader gives an anchored `true` as ScalarBoolean, an int
+    # subclass: it stands for a bool, never for the number 1.
+    return kind.__name__ == "ScalarBoolean" and kind.__module__.startswith("ruamel.")
+
+
+# Marks a container whose walk has begun and not ended: met again, it contains itself.
+_WALKING: Final = object()
+
+
+class _Plain:
+    __slots__ = ("big", "finite", "seen", "shared", "weight")
+
+    def __init__(self, finite: bool) -> None:
+        self.finite = finite
+        self.weight = 0  # values and characters walked, each shared part counted every time
+        self.shared = 0  # the part of it that is shared parts met again
+        # id of a container -> (plain, weight), or _WALKING while it is walked (a cycle)
+        self.seen: dict[int, Any] = {}
+        self.big: set[int] = set()  # ids of the long texts met
+
+    def walk(self, value: object, depth: int) -> Any:
+        kind = type(value)
+        if kind is str:
+            self.weight += 1 + len(value)  # type: ignore[arg-type]
+            if len(value) >= _LONG_TEXT:  # type: ignore[arg-type]
+                self.repeat_text(value)  # type: ignore[arg-type]
+            return value
+        if kind is dict or kind is list:
+            return self.container(value, kind, depth)
+        if kind is int or kind is bool or value is None:
+            self.weight += 1
+            return value
+        if kind is float:
+            self.weight += 1
+            if self.finite and not math.isfinite(value):  # type: ignore[arg-type]
+                raise NotJson(f"{float.__repr__(value)} is not a JSON number")
+            return value
+        if issubclass(kind, (dict, list)):
+            return self.container(value, kind, depth)
+        self.weight += 1
+        return self.scalar(value, kind)
+
+    def scalar(self, value: object, kind: type) -> Any:
+        if issubclass(kind, str):
+            return str.__str__(value)
+        if issubclass(kind, bool):  # pragma: no cover - bool cannot be subclassed
+            return bool(value)
+        if issubclass(kind, int):
+            number = int.__int__(value)  # type: ignore[arg-type]
+            return bool(number) if _scalar_boolean(kind) else number
+        if issubclass(kind, float):
+            result = float.__float__(value)  # type: ignore[arg-type]
+            if self.finite and not math.isfinite(result):
+                raise NotJson(f"{float.__repr__(result)} is not a JSON number")
+            return result
+        raise NotJson(
+            f"{show(value)} is not JSON data (text, a number, true, false, null, a list or a map)"
+        )
+
+    def repeat_text(self, text: str) -> None:
+        key = id(text)
+        if key in self.big:
+            self.grow(len(text))
+        else:
+            self.big.add(key)
+
+    def grow(self, weight: int) -> None:
+        self.shared += weight
+        if self.shared > MAX_EXPANSION:
+            raise NotJson(
+                f"its shared parts (aliases) repeat it to more than {MAX_EXPANSION:,} values"
+                " and characters"
+            )
+
+    def container(self, value: Any, kind: type, depth: int) -> Any:
+        key = id(value)
+        seen = self.seen
+        known = seen.get(key)
+        if known is not None:
+            if known is _WALKING:
+                raise NotJson("it contains itself")
+            result, weight = known
+            self.weight += weight
+            self.grow(weight)
+            return result
+        if depth > MAX_DEPTH:
+            raise NotJson(f"nested more than {MAX_DEPTH} levels deep")
+        seen[key] = _WALKING
+        start = self.weight
+        if issubclass(kind, dict):
+            result = self.mapping(value, kind is dict, depth)
+        else:
+            result = self.sequence(value, kind is list, depth)
+        self.weight += 1
+        seen[key] = (result, self.weight - start)
+        return result
+
+    def member(self, item: Any, depth: int) -> Any:
+        """One member of a map or a list: the usual plain scalars are judged here, without a
+        call (this is the hot loop over run data); anything else is walked."""
+        kind = type(item)
+        if kind is str:
+            size = len(item)
+            self.weight += 1 + size
+            if size >= _LONG_TEXT:
+                self.repeat_text(item)
+            return item
+        if kind is int or kind is bool or item is None:
+            self.weight += 1
+            return item
+        if kind is dict or kind is list:
+            return self.container(item, kind, depth)
+        if kind is float:
+            self.weight += 1
+            if self.finite and not math.isfinite(item):
+                raise NotJson(f"{float.__repr__(item)} is not a JSON number")
+            return item
+        return self.walk(item, depth)
+
+    def mapping(self, value: dict[Any, Any], exact: bool, depth: int) -> dict[str, Any]:
+        copy: dict[str, Any] | None = None if exact else {}
+        member = self.member
+        depth += 1
+        for index, (key, item) in enumerate(dict.items(value)):
+            name = key if type(key) is str else self.key(key)
+            try:
+                new = member(item, depth)
+            except NotJson as error:
+                error.path = (name, *error.path)
+                raise
+            if copy is None:
+                if new is item and name is key:
+                    continue
+                # The members before this one are plain as they are.
+                copy = dict(itertools.islice(dict.items(value), index))
+            if name in copy:
+                raise NotJson(f"the key {show(name)} appears twice", (name,))
+            copy[name] = new
+        return value if copy is None else copy
+
+    def key(self, key: object) -> str:
+        if issubclass(type(key), str):
+            return str.__str__(key)
+        raise NotJson(f"the key {show(key)} is not text (JSON keys are strings)", (show(key),))
+
+    def sequence(self, value: Any, exact: bool, depth: int) -> list[Any]:
+        items = list.__iter__(value)
+        copy: list[Any] | None = None if exact else []
+        member = self.member
+        depth += 1
+        for index, item in enumerate(items):
+            try:
+                new = member(item, depth)
+            except NotJson as error:
+                error.path = (index, *error.path)
+                raise
+            if copy is None:
+                if new is item:
+                    continue
+                copy = list(itertools.islice(list.__iter__(value), index))
+            copy.append(new)
+        return value if copy is None else copy

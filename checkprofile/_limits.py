@@ -7,7 +7,16 @@ from typing import Any
 
 import attrs
 
-from ._convert import converter, is_probability, override, register_renamed, show
+from ._convert import (
+    NotJson,
+    converter,
+    is_probability,
+    override,
+    plain,
+    plain_scalar,
+    register_renamed,
+    show,
+)
 from .errors import LimitsError
 
 __all__ = ["Limits"]
@@ -34,7 +43,7 @@ def _limit_errors(values: Mapping[str, Any], names: Mapping[str, str]) -> list[s
         if not is_probability(value):
             errors.append(f"{names[attr]} must be a number in [0, 1], got {show(value)}")
     size = values["check_state_bytes"]
-    if isinstance(size, bool) or not isinstance(size, int) or size < _MIN_STATE_BYTES:
+    if type(size) is not int or size < _MIN_STATE_BYTES:
         errors.append(
             f"{names['check_state_bytes']} must be an integer of at least {_MIN_STATE_BYTES}"
             f" (bytes), got {show(size)}"
@@ -57,13 +66,17 @@ class Limits:
     evaluator is shown. Invalid values raise :class:`~checkprofile.errors.LimitsError`.
     """
 
-    check_pass: float = 0.9
-    check_fail: float | None = None
-    check_confidence: float = 0.8
-    check_state_bytes: int = 65536
+    # Each value is made plain as it is given (a float subclass is its float), so the checks
+    # below judge the value and not a subclass's own comparisons.
+    check_pass: float = attrs.field(default=0.9, converter=plain_scalar)
+    check_fail: float | None = attrs.field(default=None, converter=plain_scalar)
+    check_confidence: float = attrs.field(default=0.8, converter=plain_scalar)
+    check_state_bytes: int = attrs.field(default=65536, converter=plain_scalar)
 
     def __attrs_post_init__(self) -> None:
-        errors = _limit_errors(attrs.asdict(self), {name: name for name in _JSON_NAMES})
+        errors = _limit_errors(
+            attrs.asdict(self, recurse=False), {name: name for name in _JSON_NAMES}
+        )
         if errors:
             raise LimitsError("; ".join(errors))
 
@@ -71,9 +84,13 @@ class Limits:
     def from_json(cls, data: object) -> Limits:
         """Read ``describe.limits``. Missing keys take the server defaults; other keys
         (``runDataBytes`` and the like) are ignored, so a whole ``limits`` object can be given."""
-        if not isinstance(data, Mapping):
+        try:
+            data = plain(data)
+        except NotJson as error:
+            raise LimitsError(f"limits must be JSON data: {error}") from None
+        if not isinstance(data, dict):
             raise LimitsError(f"limits must be a JSON object, got {show(data)}")
-        defaults = attrs.asdict(cls())
+        defaults = attrs.asdict(cls(), recurse=False)
         values = {
             attr: data[key] if key in data else defaults[attr] for attr, key in _JSON_NAMES.items()
         }

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from ._check import RubricQuestion
-from ._convert import one_line
+from ._convert import is_number, one_line, plain_scalar, show
 from ._verdict import QuestionResult, Verdict
 
 __all__ = ["answer_text", "issue_lines", "js_number"]
@@ -21,10 +21,18 @@ def js_number(value: float) -> str:
     """``value`` as JavaScript's ``String(value)`` prints it (ECMA-262 Number::toString).
 
     Shortest round-trip digits, no rounding: ``0.12``, ``1``, ``0``, ``0.00005``, ``1e-7``,
-    ``1e+21``.
+    ``1e+21``. An integer beyond a double's range is ``Infinity`` (or ``-Infinity``), as in
+    JavaScript. Raises :class:`TypeError` for anything but an int or a float (a bool is not a
+    number); a subclass is printed as its plain value.
     """
-    if isinstance(value, bool):
-        raise TypeError(f"js_number takes a number, got {value!r}")
+    value = plain_scalar(value)  # type: ignore[assignment]
+    if not is_number(value):
+        raise TypeError(f"js_number takes a number, got {show(value)}")
+    if type(value) is int:
+        try:
+            value = float(value)
+        except OverflowError:
+            return "Infinity" if value > 0 else "-Infinity"
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
@@ -54,7 +62,10 @@ def js_number(value: float) -> str:
 
 def answer_text(record: QuestionResult, question: object = None) -> str:
     """How one recorded answer reads in an issue line: ``no (0.12)``, ``hedges (0.9)``,
-    ``level 1: One list is covered. (0.85)``, or ``no answer``."""
+    ``level 1: One list is covered. (0.85)``, or ``no answer``. Raises :class:`TypeError`
+    when ``record`` is not a :class:`QuestionResult`."""
+    if type(record) is not QuestionResult:
+        raise TypeError(f"answer_text takes a QuestionResult, got {show(record)}")
     if record.answer is None:
         return "no answer"
     if record.kind == "yes_no":
@@ -75,7 +86,10 @@ def issue_lines(verdict: Verdict) -> tuple[str, ...]:
 
     A rubric line names its level text when the verdict knows its check (every verdict
     :func:`~checkprofile.combine` makes does; give ``check=`` to ``Verdict.from_json``).
+    Raises :class:`TypeError` when ``verdict`` is not a :class:`Verdict`.
     """
+    if type(verdict) is not Verdict:
+        raise TypeError(f"issue_lines takes a Verdict, got {show(verdict)}")
     questions = verdict.check.questions if verdict.check is not None else ()
     lines = []
     for index, record in enumerate(verdict.questions):

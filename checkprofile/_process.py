@@ -22,18 +22,19 @@ limits), so one fault gives one problem. :func:`lint_process` gives both tiers a
 from __future__ import annotations
 
 import difflib
+import io
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
 from ._check import Check
-from ._convert import is_finite, show
+from ._convert import NotJson, is_finite, names_text, one_line, plain, show, shown_pointer
 from ._fastschema import Validator
 from ._limits import Limits
-from ._schemas import schema_file
+from ._schemas import safe_validator, schema_file
 from ._validate import parse_check, validate_check
 from ._yaml import Document, Mark, YamlError, load_yaml
 from .errors import CheckError, CheckprofileError, Problem
@@ -55,6 +56,7 @@ __all__ = [
     "lint_process",
     "load_process",
     "material_for",
+    "process_problems",
     "process_text",
     "publication_problems",
     "read_process",
@@ -104,7 +106,7 @@ class ProcessProblem:
 
     def format(self, source: str) -> str:
         """The problem as one line: ``SOURCE:LINE:COL: POINTER: message``."""
-        return f"{source}:{self.line}:{self.column}: {self.pointer or '/'}: {self.message}"
+        return f"{source}:{self.line}:{self.column}: {shown_pointer(self.pointer)}: {self.message}"
 
 
 class ProcessError(CheckprofileError, ValueError):
@@ -184,20 +186,23 @@ class Process:
         """The step with this id; a :class:`ProcessError` naming the ids there are if none,
         or where the id is used twice (a step cannot be told from its namesake; only a
         ``Process`` built by hand can have such a step, as :func:`read_process` refuses it)."""
+        if not issubclass(type(step_id), str):
+            raise TypeError(f"a step id is a string, got {show(step_id)}")
+        step_id = str.__str__(step_id)
         found = [step for step in self.steps if step.id == step_id]
         if len(found) > 1:
             lines = [self.document.locate(("steps", step.index)).line for step in found]
             raise ProcessError(
-                f'step id "{step_id}" is used by more than one step (lines '
+                f"step id {show(step_id)} is used by more than one step (lines "
                 f"{', '.join(map(str, lines))})",
                 source=self.source,
                 mark=self.document.locate(("steps", found[1].index, "id")),
             )
         if found:
             return found[0]
-        ids = ", ".join(step.id for step in self.steps if step.id is not None) or "none"
+        ids = names_text([step.id for step in self.steps if step.id is not None]) or "none"
         raise ProcessError(
-            f'no step has id "{step_id}" (steps: {ids})',
+            f"no step has id {show(step_id)} (steps: {ids})",
             source=self.source,
             mark=self.document.locate(("steps",), key=True),
         )
@@ -215,7 +220,7 @@ class Process:
         step = self.step(step_id)
         if not step.has_check:
             raise ProcessError(
-                f'step "{step_id}" has no check',
+                f"step {show(step_id)} has no check",
                 source=self.source,
                 mark=self.document.locate(("steps", step.index)),
             )
@@ -261,9 +266,10 @@ def read_process(text: str, *, source: str = "<string>") -> Process:
     (no frontmatter, invalid YAML, a duplicate key); with every problem at once, in file order,
     when core-2 refuses the frontmatter's shape (see :func:`lint_process` for these and the
     profile's rules together). The ``check`` values are not judged here: they can be judged
-    only under a server's limits, by :func:`publication_problems`.
+    only under a server's limits, by :func:`publication_problems`. Raises :class:`TypeError`
+    for a ``text`` that is not a string.
     """
-    document, body = _read(text, source)
+    document, body = _read(_text_arg(text), _text_arg(source))
     problems = _shape_problems(document)
     if problems:
         raise _refused(_in_file_order(problems), source=source)
@@ -271,21 +277,62 @@ def read_process(text: str, *, source: str = "<string>") -> Process:
     return Process(source, document, body, steps)
 
 
-def process_text(path: str | Path) -> str:
-    """A PROCESS.md file's text (UTF-8), or a :class:`ProcessError` naming the path as given."""
-    source = str(path)
+def process_text(path: str | Path, *, source: str | None = None) -> str:
+    """A PROCESS.md file's text (UTF-8), or a :class:`ProcessError` naming the path as given
+    (or as ``source``). Raises :class:`TypeError` for a path that is not a path."""
+    path = _path(path)
+    source = str(path) if source is None else source
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise ProcessError(f"not UTF-8 text (byte {error.start})", source=source) from None
     except OSError as error:
         raise ProcessError(f"cannot read: {error.strerror or error}", source=source) from None
+    except (UnicodeEncodeError, ValueError):  # a lone surrogate or a NUL in the path
+        raise ProcessError("cannot read: no file can have this name", source=source) from None
 
 
 def load_process(path: str | Path) -> Process:
     """Read a PROCESS.md file from disk (UTF-8), as :func:`read_process` does; errors name the
-    path as given."""
+    path as given. Raises :class:`TypeError` for a path that is not a path."""
+    path = _path(path)
     return read_process(process_text(path), source=str(path))
+
+
+def _path(path: object) -> Path:
+    # A str (a subclass read as its text) or an os.PathLike; anything else is the caller's
+    # mistake, named without running its own code.
+    if issubclass(type(path), str):
+        return Path(str.__str__(path))
+    if type(path) is not str and isinstance(path, PurePath):
+        return Path(path)
+    raise TypeError(f"a path is a string or a pathlib path, got {show(path)}")
+
+
+def _profiles(profiles: object) -> tuple[str, ...]:
+    """The profiles a server offers, in order, each once: a list, tuple or set of strings
+    (never a lone string, whose letters would be taken as profile names). Raises
+    :class:`TypeError`."""
+    kind = type(profiles)
+    if issubclass(kind, (list, tuple, set, frozenset)):
+        iterate = {list: list.__iter__, tuple: tuple.__iter__, set: set.__iter__}
+        base = next(b for b in (list, tuple, set, frozenset) if issubclass(kind, b))
+        names = list(iterate.get(base, frozenset.__iter__)(profiles))  # type: ignore[operator]
+        if all(issubclass(type(name), str) for name in names):
+            return tuple(dict.fromkeys(str.__str__(name) for name in names))
+    raise TypeError(f"profiles must be a list of profile names (strings), got {show(profiles)}")
+
+
+def _limits_arg(limits: object) -> Limits:
+    if type(limits) is not Limits:
+        raise TypeError(f"limits must be a Limits (see Limits.from_json), got {show(limits)}")
+    return limits
+
+
+def _flag(name: str, value: object) -> bool:
+    if type(value) is not bool:
+        raise TypeError(f"{name} must be true or false (a bool), got {show(value)}")
+    return value
 
 
 def lint_process(
@@ -301,12 +348,47 @@ def lint_process(
     (what :func:`publication_problems` reports), together. This is ``checkprofile lint``.
 
     Raises :class:`ProcessError` only when the text is not a readable process at all (no
-    frontmatter, invalid YAML, a duplicate key).
+    frontmatter, invalid YAML, a duplicate key), and :class:`TypeError` for arguments of the
+    wrong type (``text`` not a string, ``profiles`` not a list of strings).
     """
-    document, _ = _read(text, source)
+    offered = frozenset(_profiles(profiles))
+    _flag("evaluator_configured", evaluator_configured)
+    _limits_arg(limits)
+    document, _ = _read(_text_arg(text), _text_arg(source))
     problems = _shape_problems(document)
-    problems.extend(_profile_problems(document, profiles, evaluator_configured, limits))
+    problems.extend(_profile_problems(document, offered, evaluator_configured, limits))
     return _in_file_order(problems)
+
+
+def process_problems(
+    frontmatter: object,
+    *,
+    profiles: Iterable[str],
+    evaluator_configured: bool = True,
+    limits: Limits = Limits(),
+) -> tuple[Problem, ...]:
+    """:func:`lint_process` for a frontmatter that is data already (a host that keeps its
+    processes as JSON, or has read the YAML itself): every problem that makes a server offering
+    ``profiles`` refuse it, core-2's shape and the profile's rules, as paths and messages in
+    document order. A value that is not JSON data is one problem at its path. Raises
+    :class:`TypeError` only for arguments of the wrong type."""
+    offered = frozenset(_profiles(profiles))
+    _flag("evaluator_configured", evaluator_configured)
+    _limits_arg(limits)
+    try:
+        data = plain(frontmatter)
+    except NotJson as error:
+        return (Problem(error.path, error.reason),)
+    document = Document.unplaced(data)
+    problems = _shape_problems(document)
+    problems.extend(_profile_problems(document, offered, evaluator_configured, limits))
+    return tuple(Problem(p.path, p.message) for p in _in_file_order(problems))
+
+
+def _text_arg(text: object) -> str:
+    if not issubclass(type(text), str):
+        raise TypeError(f"a process file's text is a string, got {show(text)}")
+    return str.__str__(text)
 
 
 def _read(text: str, source: str) -> tuple[Document, str]:
@@ -323,7 +405,9 @@ def _read(text: str, source: str) -> tuple[Document, str]:
 def _split(text: str, source: str) -> tuple[str, int, str]:
     """The frontmatter, how many lines come before it, and the body exactly as written."""
     text = text.removeprefix("\ufeff")
-    lines = text.splitlines(keepends=True)
+    # YAML 1.2's line breaks only (LF, CR LF, CR): str.splitlines also breaks at NEL, U+2028
+    # and more, which would let a "---" inside a scalar end the frontmatter.
+    lines = io.StringIO(text, newline="").readlines()
     if not lines or lines[0].rstrip("\r\n").rstrip() != _FENCE:
         raise ProcessError(
             'no frontmatter: a PROCESS.md file starts with a "---" line, then YAML, then "---"',
@@ -365,11 +449,10 @@ def _finite_number(checker: object, value: object) -> bool:
 def _shape_validator() -> jsonschema.Draft202012Validator:
     import jsonschema
 
-    base = jsonschema.Draft202012Validator
-    kind = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-        base, type_checker=base.TYPE_CHECKER.redefine("number", _finite_number)
+    checker = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("number", _finite_number)
+    validator: jsonschema.Draft202012Validator = safe_validator(
+        schema_file("process"), type_checker=checker
     )
-    validator: jsonschema.Draft202012Validator = kind(schema_file("process"))
     return validator
 
 
@@ -469,7 +552,7 @@ def _unexpected(keyword: str, schema: Mapping[str, Any], instance: object) -> st
 
 def _close_match(text: str, choices: Sequence[str]) -> str | None:
     """The one of ``choices`` that ``text`` most likely misspells, if any."""
-    folded = text.strip().lower().replace("-", "_").replace(" ", "_")
+    folded = one_line(text).lower().replace("-", "_").replace(" ", "_")
     if folded in choices:
         return folded
     match = difflib.get_close_matches(folded, choices, n=1, cutoff=_CLOSE)
@@ -498,11 +581,16 @@ def _repeated_ids(document: Document) -> Iterator[ProcessProblem]:
         if step_id not in first:
             first[step_id] = index
             continue
-        line = document.locate(("steps", first[step_id], "id")).line
+        earlier = ("steps", first[step_id], "id")
+        where = (
+            f"the step on line {document.locate(earlier).line}"
+            if document.placed
+            else f"step {first[step_id]}"
+        )
         yield _problem(
             document,
             ("steps", index, "id"),
-            f"step id {show(step_id)} is already the id of the step on line {line}: "
+            f"step id {show(step_id)} is already the id of {where}: "
             "ids are unique within a process",
         )
 
@@ -529,18 +617,25 @@ def publication_problems(
     or without an evaluator configured, any step with ``check`` is refused. ``check`` may sit
     only on ``agent`` and ``task`` steps; ``advisory`` only beside ``check``; each check key
     must be valid under ``limits`` (the core's problems, rooted at ``/steps/<i>/check``).
+    Raises :class:`TypeError` for arguments of the wrong type.
     """
+    if type(process) is not Process:
+        raise TypeError(
+            f"publication_problems takes a Process (see read_process), got {show(process)}"
+        )
+    offered = frozenset(_profiles(profiles))
+    _flag("evaluator_configured", evaluator_configured)
+    _limits_arg(limits)
     return _in_file_order(
-        _profile_problems(process.document, profiles, evaluator_configured, limits)
+        _profile_problems(process.document, offered, evaluator_configured, limits)
     )
 
 
 def _profile_problems(
-    document: Document, profiles: Iterable[str], evaluator_configured: bool, limits: Limits
+    document: Document, offered: frozenset[str], evaluator_configured: bool, limits: Limits
 ) -> Iterator[ProcessProblem]:
     # The frontmatter may not have core-2's shape here (lint_process): only the steps that are
     # maps are judged, and only by what the shape accepted, so one fault gives one problem.
-    offered = frozenset(profiles)
     for index, raw in enumerate(_steps_of(document.data)):
         if isinstance(raw, dict):
             yield from _step_problems(
@@ -556,7 +651,7 @@ def _step_problems(
     limits: Limits,
 ) -> Iterator[ProcessProblem]:
     at: Location = ("steps", step.index)
-    name = f'step "{step.id}"' if step.id is not None else f"step {step.index}"
+    name = f"step {show(step.id)}" if step.id is not None else f"step {step.index}"
     # A non-boolean advisory is the shape's problem; only a real true or false is misplaced.
     if isinstance(step.data.get("advisory"), bool) and not step.has_check:
         yield _problem(
@@ -622,15 +717,15 @@ def describe_fragment(
 
     ``profiles``: the server's other profiles, to which ``check-1`` is added only while an
     evaluator is configured. ``limits``: ``runDataBytes`` and the four check limits
-    (``checkFail`` is ``null`` when there is no default fail threshold).
+    (``checkFail`` is ``null`` when there is no default fail threshold). Raises
+    :class:`ValueError` for a ``run_data_bytes`` that is not a positive int, and
+    :class:`TypeError` for other arguments of the wrong type.
     """
-    if (
-        not isinstance(run_data_bytes, int)
-        or isinstance(run_data_bytes, bool)
-        or run_data_bytes < 1
-    ):
+    if type(run_data_bytes) is not int or run_data_bytes < 1:
         raise ValueError(f"run_data_bytes must be a positive int, got {show(run_data_bytes)}")
-    listed = [name for name in profiles if name != PROFILE]
+    _flag("evaluator_configured", evaluator_configured)
+    _limits_arg(limits)
+    listed = [name for name in _profiles(profiles) if name != PROFILE]
     if evaluator_configured:
         listed.append(PROFILE)
     check = limits.to_json()
@@ -654,14 +749,20 @@ def material_for(
     run_data: Mapping[str, Any],
 ) -> Material:
     """What the evaluator may see for a submission to ``step_id``: the step's instructions,
-    the body exactly as written, the run data and the submission."""
-    from ._bundle import Material
+    the body exactly as written, the run data and the submission. Raises
+    :class:`ProcessError` for a step that is not there or has no instructions, and
+    :class:`TypeError` for arguments of the wrong type."""
+    from ._bundle import Material, Submission
 
+    if type(process) is not Process:
+        raise TypeError(f"material_for takes a Process (see read_process), got {show(process)}")
+    if type(submission) is not Submission:
+        raise TypeError(f"submission must be a Submission, got {show(submission)}")
     step = process.step(step_id)
     if step.instructions is None:
         what = step.kind or "agent or task"
         raise ProcessError(
-            f'step "{step_id}" has no instructions (its "{what}" is not text)',
+            f'step {show(step_id)} has no instructions (its "{what}" is not text)',
             source=process.source,
             mark=process.document.locate(("steps", step.index, step.kind or "id")),
         )

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Generator, Iterable, Sequence
 from datetime import datetime, timezone
 from types import coroutine
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, get_args, runtime_checkable
 
 import attrs
 
 from ._bundle import Bundle, Material, build_bundle
 from ._check import Check
-from ._convert import is_finite, show
+from ._convert import error_text, is_blank, is_finite, plain_text, show, type_name
 from ._limits import Limits
 from ._lines import issue_lines
 from ._verdict import (
@@ -29,7 +29,7 @@ from ._verdict import (
     error_verdict,
     format_at,
 )
-from .errors import EvaluatorError
+from .errors import EvaluatorError, FailureReason
 
 __all__ = [
     "Action",
@@ -122,7 +122,10 @@ def outcome_for(
     bundle: Bundle | None = None,
 ) -> Outcome:
     """The outcome a verdict calls for (decision 10). With ``advisory`` every verdict,
-    ``error`` included, completes the step; the verdict still says what it was."""
+    ``error`` included, completes the step; the verdict still says what it was. Raises
+    :class:`TypeError` when ``verdict`` is not a :class:`Verdict`."""
+    if type(verdict) is not Verdict:
+        raise TypeError(f"outcome_for takes a Verdict, got {show(verdict)}")
     action: Action = "complete" if verdict.advisory else _ACTIONS[verdict.verdict]
     issues = issue_lines(verdict) if action == "not_accepted" else ()
     return Outcome(
@@ -141,33 +144,57 @@ async def ask_evaluator(
 ) -> tuple[str | None, list[Answer | Failure]]:
     """Ask once and read the reply strictly: one entry per question of ``bundle.check``, each
     a fitting answer or a :class:`Failure`. Returns the model that answered (``None`` when the
-    evaluator raised or misreported it) and the entries."""
+    evaluator raised or misreported it) and the entries. Raises :class:`TypeError` when
+    ``bundle`` is not a :class:`Bundle`."""
+    if type(bundle) is not Bundle:
+        raise TypeError(f"ask_evaluator takes a Bundle (see build_bundle), got {show(bundle)}")
     count = len(bundle.check)
     try:
         reply = await evaluator.answer(bundle)
     except EvaluatorError as error:
-        failure = Failure(error.reason, str(error), retry_after=error.retry_after)
+        failure = _failure(error.reason, error_text(error), error.retry_after)
         return None, [failure] * count
     except Exception as error:  # an evaluator that crashes has not answered; never a verdict
-        detail = f"the evaluator raised {type(error).__name__}: {error}"
+        detail = f"the evaluator raised {error_text(error)}"
         return None, [Failure("unknown", detail)] * count
-    if not isinstance(reply, Reply):
+    if type(reply) is not Reply:
         detail = f"the evaluator returned {show(reply)}, not a Reply"
         return None, [Failure("malformed", detail)] * count
     if len(reply.answers) != count:
         detail = f"{len(reply.answers)} answers for {count} questions"
         return None, [Failure("malformed", detail)] * count
-    model = reply.model if isinstance(reply.model, str) and reply.model.strip() else None
+    model = plain_text(reply.model)
     entries: list[Answer | Failure] = []
     for question, entry in zip(bundle.check, reply.answers, strict=True):
-        if isinstance(entry, Failure):
-            entries.append(entry)
+        if type(entry) is Failure:
+            entries.append(_failure(entry.reason, entry.detail, entry.retry_after))
             continue
         problem = answer_problem(question, entry)
         entries.append(entry if problem is None else Failure("malformed", problem))
-    if model is None:
+    if type(model) is not str or is_blank(model):
         entries = [Failure("malformed", f"the reply names no model: {show(reply.model)}")] * count
+        return None, entries
     return model, entries
+
+
+_REASONS: frozenset[str] = frozenset(get_args(FailureReason))
+# The longest failure detail kept: a failure is a message, never a provider's whole body.
+_DETAIL = 1000
+
+
+def _failure(reason: object, detail: object, retry_after: object) -> Failure:
+    """A failure as an evaluator reported it, made plain: a reason that is not one of
+    :data:`~checkprofile.errors.FailureReason` is ``unknown``, a detail is text of at most
+    1000 characters, and a ``retry_after`` that is not a finite number of seconds is none."""
+    why = plain_text(reason)
+    text = plain_text(detail)
+    if type(text) is not str:
+        text = show(detail)
+    elif len(text) > _DETAIL:
+        text = text[: _DETAIL - 1] + "…"
+    wait = retry_after if is_finite(retry_after) and retry_after >= 0 else None
+    known = type(why) is str and why in _REASONS
+    return Failure(why if known else "unknown", text, retry_after=wait)  # type: ignore[arg-type]
 
 
 async def run_check(
@@ -190,9 +217,9 @@ async def run_check(
     """
     # Everything the host gave is checked before the model is asked: a bad argument must not
     # cost a model call, nor be found only once the answers are in.
-    if not isinstance(limits, Limits):
+    if type(limits) is not Limits:
         raise TypeError(f"limits must be a Limits (see Limits.from_json), got {show(limits)}")
-    if not isinstance(advisory, bool):
+    if type(advisory) is not bool:
         raise TypeError(f"advisory must be true or false (a bool), got {show(advisory)}")
     if not is_finite(max_retry_wait) or max_retry_wait < 0:
         raise ValueError(
@@ -265,8 +292,13 @@ def _retry_wait(failures: Iterable[Failure], cap: float) -> float:
 
 
 def _configured_model(evaluator: object) -> str:
-    model = getattr(evaluator, "model", None)
-    return model if isinstance(model, str) and model.strip() else type(evaluator).__name__
+    try:
+        model = plain_text(getattr(evaluator, "model", None))
+    except Exception:  # an evaluator's own property that raises
+        model = None
+    if type(model) is str and not is_blank(model):
+        return model
+    return "".join(char for char in type_name(evaluator) if char.isprintable())[:80] or "evaluator"
 
 
 def run_check_sync(

@@ -19,15 +19,15 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator, Mapping
 from functools import cache
-from typing import Any, get_args
+from typing import Any, cast, get_args
 
-from ._convert import show
+from ._convert import NotJson, one_line, plain, show
 from ._fastschema import Validator
-from ._schemas import CoreShape, registry_of, schema_file
+from ._schemas import CoreShape, registry_of, safe_validator, schema_file
 from ._verdict import Verdict
-from .errors import MaterialError, Problem, VerdictError
+from .errors import MaterialError, Problem, VerdictError, problems_text
 
-__all__ = ["check_run_data", "run_data_problems", "submission_problems"]
+__all__ = ["check_run_data", "run_data_problems", "shallow_members", "submission_problems"]
 
 Path = tuple[str | int, ...]
 
@@ -45,9 +45,18 @@ def run_data_problems(data: object) -> tuple[Problem, ...]:
     ``check`` (a verdict record) and a required ``history``: a list of entries with the same
     keys but ``history``. Paths lead from the root of ``data``.
     """
-    problems = _schema_problems("run-data", _run_data_view(data))
-    problems.extend(_verdict_problems(data))
+    view, checks = _run_data_view(data)
+    try:
+        view = plain(view)
+    except NotJson as error:
+        return (_not_json(error),)
+    problems = _schema_problems("run-data", view)
+    problems.extend(_verdict_problems(checks))
     return _in_order(problems)
+
+
+def _not_json(error: NotJson) -> Problem:
+    return Problem(error.path, error.reason)
 
 
 def check_run_data(data: object) -> None:
@@ -69,6 +78,15 @@ def submission_problems(data: object, *, agent: bool = False) -> tuple[Problem, 
     non-empty string) and ``reason`` (at most 4000 characters), and no other key. With
     ``agent``, the summary of an agent's submit is also 1 to 2000 characters.
     """
+    if type(agent) is not bool:
+        raise TypeError(f"agent must be true or false (a bool), got {show(agent)}")
+    view = shallow_members(data)
+    if view is not None and "output" in view and shallow_members(view["output"]) is not None:
+        view["output"] = {}  # the host's: any map
+    try:
+        data = plain(data if view is None else view)
+    except NotJson as error:
+        return (_not_json(error),)
     problems = _schema_problems("submission", data)
     if agent and isinstance(data, dict):
         summary = data.get("summary")
@@ -84,62 +102,79 @@ def submission_problems(data: object, *, agent: bool = False) -> tuple[Problem, 
 
 
 def described(what: str, problems: tuple[Problem, ...]) -> str:
-    """The message of an error carrying ``problems`` of ``what`` (one per line)."""
-    count = len(problems)
-    lines = "\n".join(f"  {problem}" for problem in problems)
-    return f"{what} has {count} problem{'s' * (count != 1)}:\n{lines}"
+    """The message of an error carrying ``problems`` of ``what`` (one per line, the first
+    :data:`~checkprofile.errors.LISTED_PROBLEMS`)."""
+    return problems_text(what, problems)
 
 
 # --- what the schema is shown -----------------------------------------------------------------
 
 
-def _run_data_view(data: object) -> object:
-    """``data`` with every step record's (and history entry's) ``check`` left out: the verdict
-    reader judges those. Only the maps and lists on the way are copied, never their contents."""
-    if not isinstance(data, dict) or not isinstance(data.get("steps"), dict):
-        return data
-    return {**data, "steps": {key: _record_view(record) for key, record in data["steps"].items()}}
+def shallow_members(value: object) -> dict[str, Any] | None:
+    """A map's members keyed by plain text, read by dict's own methods (never a subclass's),
+    or ``None`` for a value that is not a map of text keys (which :func:`plain` then names)."""
+    if not issubclass(type(value), dict):
+        return None
+    members: dict[str, Any] = {}
+    for key, item in dict.items(cast(dict[Any, Any], value)):
+        if not issubclass(type(key), str):
+            return None
+        name = str.__str__(key)
+        if name in members:
+            return None
+        members[name] = item
+    return members
 
 
-def _record_view(record: object) -> object:
-    if not isinstance(record, dict):
-        return record
-    view = {key: value for key, value in record.items() if key != "check"}
-    history = view.get("history")
-    if isinstance(history, list):
-        view["history"] = [
-            {key: value for key, value in entry.items() if key != "check"}
-            if isinstance(entry, dict)
-            else entry
-            for entry in history
-        ]
+def _run_data_view(data: object) -> tuple[object, list[tuple[Path, object]]]:
+    """What the schema is shown of ``data``, and each step record's (and history entry's)
+    ``check`` with its place: the verdict reader judges those. The contents of ``inputs`` and
+    of each ``output`` are the host's (any map) and are never looked into: an empty map stands
+    in for each. Only the maps and lists on the way are copied, never their contents."""
+    checks: list[tuple[Path, object]] = []
+    root = shallow_members(data)
+    if root is None:
+        return data, checks
+    if shallow_members(root.get("inputs")) is not None:
+        root["inputs"] = {}
+    steps = shallow_members(root.get("steps"))
+    if steps is not None:
+        for step_id, record in steps.items():
+            at: Path = ("steps", step_id)
+            view = _entry_view(record, at, checks)
+            if view is not None:
+                history = view.get("history")
+                if issubclass(type(history), list):
+                    view["history"] = [
+                        _entry_view(entry, (*at, "history", index), checks) or entry
+                        for index, entry in enumerate(list.__iter__(history))  # type: ignore[arg-type]
+                    ]
+                steps[step_id] = view
+        root["steps"] = steps
+    return root, checks
+
+
+def _entry_view(
+    entry: object, at: Path, checks: list[tuple[Path, object]]
+) -> dict[str, Any] | None:
+    view = shallow_members(entry)
+    if view is None:
+        return None
+    if "check" in view:
+        checks.append(((*at, "check"), view.pop("check")))
+    if shallow_members(view.get("output")) is not None:
+        view["output"] = {}
     return view
 
 
-def _verdict_problems(data: object) -> Iterator[Problem]:
+def _verdict_problems(checks: list[tuple[Path, object]]) -> Iterator[Problem]:
     """A problem for each step record's (or history entry's) ``check`` that is not a verdict
     record, in the verdict reader's words."""
-    if not isinstance(data, dict) or not isinstance(data.get("steps"), dict):
-        return
-    for step_id, record in data["steps"].items():
-        if not isinstance(record, dict):
-            continue
-        at: Path = ("steps", _token(step_id))
-        places: list[tuple[Path, Mapping[Any, Any]]] = [(at, record)]
-        history = record.get("history")
-        if isinstance(history, list):
-            places.extend(
-                ((*at, "history", index), entry)
-                for index, entry in enumerate(history)
-                if isinstance(entry, dict)
-            )
-        for where, entry in places:
-            if "check" not in entry:
-                continue
-            try:
-                Verdict.from_json(entry["check"])
-            except VerdictError as error:
-                yield Problem((*where, "check"), f"expected a check verdict record: {error}")
+    for where, check in checks:
+        try:
+            Verdict.from_json(check)
+        except VerdictError as error:
+            yield Problem(where, f"expected a check verdict record: {error}")
 
 
 # --- from schema errors to problems -----------------------------------------------------------
@@ -190,7 +225,7 @@ def _unknown_key(key: object, schema: Mapping[str, Any]) -> tuple[str, str | Non
     has = f"{schema.get('title', 'this map')} has {_listed(keys)}"
     if not isinstance(key, str):
         return f"unknown key {show(key)} (keys are strings); {has}", None
-    folded = key.strip().lower().replace("-", "_").replace(" ", "_")
+    folded = one_line(key).lower().replace("-", "_").replace(" ", "_")
     # Stricter than difflib's default: "extra" is not a misspelt "next".
     match = difflib.get_close_matches(folded, keys, n=1, cutoff=0.75)
     if match:
@@ -219,47 +254,20 @@ def _in_order(problems: list[Problem]) -> tuple[Problem, ...]:
 
 
 # --- a validator that never renders a value ---------------------------------------------------
-# Keyword functions in jsonschema's signature. Each error's message is only its keyword: the
-# problem is written from the keyword, the schema's description and show() of the value.
-
-
-def _error(keyword: str, *, path: list[Any] | None = None) -> Any:
-    from jsonschema.exceptions import ValidationError
-
-    return ValidationError(keyword, path=path or ())
-
-
-def _type(validator: Any, types: Any, instance: Any, schema: Any) -> Iterator[Any]:
-    names = [types] if isinstance(types, str) else types
-    if not any(validator.is_type(instance, name) for name in names):
-        yield _error("type")
-
-
-def _enum(validator: Any, enums: Any, instance: Any, schema: Any) -> Iterator[Any]:
-    # The enums of these schemas are strings; a value of any other exact type is not one (a
-    # str subclass could compare equal while being something else).
-    if not (type(instance) is str and instance in enums):
-        yield _error("enum")
-
-
-def _min_length(validator: Any, limit: Any, instance: Any, schema: Any) -> Iterator[Any]:
-    if type(instance) is str and len(instance) < limit:
-        yield _error("minLength")
-
-
-def _max_length(validator: Any, limit: Any, instance: Any, schema: Any) -> Iterator[Any]:
-    if type(instance) is str and len(instance) > limit:
-        yield _error("maxLength")
+# _schemas.safe_validator's keywords, and one more: an unknown key is an error of its own, its
+# path ending at the key, so each is reported (and placed) where it is.
 
 
 def _additional(validator: Any, allowed: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    from jsonschema.exceptions import ValidationError
+
     if not validator.is_type(instance, "object"):
         return
     known = schema.get("properties", {})
     extras = [key for key in instance if key not in known]
     if allowed is False:
         for key in extras:
-            yield _error("additionalProperties", path=[key])
+            yield ValidationError("additionalProperties", path=[key])
     elif isinstance(allowed, dict):
         for key in extras:
             yield from validator.descend(instance[key], allowed, path=key)
@@ -296,18 +304,8 @@ def _fast_validator(shape: CoreShape) -> Validator:
 
 @cache
 def _validator(shape: CoreShape) -> Any:
-    from jsonschema import Draft202012Validator, validators
-
-    safe = validators.extend(  # type: ignore[no-untyped-call]
-        Draft202012Validator,
-        {
-            "type": _type,
-            "enum": _enum,
-            "minLength": _min_length,
-            "maxLength": _max_length,
-            "additionalProperties": _additional,
-        },
-    )
     schema = schema_file(shape)
     resolver = registry_of(lambda contents: contents).resolver(base_uri=schema["$id"])
-    return safe(_inlined(schema, resolver))
+    return safe_validator(
+        _inlined(schema, resolver), keywords={"additionalProperties": _additional}
+    )

@@ -17,16 +17,18 @@ import difflib
 import math
 from collections.abc import Iterator, Mapping
 from functools import cache
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 from ._check import Check, Kind, Question
 from ._convert import (
-    bounded,
+    NotJson,
     converter,
     is_blank,
     is_integral,
     is_probability,
+    names_text,
     one_line,
+    plain,
     show,
 )
 from ._fastschema import SchemaError, Validator
@@ -92,43 +94,65 @@ def _kind_validator(kind: Kind) -> Validator:
 
 
 def validate_check(raw: object, *, limits: Limits = Limits()) -> tuple[Problem, ...]:
-    """Every problem of the check key ``raw``; empty when it is valid. Never raises.
+    """Every problem of the check key ``raw``; empty when it is valid. Never raises, whatever
+    ``raw`` is (a value that is not JSON data is a problem at its place).
 
     ``limits`` matters only where a server default meets an explicit threshold (a ``fail``
-    above the default ``pass``, or a ``pass`` below the default ``fail``).
+    above the default ``pass``, or a ``pass`` below the default ``fail``); anything but a
+    :class:`Limits` raises :class:`TypeError`.
     """
-    if isinstance(raw, str):
-        if not is_blank(raw):
-            return ()
-        return (Problem((), f"expected a non-blank question, got {show(raw)}"),)
-    if not isinstance(raw, list):
-        return (
-            Problem(
-                (),
-                f"expected a question (a string) or a non-empty list of questions, got {show(raw)}",
-            ),
-        )
-    if not raw:
-        return (Problem((), "expected at least one question, got an empty list"),)
-    problems: list[Problem] = []
-    for index, question in enumerate(raw):
-        problems.extend(_question_problems(question, (index,), limits))
-    problems.extend(_duplicate_asks(raw))
-    # Document order: by question, the problems of each question in the order found.
-    problems.sort(key=lambda problem: problem.path[0])
-    return tuple(problems)
+    return _validated(raw, limits)[1]
 
 
 def parse_check(raw: object, *, limits: Limits = Limits()) -> Check:
     """Validate ``raw`` and normalize it to the full form, defaults taken from ``limits``.
 
-    Raises :class:`~checkprofile.errors.CheckError` carrying every problem.
+    Raises :class:`~checkprofile.errors.CheckError` carrying every problem (and
+    :class:`TypeError` for ``limits`` that are not a :class:`Limits`).
     """
-    problems = validate_check(raw, limits=limits)
+    items, problems = _validated(raw, limits)
     if problems:
         raise CheckError(problems)
-    items: list[Any] = [{"ask": raw}] if isinstance(raw, str) else raw  # type: ignore[assignment]
     return Check(tuple(_normalize(item, limits) for item in items))
+
+
+def _validated(raw: object, limits: Limits) -> tuple[list[Any], tuple[Problem, ...]]:
+    """The check key as plain JSON data (a list of question maps, the short form made one)
+    and its problems. Each question is made plain on its own, so a value that is not JSON
+    data in one question does not hide the problems of the others."""
+    if type(limits) is not Limits:
+        raise TypeError(f"limits must be a Limits (see Limits.from_json), got {show(limits)}")
+    kind = type(raw)
+    if issubclass(kind, str):
+        text = str.__str__(raw)
+        if not is_blank(text):
+            return [{"ask": text}], ()
+        return [], (Problem((), f"expected a non-blank question, got {show(raw)}"),)
+    if not issubclass(kind, list):
+        return [], (
+            Problem(
+                (),
+                f"expected a question (a string) or a non-empty list of questions, got {show(raw)}",
+            ),
+        )
+    items: list[Any] = list(list.__iter__(cast(list[Any], raw)))
+    if not items:
+        return [], (Problem((), "expected at least one question, got an empty list"),)
+    problems: list[Problem] = []
+    questions: list[Any] = []
+    for index, question in enumerate(items):
+        try:
+            question = plain(question, finite=False)
+        except NotJson as error:
+            problems.append(Problem((index, *error.path), error.reason))
+            questions.append(None)
+            continue
+        questions.append(question)
+        problems.extend(_question_problems(question, (index,), limits))
+    problems.extend(_duplicate_asks(questions))
+    # Document order: by question, the problems of each question in the order found.
+    problems.sort(key=lambda problem: problem.path[0])
+    return questions, tuple(problems)
 
 
 def _normalize(item: Mapping[str, Any], limits: Limits) -> Question:
@@ -159,12 +183,7 @@ def _kind_of(question: Mapping[Any, Any]) -> Kind:
     return "yes_no"
 
 
-# The deepest a valid question reaches: question -> one_of -> description, levels -> text.
-_DEPTH = 3
-
-
 def _question_problems(question: object, at: Path, limits: Limits) -> Iterator[Problem]:
-    question = bounded(question, max_depth=_DEPTH)
     if not isinstance(question, dict):
         yield Problem(
             at,
@@ -240,7 +259,7 @@ def _unknown_key(key: object, kind: Kind) -> str:
         return f"{key} does not belong here: {_MISPLACED[(kind, key)]}"
     folded = one_line(key).lower().replace("-", "_").replace(" ", "_")
     if folded in _KEYS[kind]:
-        return f'unknown key "{key}"; did you mean "{folded}"? {takes}'
+        return f'unknown key {show(key)}; did you mean "{folded}"? {takes}'
     # A key of this kind first; only then one of another kind, said to be so.
     match = difflib.get_close_matches(folded, _KEYS[kind], n=1, cutoff=0.6)
     if match:
@@ -314,11 +333,13 @@ def _choice(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
         for name in one_of:
             if not _is_text(name):
                 yield Problem(
-                    (*at, "one_of", str(name)),
+                    (*at, "one_of", name),
                     f"expected an answer name (a non-blank string), got {show(name)}",
                 )
         if one_of and all(_is_text(name) for name in one_of):
             names = list(one_of)
+    known = frozenset(names or ())
+    hints = _Hints()
     seen_in_pass: set[str] = set()
     for key in ("pass", "unsure"):
         listed = question.get(key)
@@ -330,22 +351,44 @@ def _choice(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
                 continue  # the structural pass reported it (one fault, one problem)
             where = (*at, key, index)
             if name in seen:
-                yield Problem(where, f'"{name}" is listed twice in {key} (first at {seen[name]})')
+                yield Problem(
+                    where, f"{show(name)} is listed twice in {key} (first at {seen[name]})"
+                )
                 continue
             seen[name] = index
             if key == "unsure" and name in seen_in_pass:
                 yield Problem(
-                    where, f'"{name}" is in both pass and unsure; an answer is one or the other'
+                    where, f"{show(name)} is in both pass and unsure; an answer is one or the other"
                 )
-            elif names is not None and name not in names:
-                match = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
-                hint = f'; did you mean "{match[0]}"?' if match else ""
+            elif names is not None and name not in known:
+                hint = hints.hint(name, names)
                 yield Problem(
-                    where,
-                    f'"{name}" is not an answer of one_of ({", ".join(names)}){hint}',
+                    where, f"{show(name)} is not an answer of one_of ({names_text(names)}){hint}"
                 )
         if key == "pass":
             seen_in_pass = set(seen)
+
+
+class _Hints:
+    """Close-match hints (``did you mean "states"?``), bounded: difflib compares a name with
+    every candidate, so a hint is looked for only among at most :data:`_HINT_CANDIDATES`
+    names, for at most :data:`_HINTS` problems of one question, each name at most
+    :data:`_HINT_CHARS` long. A check with more gets its problems without hints."""
+
+    def __init__(self) -> None:
+        self.left = _HINTS
+
+    def hint(self, name: str, names: list[str]) -> str:
+        if self.left <= 0 or len(names) > _HINT_CANDIDATES or len(name) > _HINT_CHARS:
+            return ""
+        self.left -= 1
+        match = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+        return f"; did you mean {show(match[0])}?" if match else ""
+
+
+_HINTS = 20
+_HINT_CANDIDATES = 100
+_HINT_CHARS = 100
 
 
 def _rubric(question: dict[Any, Any], at: Path) -> Iterator[Problem]:

@@ -12,24 +12,29 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import attrs
 
-from ._check import Check, ChoiceQuestion, Kind, Question, YesNoQuestion
+from ._check import Check, ChoiceQuestion, Kind, Question, RubricQuestion, YesNoQuestion
 from ._convert import (
     NON_BLANK_PATTERN,
-    bounded,
+    NotJson,
+    bare,
     converter,
     is_blank,
     is_integral,
     is_probability,
     override,
+    plain,
+    plain_scalar,
+    plain_text,
     register_renamed,
     show,
+    type_name,
 )
 from ._fastschema import Validator
-from ._schemas import schema_file
+from ._schemas import safe_validator, schema_file, schema_message
 from .errors import AnswerError, FailureReason, VerdictError, pointer_token
 
 if TYPE_CHECKING:
@@ -59,9 +64,6 @@ VerdictName = Literal["pass", "fail", "unsure", "error"]
 #: Where an answer's probability or confidence came from.
 Source = Literal["native", "logprobs", "sampling", "self_reported", "scripted", "replayed"]
 
-# The deepest a verdict record reaches: record -> questions -> question -> value.
-_RECORD_DEPTH = 3
-
 #: How far a kept distribution's probabilities may sum from 1 (rounding by the provider).
 DISTRIBUTION_TOLERANCE = 0.01
 # Probabilities this close count as tied (a most probable answer may tie).
@@ -71,23 +73,49 @@ _TIE = 1e-9
 _RANK: dict[Result, int] = {"pass": 0, "fail": 1, "unsure": 2}
 
 
+def _distribution(value: object) -> object:
+    """A distribution as a tuple of ``(option, probability)`` pairs of plain values; anything
+    that is not a list or tuple of pairs is left as it is, for :func:`answer_problem` to
+    refuse."""
+    kind = type(value)
+    if value is None or not issubclass(kind, (list, tuple)):
+        return value
+    pairs = []
+    items: Iterable[Any] = (
+        list.__iter__(cast(list[Any], value))
+        if issubclass(kind, list)
+        else tuple.__iter__(cast(tuple[Any, ...], value))
+    )
+    for pair in items:
+        if not issubclass(type(pair), (list, tuple)) or len(pair) != 2:
+            return value
+        option, probability = pair
+        pairs.append((plain_scalar(option), plain_scalar(probability)))
+    return tuple(pairs)
+
+
+# Every field of an answer is made plain as it is built (a subclass of str, int or float
+# becomes its plain value, read by the base type), so grading never meets a value whose own
+# comparisons could say anything; a value of another type stays, and answer_problem refuses it.
+
+
 @attrs.frozen
 class YesNoAnswer:
     """The yes-probability ``p`` for a yes/no question."""
 
-    p: float
-    source: Source | None = attrs.field(default=None, kw_only=True, eq=False)
+    p: float = attrs.field(converter=plain_scalar)
+    source: Source | None = attrs.field(default=None, kw_only=True, eq=False, converter=plain_text)
 
 
 @attrs.frozen
 class ChoiceAnswer:
     """The chosen answer ``name`` of a choice question, with the model's ``confidence``."""
 
-    name: str
-    confidence: float
-    source: Source | None = attrs.field(default=None, kw_only=True, eq=False)
+    name: str = attrs.field(converter=plain_scalar)
+    confidence: float = attrs.field(converter=plain_scalar)
+    source: Source | None = attrs.field(default=None, kw_only=True, eq=False, converter=plain_text)
     distribution: tuple[tuple[str, float], ...] | None = attrs.field(
-        default=None, kw_only=True, eq=False
+        default=None, kw_only=True, eq=False, converter=_distribution
     )
 
 
@@ -95,11 +123,11 @@ class ChoiceAnswer:
 class RubricAnswer:
     """The chosen rubric ``level`` (0-based, worst first), with the model's ``confidence``."""
 
-    level: int
-    confidence: float
-    source: Source | None = attrs.field(default=None, kw_only=True, eq=False)
+    level: int = attrs.field(converter=plain_scalar)
+    confidence: float = attrs.field(converter=plain_scalar)
+    source: Source | None = attrs.field(default=None, kw_only=True, eq=False, converter=plain_text)
     distribution: tuple[tuple[int, float], ...] | None = attrs.field(
-        default=None, kw_only=True, eq=False
+        default=None, kw_only=True, eq=False, converter=_distribution
     )
 
 
@@ -119,7 +147,10 @@ class Failure:
 
 
 def answer_problem(question: Question, answer: object) -> str | None:
-    """Why ``answer`` does not fit ``question`` (decision 8), or ``None`` when it does."""
+    """Why ``answer`` does not fit ``question`` (decision 8), or ``None`` when it does.
+    Raises :class:`TypeError` when ``question`` is not a question of a :class:`Check`."""
+    if type(question) not in (YesNoQuestion, ChoiceQuestion, RubricQuestion):
+        raise TypeError(f"question must be a question of a Check, got {show(question)}")
     if isinstance(question, YesNoQuestion):
         if not isinstance(answer, YesNoAnswer):
             return f"a yes/no question needs a YesNoAnswer, got {_type_name(answer)}"
@@ -129,7 +160,7 @@ def answer_problem(question: Question, answer: object) -> str | None:
     if isinstance(question, ChoiceQuestion):
         if not isinstance(answer, ChoiceAnswer):
             return f"a choice question needs a ChoiceAnswer, got {_type_name(answer)}"
-        if not isinstance(answer.name, str) or answer.name not in question.names:
+        if type(answer.name) is not str or answer.name not in question.names:
             return f"{show(answer.name)} is not an answer of one_of ({', '.join(question.names)})"
         return _confidence_problem(answer.confidence) or _distribution_problem(
             answer.distribution, question.names, answer.name
@@ -160,13 +191,14 @@ def _distribution_problem(
     chosen answer a most probable one. Calibration and receipts read it."""
     if distribution is None:
         return None
-    if not isinstance(distribution, tuple) or not all(
-        isinstance(pair, tuple) and len(pair) == 2 for pair in distribution
+    if type(distribution) is not tuple or not all(
+        type(pair) is tuple and len(pair) == 2 for pair in distribution
     ):
         return f"a distribution must be (option, probability) pairs, got {show(distribution)}"
+    allowed = frozenset(options)
     seen: dict[object, float] = {}
     for option, probability in distribution:
-        if option not in options or isinstance(option, bool) or option in seen:
+        if type(option) not in (str, int) or option not in allowed or option in seen:
             what = "twice" if option in seen else "not an option"
             return f"the distribution names {show(option)}, {what}"
         if not is_probability(probability):
@@ -181,7 +213,7 @@ def _distribution_problem(
 
 
 def _type_name(value: object) -> str:
-    return "nothing" if value is None else type(value).__name__
+    return "nothing" if value is None else bare(type_name(value), 60)
 
 
 def grade(question: Question, answer: Answer) -> Result:
@@ -256,22 +288,22 @@ class Verdict:
         does not have the check-verdict shape, when its verdict is not the worst of its
         results, or when ``check`` is given and the record is not what grading its answers
         under ``check`` gives (same questions in order, answers that fit, the same results)."""
-        # jsonschema renders what it rejects with repr(): a structure nested thousands deep, or
-        # an int of over 4,300 digits, is stood in for by what it is. A record reaches no
-        # deeper than record -> questions -> question -> value.
-        data = bounded(data, max_depth=_RECORD_DEPTH)
+        if check is not None and type(check) is not Check:
+            raise TypeError(f"check must be a Check (see parse_check), got {show(check)}")
+        try:
+            data = plain(data)
+        except NotJson as error:
+            raise VerdictError(f"not a check verdict: {error}") from None
         # A record that is valid needs no jsonschema; one that is not is explained by it.
         valid = _fast_verdict_validator().is_valid(data)
         errors = [] if valid else list(_verdict_validator().iter_errors(data))
         if errors:
             first = min(errors, key=lambda e: [str(p) for p in e.absolute_path])
             where = "".join("/" + pointer_token(p) for p in first.absolute_path)
-            message = first.message
-            if first.validator == "pattern" and first.validator_value == NON_BLANK_PATTERN:
-                message = f"expected a non-blank string, got {show(first.instance)}"
-            raise VerdictError(f"not a check verdict: at {where or '/'}: {message}")
-        if not _real_time(data["at"]):  # type: ignore[index]
-            raise VerdictError(f"not a check verdict: at /at: {show(data['at'])} is no real time")  # type: ignore[index]
+            raise VerdictError(f"not a check verdict: at {where or '/'}: {_message(first)}")
+        at = cast(dict[str, Any], data)["at"]
+        if not _real_time(at):
+            raise VerdictError(f"not a check verdict: at /at: {show(at)} is no real time")
         verdict: Verdict = converter.structure(data, cls)
         # A rubric level of 2.0 passes the schema (an integer in JSON); record it as 2.
         verdict = attrs.evolve(
@@ -319,17 +351,22 @@ def _must_answer(verdict: Verdict, check: Check) -> None:
 
 def _answer_of(record: QuestionResult) -> Answer:
     if record.kind == "yes_no":
-        return YesNoAnswer(record.answer)  # type: ignore[arg-type]
+        return YesNoAnswer(record.answer)
     if record.kind == "choice":
-        return ChoiceAnswer(record.answer, record.confidence)  # type: ignore[arg-type]
-    return RubricAnswer(record.answer, record.confidence)  # type: ignore[arg-type]
+        return ChoiceAnswer(record.answer, record.confidence)
+    return RubricAnswer(record.answer, record.confidence)
 
 
 @lru_cache(maxsize=1)
 def _verdict_validator() -> jsonschema.Draft202012Validator:
-    import jsonschema
+    validator: jsonschema.Draft202012Validator = safe_validator(schema_file("verdict"))
+    return validator
 
-    return jsonschema.Draft202012Validator(schema_file("verdict"))
+
+def _message(error: Any) -> str:
+    if error.validator == "pattern" and error.validator_value == NON_BLANK_PATTERN:
+        return f"expected a non-blank string, got {show(error.instance)}"
+    return schema_message(error)
 
 
 @lru_cache(maxsize=1)
@@ -354,13 +391,22 @@ _AT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]
 def format_at(at: datetime | str) -> str:
     """``at`` as RFC 3339 in UTC with ``Z``. A string must already be in that form; a
     datetime must be timezone-aware."""
-    if isinstance(at, str):
-        if not _AT.match(at) or not _real_time(at):
+    if issubclass(type(at), str):
+        text = str.__str__(at)
+        if not _AT.match(text) or not _real_time(text):
             raise ValueError(f"at must be RFC 3339 in UTC ending in Z, got {show(at)}")
-        return at
-    if not isinstance(at, datetime) or at.tzinfo is None or at.utcoffset() is None:
+        return text
+    if not issubclass(type(at), datetime):
         raise ValueError(f"at must be a timezone-aware datetime or a string, got {show(at)}")
-    utc = at.astimezone(timezone.utc)
+    try:
+        aware = at.tzinfo is not None and at.utcoffset() is not None  # type: ignore[union-attr]
+        utc = at.astimezone(timezone.utc) if aware else None  # type: ignore[union-attr]
+    except (OverflowError, ValueError, TypeError, AttributeError):
+        # A time whose UTC form is outside datetime's range (year 1 or 9999 with an offset),
+        # or a tzinfo of one's own that does not work.
+        raise ValueError(f"at must be a time in UTC's years 1 to 9999, got {show(at)}") from None
+    if utc is None:
+        raise ValueError(f"at must be a timezone-aware datetime or a string, got {show(at)}")
     spec = "seconds" if utc.microsecond == 0 else "milliseconds"
     if utc.microsecond % 1000:
         spec = "microseconds"
@@ -405,7 +451,7 @@ def combine(
     :class:`~checkprofile.errors.AnswerError` when an answer is missing, extra, or does not fit
     its question.
     """
-    ordered = _in_order(check, answers)
+    ordered = _in_order(_check_arg(check), answers)
     records = tuple(
         _record(question, answer) for question, answer in zip(check, ordered, strict=True)
     )
@@ -422,17 +468,31 @@ def combine(
 
 
 def _in_order(check: Check, answers: Sequence[Answer] | Mapping[str, Answer]) -> list[Answer]:
-    if isinstance(answers, Mapping):
-        extra = [ask for ask in answers if ask not in check.asks]
+    kind = type(answers)
+    if issubclass(kind, dict):
+        keyed: dict[object, Answer] = {
+            plain_text(ask): answer for ask, answer in dict.items(cast(dict[Any, Answer], answers))
+        }
+        asks = frozenset(check.asks)
+        extra = [ask for ask in keyed if type(ask) is not str or ask not in asks]
         if extra:
             raise AnswerError(f"an answer for {show(extra[0])}, which the check does not ask")
-        missing = [ask for ask in check.asks if ask not in answers]
+        missing = [ask for ask in check.asks if ask not in keyed]
         if missing:
             raise AnswerError(f"no answer for {show(missing[0])}")
-        return [answers[ask] for ask in check.asks]
-    if len(answers) != len(check):
-        raise AnswerError(f"{len(answers)} answers for {len(check)} questions")
-    return list(answers)
+        return [keyed[ask] for ask in check.asks]
+    if not issubclass(kind, (list, tuple)):
+        raise TypeError(
+            f"answers must be a list in question order or a dict keyed by ask, got {show(answers)}"
+        )
+    items: list[Answer] = list(
+        list.__iter__(cast(list[Answer], answers))
+        if issubclass(kind, list)
+        else tuple.__iter__(cast(tuple[Answer, ...], answers))
+    )
+    if len(items) != len(check):
+        raise AnswerError(f"{len(items)} answers for {len(check)} questions")
+    return items
 
 
 def _flag(name: str, value: object) -> bool:
@@ -443,9 +503,16 @@ def _flag(name: str, value: object) -> bool:
 
 
 def _model(model: object) -> str:
-    if not isinstance(model, str) or is_blank(model):
+    text = plain_text(model)
+    if type(text) is not str or is_blank(text):
         raise ValueError(f"model must name what answered, got {show(model)}")
-    return model
+    return text
+
+
+def _check_arg(check: object) -> Check:
+    if type(check) is not Check:
+        raise TypeError(f"check must be a Check (see parse_check), got {show(check)}")
+    return check
 
 
 def error_verdict(
@@ -458,6 +525,7 @@ def error_verdict(
 ) -> Verdict:
     """The record of an evaluator that did not answer (decision 9): every question with
     ``answer`` null, no confidence, and ``result`` unsure."""
+    _check_arg(check)
     return Verdict(
         verdict="error",
         advisory=_flag("advisory", advisory),

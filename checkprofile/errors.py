@@ -18,6 +18,8 @@ from typing import Literal
 
 import attrs
 
+from ._convert import shown_pointer
+
 __all__ = [
     "AnswerError",
     "CheckError",
@@ -47,9 +49,21 @@ FailureReason = Literal[
 
 
 def pointer_token(token: str | int) -> str:
-    """One reference token of an RFC 6901 JSON Pointer."""
+    """One reference token of an RFC 6901 JSON Pointer: a map key (a string) or a list index
+    (an int). Raises :class:`TypeError` for anything else, and :class:`ValueError` for an
+    int too long to write (no list has such an index)."""
+    kind = type(token)
+    if issubclass(kind, str):
+        text = str.__str__(token)
+    elif issubclass(kind, int) and kind is not bool:
+        try:
+            text = int.__repr__(token)
+        except ValueError:
+            raise ValueError("a list index too long to write is no index") from None
+    else:
+        raise TypeError(f"a JSON Pointer token is a string or an int, got a {kind.__name__}")
     # Section 3: "~" must be escaped before "/", or "~1" would be read back as "/".
-    return str(token).replace("~", "~0").replace("/", "~1")
+    return text.replace("~", "~0").replace("/", "~1")
 
 
 def _path(tokens: tuple[str | int, ...] | list[str | int]) -> tuple[str | int, ...]:
@@ -77,7 +91,21 @@ class Problem:
         return Problem((*prefix, *self.path), self.message)
 
     def __str__(self) -> str:
-        return f"{self.pointer or '(root)'}: {self.message}"
+        return f"{shown_pointer(self.pointer) if self.pointer else '(root)'}: {self.message}"
+
+
+#: How many problems an error's message lists; all of them are in its ``problems``.
+LISTED_PROBLEMS = 50
+
+
+def problems_text(what: str, problems: tuple[Problem, ...]) -> str:
+    """``what has N problems:`` and one line per problem, the first :data:`LISTED_PROBLEMS`
+    of them (a message stays readable, and its size bounded, however many there are)."""
+    count = len(problems)
+    lines = [f"  {problem}" for problem in problems[:LISTED_PROBLEMS]]
+    if count > LISTED_PROBLEMS:
+        lines.append(f"  ... and {count - LISTED_PROBLEMS} more (see .problems)")
+    return f"{what} has {count} problem{'s' * (count != 1)}:\n" + "\n".join(lines)
 
 
 class CheckprofileError(Exception):
@@ -94,9 +122,7 @@ class CheckError(CheckprofileError, ValueError):
         if not problems:
             raise ValueError("CheckError needs at least one problem")
         self.problems = problems
-        count = len(problems)
-        lines = "\n".join(f"  {problem}" for problem in problems)
-        super().__init__(f"the check key has {count} problem{'s' * (count != 1)}:\n{lines}")
+        super().__init__(problems_text("the check key", problems))
 
 
 class LimitsError(CheckprofileError, ValueError):

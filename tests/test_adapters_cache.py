@@ -278,6 +278,12 @@ CORRUPT: list[Any] = [
     ),
     pytest.param(lambda inner: entry_text(inner, answers={"3": {"p": 0.99}}), id="no-question-3"),
     pytest.param(lambda inner: entry_text(inner, answers={"-0": {"p": 0.99}}), id="odd-index"),
+    # ASCII digits only: "\u0660" (ARABIC-INDIC ZERO) passed str.isdigit() and int() read it
+    # as question 0, so a poisoned entry answered the question it named in another script.
+    pytest.param(
+        lambda inner: entry_text(inner, answers={"\u0660": {"p": 0.99}}), id="arabic-indic-0"
+    ),
+    pytest.param(lambda inner: entry_text(inner, answers={"00": {"p": 0.99}}), id="leading-0"),
 ]
 
 

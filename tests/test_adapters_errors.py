@@ -46,6 +46,12 @@ NOW = datetime(2026, 10, 6, 9, 4, 20, tzinfo=timezone.utc).timestamp()
         pytest.param({"retry-after": "soon"}, None, id="garbage"),
         pytest.param({"retry-after": "-1"}, None, id="negative"),
         pytest.param({"retry-after": "inf"}, None, id="infinite"),
+        # ASCII digits only (RFC 9110's delay-seconds): float() takes these, a header not.
+        pytest.param({"retry-after": "\u0661\u0662"}, None, id="arabic-indic-digits"),
+        pytest.param({"retry-after": "\uff13"}, None, id="fullwidth-digit"),
+        pytest.param({"retry-after": "1_000"}, None, id="underscores"),
+        pytest.param({"retry-after": "1e3"}, None, id="exponent"),
+        pytest.param({"retry-after": "nan"}, None, id="nan"),
         pytest.param({}, None, id="absent"),
     ],
 )

@@ -668,7 +668,9 @@ def test_a_hostile_submission_stays_data_inside_its_block(
     ("kwargs", "message"),
     [
         pytest.param(
-            {"timeout": 0}, "timeout must be a finite number of seconds > 0, got 0", id="timeout"
+            {"timeout": 0},
+            "timeout must be a finite number of seconds > 0 and at most 86400, got 0",
+            id="timeout",
         ),
         pytest.param({"timeout": float("inf")}, "got inf", id="timeout-inf"),
         pytest.param(

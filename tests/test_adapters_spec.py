@@ -25,9 +25,9 @@ def material() -> Material:
     ("spec", "environ", "words"),
     [
         pytest.param(
-            "jev-latest", {}, "unknown evaluator 'jev-latest': use one of", id="no-scheme"
+            "jev-latest", {}, 'unknown evaluator "jev-latest": use one of', id="no-scheme"
         ),
-        pytest.param("gemini:pro", {}, "unknown evaluator 'gemini:pro'", id="unknown-scheme"),
+        pytest.param("gemini:pro", {}, 'unknown evaluator "gemini:pro"', id="unknown-scheme"),
         pytest.param("systemone:", {}, "names no model: use systemone:MODEL", id="no-model"),
         pytest.param("systemone: ", {}, "names no model", id="blank-model"),
         pytest.param("systemone:jev", {}, "needs an API key: set TYPESAFE_API_KEY", id="no-key"),
@@ -64,7 +64,7 @@ def test_a_missing_extra_says_what_to_install(
         evaluator_from_spec(spec, environ={"TYPESAFE_API_KEY": "k", "OPENAI_API_KEY": "k"})
     # Both ways to install it: from an index, and from a clone (where no index has it yet).
     assert str(caught.value) == (
-        f'evaluator {spec!r} needs the {extra} extra: pip install "checkprofile[{extra}]" '
+        f'evaluator "{spec}" needs the {extra} extra: pip install "checkprofile[{extra}]" '
         f'(in a clone of checkprofile: pip install -e ".[{extra}]")'
     )
 
@@ -99,7 +99,7 @@ def test_openai_chat_needs_no_key_and_keeps_colons_in_the_model() -> None:
 
 
 def test_a_bad_timeout_names_the_spec() -> None:
-    with pytest.raises(ValueError, match=r"^evaluator 'systemone:jev': timeout must be .* got 0$"):
+    with pytest.raises(ValueError, match=r'^evaluator "systemone:jev": timeout must be .* got 0$'):
         evaluator_from_spec("systemone:jev", environ={"TYPESAFE_API_KEY": "k"}, timeout=0)
 
 

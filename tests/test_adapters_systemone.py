@@ -433,7 +433,9 @@ def test_concurrent_checks_share_one_evaluator(loopback: LoopbackServer) -> None
     [
         pytest.param({"model": ""}, 'model must be a non-empty model name, got ""', id="model"),
         pytest.param(
-            {"timeout": 0}, "timeout must be a finite number of seconds > 0, got 0", id="0"
+            {"timeout": 0},
+            "timeout must be a finite number of seconds > 0 and at most 86400, got 0",
+            id="0",
         ),
         pytest.param({"timeout": float("nan")}, "got nan", id="nan"),
     ],

@@ -470,19 +470,19 @@ def test_evidence_urls_and_hashes_are_read_and_left_behind() -> None:
     ("make", "message", "path"),
     [
         pytest.param(
-            lambda: Submission(None),  # type: ignore[arg-type]
+            lambda: Submission(None),
             "a submission's output is a map (a JSON object), got null",
             ("output",),
             id="output-null",
         ),
         pytest.param(
-            lambda: Submission(["a"]),  # type: ignore[arg-type]
+            lambda: Submission(["a"]),
             "a submission's output is a map (a JSON object), got a list",
             ("output",),
             id="output-list",
         ),
         pytest.param(
-            lambda: Submission({}, 5),  # type: ignore[arg-type]
+            lambda: Submission({}, 5),
             "a submission's summary is a string, got 5",
             ("summary",),
             id="summary",
@@ -767,17 +767,16 @@ def test_a_lone_surrogate_stays_escaped_so_the_text_is_utf_8() -> None:
             id="nan-in-run-data",
         ),
         pytest.param(
-            {},
-            {"score": math.inf},
-            "the submission cannot be shown as JSON: it holds NaN or an infinity",
-            id="infinity-in-submission",
-        ),
-        pytest.param(
             {"inputs": {"when": datetime(2026, 1, 1)}},
             {},
-            r"run data inputs\.when cannot be shown as JSON: it holds a value that is not "
-            "JSON data",
+            r"run data inputs\.when cannot be shown as JSON: a datetime is not JSON data",
             id="datetime-in-run-data",
+        ),
+        pytest.param(
+            {"inputs": {"when": [1, {"at": datetime(2026, 1, 1)}]}},
+            {},
+            r"run data inputs\.when cannot be shown as JSON: at /1/at: a datetime is not JSON",
+            id="datetime-deep-in-run-data",
         ),
     ],
 )
@@ -789,3 +788,12 @@ def test_material_that_is_not_json_is_named_in_the_same_words_on_every_python(
     )
     with pytest.raises(MaterialError, match=message):
         build_bundle(parse_check("Done?"), material, state_bytes=65536)
+
+
+def test_a_submission_that_is_not_json_is_refused_where_it_is_made() -> None:
+    # NaN and the infinities have no JSON form: the submission is refused as it is built, and
+    # the error says where (the host tells the agent), never later in a stage after it.
+    message = "output cannot be shown as JSON: at /score: inf is not a JSON number"
+    with pytest.raises(MaterialError, match=message) as caught:
+        Submission({"score": math.inf})
+    assert caught.value.path == ("output", "score")

@@ -819,16 +819,16 @@ ASK3 = "How well are lines above the per-diem limit handled?"
             "submission",
             "sub.yaml",
             "output: {score: .nan}\n",
-            ": the submission cannot be shown as JSON: it holds NaN or an infinity, which JSON "
-            "cannot write",
+            ":1:17: a submission's output cannot be shown as JSON: at /score: nan is not a JSON"
+            " number",
             id="submission-nan",
         ),
         pytest.param(
             "run_data",
             "run.json",
             '{"inputs": {"score": 1e999}, "steps": {}}',
-            ": run data inputs.score cannot be shown as JSON: it holds NaN or an infinity, which"
-            " JSON cannot write",
+            ":1:22: run data inputs.score cannot be shown as JSON: it holds NaN or an infinity,"
+            " which JSON cannot write",
             id="run-data-infinity",
         ),
         pytest.param(
@@ -1051,7 +1051,7 @@ def test_run_points_at_any_compatible_system_one_host_and_caches(tmp_path: Path)
         ),
         pytest.param(
             "systemone:jev-1",
-            "--evaluator: evaluator 'systemone:jev-1' needs an API key: set TYPESAFE_API_KEY",
+            '--evaluator: evaluator "systemone:jev-1" needs an API key: set TYPESAFE_API_KEY',
             id="no-key",
         ),
     ],

@@ -169,12 +169,18 @@ def _corpus(tmp_path: Path, text: str, stage: str = "check_keys") -> Path:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        pytest.param(GOOD_CASE.replace("  rule: A short form.\n", ""), "/0: 'rule'", id="no-rule"),
-        pytest.param(GOOD_CASE.replace("[1]", "[19]"), "/0/decisions/0: 19", id="decision-19"),
+        pytest.param(
+            GOOD_CASE.replace("  rule: A short form.\n", ""), '/0: missing "rule"', id="no-rule"
+        ),
+        pytest.param(
+            GOOD_CASE.replace("[1]", "[19]"),
+            "/0/decisions/0: expected a design decision (1 to 18), got 19",
+            id="decision-19",
+        ),
         pytest.param(GOOD_CASE.replace("valid: true, ", ""), "/0/expect", id="no-valid"),
         pytest.param(
             GOOD_CASE.replace("check: Is", "colour: red\n  check: Is"),
-            "/0: Unevaluated properties are not allowed ('colour'",
+            '/0: unknown key "colour"',
             id="unknown-key",
         ),
         pytest.param(GOOD_CASE + GOOD_CASE.replace("- ", "- ", 1), "/1/id", id="same-id"),
@@ -198,7 +204,7 @@ def test_the_loader_refuses_a_bad_case_file(tmp_path: Path, text: str, message: 
 
 def test_the_loader_refuses_an_unknown_stage_and_an_empty_corpus(tmp_path: Path) -> None:
     (tmp_path / "grades").mkdir()
-    with pytest.raises(CorpusError, match="unknown stage directory 'grades'"):
+    with pytest.raises(CorpusError, match='unknown stage directory "grades"'):
         load_cases(tmp_path)
     (tmp_path / "grades").rmdir()
     with pytest.raises(CorpusError, match="no cases"):

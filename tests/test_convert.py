@@ -6,12 +6,21 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checkprofile._convert import is_number, is_probability, show
+from checkprofile._convert import (
+    MAX_DEPTH,
+    NotJson,
+    is_number,
+    is_probability,
+    plain,
+    plain_scalar,
+    show,
+)
 from support import json_like
 
 # --- show -------------------------------------------------------------------------------------
@@ -28,7 +37,12 @@ class Widget:
         pytest.param("", '""', id="empty-string"),
         pytest.param('say "hi"', '"say \\"hi\\""', id="quotes-escaped"),
         pytest.param("a\\b", '"a\\\\b"', id="backslash-escaped"),
-        pytest.param("a\n\t  b", '"a b"', id="whitespace-collapsed"),
+        pytest.param("a\n\t  b", '"a\\n\\t  b"', id="line-breaks-and-tabs-escaped"),
+        pytest.param("vendor-check\n", '"vendor-check\\n"', id="final-newline-named"),
+        pytest.param("a\x85b\u2028c", '"a\\x85b\\u2028c"', id="unicode-line-breaks-escaped"),
+        pytest.param("\u00a0x\u202e", '"\\xa0x\\u202e"', id="invisible-characters-escaped"),
+        pytest.param("x\ud800", '"x\\ud800"', id="lone-surrogate-escaped"),
+        pytest.param("Müller 😀", '"Müller 😀"', id="printable-text-as-it-is"),
         pytest.param("yes", '"yes"', id="yaml-word-stays-a-string"),
         pytest.param("0.9", '"0.9"', id="numeric-string-quoted"),
         pytest.param(None, "null", id="none-is-null"),
@@ -155,3 +169,110 @@ def test_is_probability_means_a_finite_number_in_0_1(value: object) -> None:
         and 0 <= value <= 1
     )
     assert is_probability(value) == expected
+
+
+# --- plain: what every value crossing the API goes through -----------------------------------
+
+
+class Liar(float):
+    def __ge__(self, other: object) -> bool:
+        return True
+
+    def __float__(self) -> float:
+        return 0.99
+
+
+def test_plain_data_comes_back_as_the_same_object() -> None:
+    value = {"a": [1, 2.5, "x", None, True, {"b": []}]}
+    assert plain(value) is value
+
+
+def test_a_subclass_is_read_as_its_plain_value_by_its_base_type() -> None:
+    class Text(str):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = str.__hash__
+
+    class Map(dict[str, object]):
+        def items(self) -> Any:  # never called: the dict's own items are read
+            raise RuntimeError("lied")
+
+    got = plain(Map({Text("k"): [Liar(0.2), Text("v")]}))
+    assert got == {"k": [0.2, "v"]}
+    assert type(got) is dict and type(next(iter(got))) is str
+    assert type(got["k"][0]) is float and type(got["k"][1]) is str
+
+
+def test_ruamel_scalar_boolean_is_the_bool_it_stands_for() -> None:
+    from ruamel.yaml.scalarbool import ScalarBoolean
+
+    assert plain([ScalarBoolean(True), ScalarBoolean(False)]) == [True, False]
+    assert [type(item) for item in plain([ScalarBoolean(True)])] == [bool]
+
+
+@pytest.mark.parametrize(
+    ("value", "pointer", "words"),
+    [
+        pytest.param({"a": (1, 2)}, "/a", "a tuple is not JSON data", id="tuple"),
+        pytest.param([Decimal("1")], "/0", "a Decimal is not JSON data", id="decimal"),
+        pytest.param({"a": {1: "x"}}, "/a/1", "the key 1 is not text", id="int-key"),
+        pytest.param({"a": [math.nan]}, "/a/0", "nan is not a JSON number", id="nan"),
+        pytest.param({"x": [[[]]]}, "/x", "", id="fine"),
+    ],
+)
+def test_plain_refuses_what_is_not_json_naming_where(value: Any, pointer: str, words: str) -> None:
+    if not words:
+        assert plain(value) == value
+        return
+    with pytest.raises(NotJson) as caught:
+        plain(value)
+    assert caught.value.pointer == pointer and words in caught.value.reason
+
+
+def test_plain_refuses_a_value_that_contains_itself() -> None:
+    loop: list[Any] = [1]
+    loop.append({"again": loop})
+    with pytest.raises(NotJson, match="contains itself") as caught:
+        plain(loop)
+    assert caught.value.pointer == "/1/again"
+
+
+def test_plain_refuses_nesting_deeper_than_its_limit() -> None:
+    deep: Any = []
+    for _ in range(MAX_DEPTH + 5):
+        deep = [deep]
+    with pytest.raises(NotJson, match=f"nested more than {MAX_DEPTH} levels deep"):
+        plain(deep)
+    shallow: Any = []
+    for _ in range(MAX_DEPTH):
+        shallow = [shallow]
+    assert plain(shallow) is shallow
+
+
+def test_plain_walks_a_shared_part_once_and_refuses_a_bomb() -> None:
+    shared = {"text": "x" * 100}
+    assert plain([shared] * 1000)[999] is shared  # 100 KB repeated: fine, walked once
+    bomb: Any = ["lol"] * 10
+    for _ in range(30):  # 10 ** 31 values, in 31 objects
+        bomb = [bomb] * 10
+    with pytest.raises(NotJson, match="repeat it to more than 10,000,000"):
+        plain(bomb)
+
+
+def test_two_keys_that_are_the_same_text_are_refused() -> None:
+    class Key(str):
+        def __hash__(self) -> int:
+            return id(self)
+
+        def __eq__(self, other: object) -> bool:
+            return self is other
+
+    with pytest.raises(NotJson, match='the key "a" appears twice'):
+        plain({Key("a"): 1, Key("a"): 2})
+
+
+def test_plain_scalar_keeps_what_it_cannot_read_for_the_check_after_it() -> None:
+    assert plain_scalar(Liar(0.2)) == 0.2 and type(plain_scalar(Liar(0.2))) is float
+    odd = object()
+    assert plain_scalar(odd) is odd

@@ -261,7 +261,7 @@ def test_odd_keys_are_named_by_type() -> None:
             lambda: Returned(note="", by="a", at=WHEN), "note must not be blank", id="note"
         ),
         pytest.param(
-            lambda: Failed(note=SECRET, by=7, at=WHEN),  # type: ignore[arg-type]
+            lambda: Failed(note=SECRET, by=7, at=WHEN),
             "by must be a string",
             id="by",
         ),
@@ -491,3 +491,12 @@ def test_apply_decision_changes_nothing_it_is_given(decision: Decision) -> None:
 def test_apply_decision_needs_an_escalation() -> None:
     with pytest.raises(TypeError, match="takes an Escalation, got a dict"):
         apply_decision(ESCALATION.to_json(), Completed(by="a", at=WHEN))  # type: ignore[arg-type]
+
+
+def test_nan_in_a_person_s_own_output_is_refused_when_the_decision_is_made() -> None:
+    # It used to be accepted, and to fail only when the output was shown or recorded.
+    import math
+
+    with pytest.raises(DecisionRequiredError, match="output must be JSON data") as caught:
+        Completed(by="ana", at="2026-10-06T10:15:00Z", output={"score": math.nan})
+    assert "nan" in str(caught.value) and "score" in str(caught.value)

@@ -530,4 +530,4 @@ def test_a_handoff_core_2_would_refuse_cannot_be_built(
     with pytest.raises(TypeError, match=message):
         Handoff(**fields)
     with pytest.raises(TypeError, match=r"ReturnNote\.note must be a string, got null"):
-        ReturnNote(note=None, by="a", at=AT)  # type: ignore[arg-type]
+        ReturnNote(note=None, by="a", at=AT)

@@ -558,7 +558,7 @@ TYPES = "one of string, number, boolean, date, datetime, list, object, person"
         ),
         pytest.param(
             doc('name: "vendor-check\\n"', "description: A test.", "steps:", "  - id: a"),
-            (2, 7, "/name", f'expected {NAME}, got "vendor-check "'),
+            (2, 7, "/name", f'expected {NAME}, got "vendor-check\\n"'),
             id="name-final-newline",
         ),
         pytest.param(
@@ -601,7 +601,7 @@ TYPES = "one of string, number, boolean, date, datetime, list, object, person"
                 22,
                 "/data_sources/0/key",
                 "expected a key: a lower-case letter, then up to 63 of a-z, 0-9, _ and -, "
-                'got "crm "',
+                'got "crm\\n"',
             ),
             id="data-source-key-final-newline",
         ),
@@ -644,7 +644,7 @@ TYPES = "one of string, number, boolean, date, datetime, list, object, person"
                 6,
                 45,
                 "/emails/recipients/0",
-                'expected a recipient domain shaped @domain.tld, got "@a.b "',
+                'expected a recipient domain shaped @domain.tld, got "@a.b\\xa0"',
             ),
             id="recipient-with-a-no-break-space",
         ),
@@ -660,7 +660,7 @@ TYPES = "one of string, number, boolean, date, datetime, list, object, person"
                 6,
                 45,
                 "/emails/recipients/0",
-                'expected a recipient domain shaped @domain.tld, got "@a.b "',
+                'expected a recipient domain shaped @domain.tld, got "@a.b\\n"',
             ),
             id="recipient-final-newline",
         ),

@@ -151,9 +151,13 @@ def patterns(schema: object) -> list[str]:
 def test_the_schema_patterns_are_the_one_definition() -> None:
     nonblank = NON_BLANK_PATTERN
     assert nonblank == f"[^{WHITESPACE_CLASS}]"
-    # No pattern says \s or \S, which mean different sets in Python and ECMA-262.
+    # No pattern says \s or \S, which mean different sets in Python and ECMA-262; [\s\S],
+    # any character, means the same in both (it ends a pattern at the end of the text, where
+    # Python's $ would also match before a final newline).
     assert [
-        p for p in patterns(check_schema()) + patterns(verdict_schema()) if "\\s" in p.lower()
+        p
+        for p in patterns(check_schema()) + patterns(verdict_schema())
+        if "\\s" in p.replace("[\\s\\S]", "").lower()
     ] == []
     assert check_schema()["$defs"]["text"]["pattern"] == nonblank
     assert check_schema()["$defs"]["short"]["pattern"] == nonblank

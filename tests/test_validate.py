@@ -211,7 +211,9 @@ UNKNOWN_KEYS = [
         id="rubric-unknown-key",
     ),
     pytest.param(
-        yes_no({1: "x"}), {"/0/1": ("unknown key 1", "keys are strings")}, id="non-string-key"
+        yes_no({1: "x"}),
+        {"/0/1": ("the key 1 is not text", "keys are strings")},
+        id="non-string-key",
     ),
 ]
 
@@ -295,22 +297,22 @@ CHOICES = [
     ),
     pytest.param(
         choice({"one_of": {"  ": "Nothing.", "states": "States it."}}),
-        {"/0/one_of/  ": ("answer name", 'got " "')},
+        {"/0/one_of/  ": ("answer name", 'got "  "')},
         id="blank-name",
     ),
     pytest.param(
         choice({"one_of": {1: "One.", "states": "States it."}}),
-        {"/0/one_of/1": ("answer name", "got 1")},
+        {"/0/one_of/1": ("the key 1 is not text", "keys are strings")},
         id="int-name",
     ),
     pytest.param(
         choice({"one_of": {True: "Yes.", "states": "States it."}}),
-        {"/0/one_of/True": ("answer name", "got true")},
+        {"/0/one_of/true": ("the key true is not text", "keys are strings")},
         id="bool-name",
     ),
     pytest.param(
         choice({"one_of": {**ONE_OF, "hedges": "  "}}),
-        {"/0/one_of/hedges": ("non-blank", 'got " "')},
+        {"/0/one_of/hedges": ("non-blank", 'got "  "')},
         id="blank-description",
     ),
     pytest.param(
@@ -976,3 +978,29 @@ def test_nan_passes_the_schema_but_not_validate_check() -> None:
     assert schema_validator().is_valid(raw)
     assert [problem.pointer for problem in validate_check(raw)] == ["/0/pass"]
     assert math.isnan(raw[0]["pass"])
+
+
+def test_an_anchored_true_from_ruamel_is_a_bool_not_the_number_1() -> None:
+    # ruamel.yaml's round-trip loader gives `pass: &t true` as ScalarBoolean, an int subclass;
+    # taken as a number it was the threshold 1. It is the bool it stands for: refused.
+    from ruamel.yaml.scalarbool import ScalarBoolean
+
+    problems = validate_check([{"ask": "Done?", "pass": ScalarBoolean(True)}])
+    assert [(p.pointer, p.message) for p in problems] == [
+        ("/0/pass", "expected a number in [0, 1], got true")
+    ]
+
+
+def test_a_float_subclass_is_judged_by_its_value_not_its_comparisons() -> None:
+    class Always(float):
+        def __le__(self, other: object) -> bool:
+            return True
+
+        def __ge__(self, other: object) -> bool:
+            return True
+
+    assert [p.pointer for p in validate_check([{"ask": "Done?", "pass": Always(7.0)}])] == [
+        "/0/pass"
+    ]
+    check = parse_check([{"ask": "Done?", "pass": Always(0.5)}])
+    assert check[0].pass_at == 0.5 and type(check[0].pass_at) is float  # type: ignore[union-attr]

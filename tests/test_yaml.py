@@ -218,3 +218,38 @@ def test_json_reads_as_the_same_data(value: Any) -> None:
     import json
 
     assert load_yaml(json.dumps(value)).data == value
+
+
+# --- YAML 1.2's line breaks: LF, CR LF and CR only ---------------------------------------------
+
+
+@pytest.mark.parametrize("char", ["\x85", "\u2028", "\u2029"], ids=["NEL", "LS", "PS"])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param('a: "x{c}y"\nb: 1\n', "x{c}y", id="double-quoted"),
+        pytest.param("a: 'x{c}y'\nb: 1\n", "x{c}y", id="single-quoted"),
+        pytest.param("a: x{c}y\nb: 1\n", "x{c}y", id="plain"),
+        pytest.param("a: |\n  x{c}y\nb: 1\n", "x{c}y\n", id="literal"),
+    ],
+)
+def test_nel_and_the_separators_are_characters_as_yaml_1_2_says(
+    char: str, text: str, expected: str
+) -> None:
+    # YAML 1.1 broke lines at them (and folded the break into a space inside quotes); in 1.2
+    # they are characters like any other, and no line of the file ends at them.
+    document = load_yaml(text.format(c=char))
+    assert document.data["a"] == expected.format(c=char)
+    assert document.locate(("b",)) == Mark(2 if "|" not in text else 3, 4)
+
+
+def test_a_key_keeps_its_separator_and_a_private_character_stays_itself() -> None:
+    # The separators are read through private-use stand-ins the text does not contain.
+    document = load_yaml("\ue000a\u2028: \ue001\n")
+    assert document.data == {"\ue000a\u2028": "\ue001"}
+
+
+def test_an_alias_of_a_long_text_repeated_is_refused() -> None:
+    text = "a: &a " + "x" * 1000 + "\nb: [" + ", ".join(["*a"] * 20_000) + "]\n"
+    with pytest.raises(YamlError, match="aliases repeat more than 10,000,000 characters"):
+        load_yaml(text)

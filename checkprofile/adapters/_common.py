@@ -10,15 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import weakref
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from .. import Bundle
-from .._convert import show
+from .._convert import escape_surrogates, is_blank, is_finite, plain_text, show
 
-__all__ = ["DEFAULT_TIMEOUT", "LoopClients", "checked_model", "checked_timeout", "material_state"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "LoopClients",
+    "checked_model",
+    "checked_timeout",
+    "material_state",
+    "sendable",
+]
 
 #: Seconds an adapter waits for one response unless told otherwise. A decision model answers
 #: in well under a second; a minute covers a loaded host without holding a step for long.
@@ -39,7 +45,8 @@ def material_state(bundle: Bundle) -> dict[str, Any]:
 
     Keys: ``about`` (fixed text), ``step_instructions``, ``process_body``, ``run_data`` (the
     budgeted view), ``left_out`` (only when run data was cut: ``steps`` and ``fields``), and
-    ``submission`` (``output``, ``summary``, ``evidence``), last.
+    ``submission`` (``output``, ``summary``, ``evidence``), last. Every text is
+    :func:`sendable`.
     """
     state: dict[str, Any] = {
         "about": _ABOUT,
@@ -53,23 +60,43 @@ def material_state(bundle: Bundle) -> dict[str, Any]:
             "fields": list(bundle.dropped_fields),
         }
     state["submission"] = json.loads(bundle.submission_json)
-    return state
+    return sendable(state)  # type: ignore[no-any-return]
+
+
+def sendable(value: Any) -> Any:
+    """``value`` (plain JSON data) with each lone surrogate in its texts written as its
+    escape, ``\\ud800``. JSON lets a lone half of a UTF-16 pair through, but no request body
+    can carry one (the SDKs write UTF-8): sent as it is, it would fail the request every time,
+    and an agent could make every check of a step end in ``error``, retry after retry. Every
+    text an adapter sends goes through here."""
+    kind = type(value)
+    if kind is str:
+        return escape_surrogates(value)
+    if kind is dict:
+        return {escape_surrogates(key): sendable(item) for key, item in value.items()}
+    if kind is list:
+        return [sendable(item) for item in value]
+    return value
 
 
 def checked_model(model: object) -> str:
-    if not isinstance(model, str) or not model.strip():
+    text = plain_text(model)
+    if type(text) is not str or is_blank(text):
         raise ValueError(f"model must be a non-empty model name, got {show(model)}")
-    return model
+    return text
+
+
+#: The longest timeout an adapter takes, in seconds (a day): beyond it a number is a mistake,
+#: and the event loop cannot schedule some (10**400 seconds).
+MAX_TIMEOUT = 86_400
 
 
 def checked_timeout(timeout: object) -> float:
-    if (
-        isinstance(timeout, bool)
-        or not isinstance(timeout, (int, float))
-        or not math.isfinite(timeout)
-        or timeout <= 0
-    ):
-        raise ValueError(f"timeout must be a finite number of seconds > 0, got {show(timeout)}")
+    if not is_finite(timeout) or not 0 < timeout <= MAX_TIMEOUT:
+        raise ValueError(
+            f"timeout must be a finite number of seconds > 0 and at most {MAX_TIMEOUT},"
+            f" got {show(timeout)}"
+        )
     return float(timeout)
 
 

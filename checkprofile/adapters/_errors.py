@@ -12,7 +12,6 @@ exist once that SDK has been imported, so its classes are looked up in ``sys.mod
 from __future__ import annotations
 
 import json
-import math
 import re
 import sys
 import time
@@ -21,6 +20,7 @@ from email.utils import parsedate_to_datetime
 from types import ModuleType
 
 from .. import Failure
+from .._convert import error_text, escaped_text, one_line
 from ..errors import EvaluatorError, FailureReason
 
 __all__ = ["failure_from_exception", "failure_from_status", "retry_after_seconds"]
@@ -34,10 +34,16 @@ _DETAIL_CHARS = 200
 _TOO_LONG = re.compile(
     r"context[_ ]length|context[_ ]window|maximum context|too many (input )?tokens|"
     r"tokens?[_ ]exceeded|token limit|input is too long|prompt is too long|too long for",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,
 )
 # Words by which providers say the model declined on policy grounds (a 400 for the request).
-_REFUSED = re.compile(r"content[_ ]filter|content[_ ]policy|refus|safety system", re.IGNORECASE)
+# re.ASCII: case-insensitive matching is ASCII's (Unicode's would take the Kelvin sign for k).
+_REFUSED = re.compile(
+    r"content[_ ]filter|content[_ ]policy|refus|safety system", re.IGNORECASE | re.ASCII
+)
+# A number of seconds (or milliseconds) as RFC 9110 writes delay-seconds, a fraction allowed:
+# ASCII digits only (float() takes any script's digits, underscores, "nan" and "1e3").
+_SECONDS = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,9})?\Z")
 
 # h11's words for a response whose body stopped before its declared end: the server answered,
 # but what arrived is not the whole answer (a cut-off body is malformed, not unavailable).
@@ -72,11 +78,8 @@ def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None)
 def _number(raw: str | None) -> float | None:
     if raw is None:
         return None
-    try:
-        value = float(raw.strip())
-    except ValueError:
-        return None
-    return value if math.isfinite(value) and value >= 0 else None
+    text = raw.strip(" \t")  # HTTP's optional whitespace around a field value
+    return float(text) if _SECONDS.match(text) else None
 
 
 def failure_from_status(
@@ -132,7 +135,7 @@ def _message(body: object) -> str:
         return ""
     if not isinstance(text, str):
         text = json.dumps(text, default=str)[:_DETAIL_CHARS]
-    text = " ".join(text.split())
+    text = escaped_text(one_line(text[: _DETAIL_CHARS * 4]))
     return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 1] + "…"
 
 
@@ -155,7 +158,7 @@ def failure_from_exception(error: BaseException) -> Failure:
     never a pass or a fail. The detail names the exception type and its message.
     """
     if isinstance(error, EvaluatorError):
-        return Failure(error.reason, str(error))
+        return Failure(error.reason, error_text(error, _DETAIL_CHARS * 2))
     for check in (_typesafe_failure, _openai_failure, _transport_failure):
         failure = check(error)
         if failure is not None:
@@ -170,10 +173,7 @@ def failure_from_exception(error: BaseException) -> Failure:
 
 
 def _describe(error: BaseException) -> str:
-    text = " ".join(str(error).split())
-    if len(text) > _DETAIL_CHARS * 2:
-        text = text[: _DETAIL_CHARS * 2 - 1] + "…"
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return error_text(error, _DETAIL_CHARS * 2)
 
 
 def _loaded(name: str) -> ModuleType | None:

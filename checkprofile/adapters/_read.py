@@ -16,6 +16,7 @@ from typing import TypeVar
 from .. import ChoiceAnswer, RubricAnswer, Source, YesNoAnswer
 from .._convert import show
 from .._verdict import DISTRIBUTION_TOLERANCE
+from ._common import sendable
 
 __all__ = [
     "SUM_TOLERANCE",
@@ -102,7 +103,19 @@ def read_choice(
     source: Source,
 ) -> ChoiceAnswer:
     """A choice answer: ``choice`` must be one of ``names`` and a most probable one;
-    ``confidence`` is the answer's own."""
+    ``confidence`` is the answer's own.
+
+    The names were sent :func:`~checkprofile.adapters._common.sendable` (a lone surrogate
+    escaped), so the provider names them so: each is read back as the name it stands for.
+    """
+    sent = {sendable(name): name for name in names}
+    if len(sent) != len(names):
+        raise Malformed("two answer names are the same text once sent: the answer is ambiguous")
+    if isinstance(choice, str):
+        choice = sent.get(choice, choice)
+    probabilities = [
+        (sent.get(key, key) if isinstance(key, str) else key, value) for key, value in probabilities
+    ]
     dist = distribution(probabilities, names, "the choice probabilities")
     if not isinstance(choice, str) or choice not in names:
         raise Malformed(f"the chosen answer {show(choice)} is not one of {', '.join(names)}")

@@ -14,6 +14,7 @@ from typing import Any
 import attrs
 
 from .. import Evaluator
+from .._convert import WHITESPACE, plain_text, show
 
 __all__ = ["SCHEMES", "evaluator_from_spec", "install_hint"]
 
@@ -89,38 +90,40 @@ def evaluator_from_spec(
     empty model, a missing key (for ``openai-chat``, neither a key nor a base URL), or an SDK
     that is not installed (with the ``pip install`` to run, see :func:`install_hint`).
     """
-    if not isinstance(spec, str):
-        raise ValueError(f"an evaluator spec is a string SCHEME:MODEL, got {spec!r}")
+    spec = plain_text(spec)  # type: ignore[assignment]
+    if type(spec) is not str:
+        raise ValueError(f"an evaluator spec is a string SCHEME:MODEL, got {show(spec)}")
     scheme_name, colon, model = spec.partition(":")
-    scheme = SCHEMES.get(scheme_name.strip())
+    model = model.strip(WHITESPACE)
+    scheme = SCHEMES.get(scheme_name.strip(WHITESPACE))
     known = ", ".join(f"{name}:MODEL" for name in SCHEMES)
     if scheme is None or not colon:
-        raise ValueError(f"unknown evaluator {spec!r}: use one of {known}")
-    if not model.strip():
-        raise ValueError(f"evaluator {spec!r} names no model: use {scheme_name}:MODEL")
+        raise ValueError(f"unknown evaluator {show(spec)}: use one of {known}")
+    if not model:
+        raise ValueError(f"evaluator {show(spec)} names no model: use {scheme_name}:MODEL")
     install = install_hint(scheme.extra)
     if importlib.util.find_spec(scheme.sdk) is None:
-        raise ValueError(f"evaluator {spec!r} needs the {scheme.extra} extra: {install}")
-    key = (environ.get(scheme.key) or "").strip() or None
-    base_url = (environ.get(scheme.base_url) or "").strip() or None
+        raise ValueError(f"evaluator {show(spec)} needs the {scheme.extra} extra: {install}")
+    key = (environ.get(scheme.key) or "").strip(WHITESPACE) or None
+    base_url = (environ.get(scheme.base_url) or "").strip(WHITESPACE) or None
     if key is None:
         if scheme.key_required:
-            raise ValueError(f"evaluator {spec!r} needs an API key: set {scheme.key}")
+            raise ValueError(f"evaluator {show(spec)} needs an API key: set {scheme.key}")
         if base_url is None:
             raise ValueError(
-                f"evaluator {spec!r} needs a host: set {scheme.base_url} (a local "
+                f"evaluator {show(spec)} needs a host: set {scheme.base_url} (a local "
                 f"OpenAI-compatible server, which may take no key) or {scheme.key}"
             )
         key = _NO_KEY
     try:
         module = importlib.import_module(scheme.module, __package__)
     except ImportError as error:
-        raise ValueError(f"evaluator {spec!r} cannot be loaded ({error}): {install}") from None
+        raise ValueError(f"evaluator {show(spec)} cannot be loaded ({error}): {install}") from None
     options: dict[str, Any] = {"base_url": base_url, "api_key": key}
     if timeout is not None:
         options["timeout"] = timeout
     try:
-        evaluator: Evaluator = getattr(module, scheme.name)(model.strip(), **options)
+        evaluator: Evaluator = getattr(module, scheme.name)(model, **options)
     except ValueError as error:
-        raise ValueError(f"evaluator {spec!r}: {error}") from None
+        raise ValueError(f"evaluator {show(spec)}: {error}") from None
     return evaluator

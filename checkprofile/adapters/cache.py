@@ -24,8 +24,8 @@ import os
 import re
 import tempfile
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any, Final, Protocol, runtime_checkable
+from pathlib import Path, PurePath
+from typing import Any, Final, Protocol, cast, runtime_checkable
 
 from .. import (
     Answer,
@@ -44,7 +44,7 @@ from .. import (
     ask_evaluator,
     canonical_json,
 )
-from .._convert import is_finite, show
+from .._convert import is_blank, is_finite, plain_text, show
 
 __all__ = [
     "CacheStore",
@@ -64,6 +64,7 @@ logger = logging.getLogger(__name__)
 CACHE_FORMAT: Final = "checkprofile-cache-1"
 
 _KEY: Final = re.compile(r"[0-9a-f]{64}\Z")
+_POSITION: Final = re.compile(r"(?:0|[1-9][0-9]{0,8})\Z")
 
 
 @runtime_checkable
@@ -188,19 +189,27 @@ class CachingEvaluator:
     ``hits`` and ``misses`` count questions answered from the store and questions passed to
     ``inner``. Concurrent checks may share one instance; two checks that miss on the same key
     at once both ask ``inner``, and the last to finish is kept.
+
+    Raises :class:`TypeError` for an ``inner`` that is not an evaluator or a ``store`` that is
+    neither a store nor a path, and :class:`OSError` (or :class:`ValueError`, for a name no
+    file can have) for a directory that cannot be made.
     """
 
     def __init__(self, inner: Evaluator, store: CacheStore | str | os.PathLike[str]) -> None:
-        if not isinstance(inner, Evaluator):
+        try:
+            is_evaluator = isinstance(inner, Evaluator)
+        except Exception:  # an object whose own __getattr__ raises is not an evaluator
+            is_evaluator = False
+        if not is_evaluator:
             raise TypeError(f"inner must be an Evaluator (model and answer), got {show(inner)}")
-        if isinstance(store, (str, os.PathLike)):
-            store = DirectoryStore(store)
-        elif not isinstance(store, CacheStore):
+        if issubclass(type(store), (str, PurePath)):
+            store = DirectoryStore(cast("str | PurePath", plain_text(store)))
+        elif not _is_store(store):
             raise TypeError(
                 f"store must be a CacheStore (get and put) or a directory, got {show(store)}"
             )
         self.inner = inner
-        self.store = store
+        self.store: CacheStore = cast(CacheStore, store)
         self.hits = 0
         self.misses = 0
 
@@ -241,7 +250,7 @@ class CachingEvaluator:
         if not isinstance(reply, Reply) or len(reply.answers) != len(check):
             return  # the core rejects the reply as a whole: nothing in it is an answer
         model = reply.model
-        if not isinstance(model, str) or not model.strip():
+        if type(model) is not str or is_blank(model):
             return
         stored = {
             str(index): answer_to_json(entry)
@@ -279,6 +288,13 @@ class CachingEvaluator:
             return {}
 
 
+def _is_store(store: object) -> bool:
+    try:
+        return isinstance(store, CacheStore)
+    except Exception:  # an object whose own __getattr__ raises is not a store
+        return False
+
+
 def answer_to_json(answer: Answer) -> dict[str, Any]:
     """``answer`` as stored: ``{"p"}``, ``{"name", "confidence"}`` or ``{"level",
     "confidence"}``, with its ``distribution`` (``[option, p]`` pairs) and ``source`` when it
@@ -304,14 +320,19 @@ def _from_json(text: str, key: str, check: Check) -> dict[int, tuple[str, Answer
     if data.get("key") != key:
         raise ValueError(f"the entry is for key {show(data.get('key'))}")  # a misplaced file
     model = data.get("model")
-    if not isinstance(model, str) or not model.strip():
+    if type(model) is not str or is_blank(model):
         raise ValueError(f"the entry names no model: {show(model)}")
     answers = data.get("answers")
     if not isinstance(answers, Mapping) or not answers:
         raise ValueError(f"the entry holds no answers: {show(answers)}")
     result: dict[int, tuple[str, Answer]] = {}
     for position, stored in answers.items():
-        if not isinstance(position, str) or not position.isdigit() or int(position) >= len(check):
+        # ASCII digits only: str.isdigit() takes any script's digits ("١" would be question 1).
+        if (
+            not isinstance(position, str)
+            or not _POSITION.match(position)
+            or int(position) >= len(check)
+        ):
             raise ValueError(f"the entry answers question {show(position)} of {len(check)}")
         question = check[int(position)]
         answer = answer_from_json(question, stored)

@@ -42,13 +42,14 @@ from .. import (
     RubricQuestion,
     canonical_json,
 )
-from .._convert import show
+from .._convert import escaped_text, is_blank, is_probability, one_line, plain_scalar, show
 from ._common import (
     DEFAULT_TIMEOUT,
     LoopClients,
     checked_model,
     checked_timeout,
     material_state,
+    sendable,
 )
 from ._errors import failure_from_exception
 from ._read import (
@@ -146,6 +147,10 @@ def question_message(question: Question) -> str:
     """The last message of the request for ``question``: the ask, the answers or levels with
     their labels, and the labels to reply with. Raises ``ValueError`` for a choice with more
     answers than there are labels (26)."""
+    return sendable(_question_text(question))  # type: ignore[no-any-return]
+
+
+def _question_text(question: Question) -> str:
     labels = labels_for(question)
     if isinstance(question, ChoiceQuestion) and len(labels) < len(question.one_of):
         raise ValueError(
@@ -202,11 +207,13 @@ class ChatEvaluator:
     ) -> None:
         self._model = checked_model(model)
         self._timeout = checked_timeout(timeout)
-        if isinstance(top_logprobs, bool) or not isinstance(top_logprobs, int) or top_logprobs < 2:
+        top_logprobs = plain_scalar(top_logprobs)  # type: ignore[assignment]
+        min_label_mass = plain_scalar(min_label_mass)  # type: ignore[assignment]
+        if type(top_logprobs) is not int or top_logprobs < 2:
             raise ValueError(
                 f"top_logprobs must be an integer of at least 2, got {show(top_logprobs)}"
             )
-        if not _is_number(min_label_mass) or not 0 <= min_label_mass <= 1:
+        if not is_probability(min_label_mass):
             raise ValueError(
                 f"min_label_mass must be a number in [0, 1], got {show(min_label_mass)}"
             )
@@ -322,7 +329,7 @@ def read_response(
     if not isinstance(data, Mapping):
         return None, Failure("malformed", f"the response is not a JSON object: {show(data)}")
     model = data.get("model")
-    if not isinstance(model, str) or not model.strip():
+    if not isinstance(model, str) or is_blank(model):
         return None, Failure("malformed", f"the response names no model: {show(model)}")
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
@@ -330,7 +337,7 @@ def read_response(
     choice = choices[0]
     message = choice.get("message")
     refusal = message.get("refusal") if isinstance(message, Mapping) else None
-    if isinstance(refusal, str) and refusal.strip():
+    if isinstance(refusal, str) and not is_blank(refusal):
         return model, Failure("refusal", f"the model refused: {_short(refusal)}")
     if choice.get("finish_reason") == "content_filter":
         return model, Failure("refusal", "the provider's content filter stopped the answer")
@@ -440,5 +447,5 @@ def _is_number(value: object) -> TypeGuard[float]:
 
 
 def _short(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
+    text = escaped_text(one_line(text[: limit * 4]))
     return text if len(text) <= limit else text[: limit - 1] + "…"

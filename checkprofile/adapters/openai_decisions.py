@@ -30,8 +30,15 @@ from .. import (
     Reply,
     RubricQuestion,
 )
-from .._convert import show
-from ._common import DEFAULT_TIMEOUT, LoopClients, checked_model, checked_timeout, material_state
+from .._convert import is_blank, show
+from ._common import (
+    DEFAULT_TIMEOUT,
+    LoopClients,
+    checked_model,
+    checked_timeout,
+    material_state,
+    sendable,
+)
 from ._errors import failure_from_exception
 from ._read import Malformed, read_choice, read_rubric, read_yes_no
 
@@ -44,7 +51,12 @@ _WORDS = {"yes_no": "yes/no", "choice": "choice", "rubric": "rubric"}
 def decisions_question(question: Question, name: str) -> decision_create_params.Question:
     """The Decisions question for one check question: yes/no -> ``predicate``; choice ->
     ``choice`` with each ``one_of`` name as a value and its description; rubric -> ``score``
-    with the levels, worst first (a level's position is its value)."""
+    with the levels, worst first (a level's position is its value). Every text is
+    :func:`~checkprofile.adapters._common.sendable`."""
+    return sendable(_question(question, name))  # type: ignore[no-any-return]
+
+
+def _question(question: Question, name: str) -> decision_create_params.Question:
     if isinstance(question, ChoiceQuestion):
         return {
             "type": "choice",
@@ -159,7 +171,7 @@ def _decision(data: object) -> tuple[str, list[object]]:
     if not isinstance(data, Mapping):
         raise Malformed(f"the response is not a JSON object: {show(data)}")
     model = data.get("model")
-    if not isinstance(model, str) or not model.strip():
+    if not isinstance(model, str) or is_blank(model):
         raise Malformed(f"the response names no model: {show(model)}")
     answers = data.get("answers")
     if not isinstance(answers, list):

@@ -29,7 +29,14 @@ from .. import (
     RubricQuestion,
 )
 from .._convert import show
-from ._common import DEFAULT_TIMEOUT, LoopClients, checked_model, checked_timeout, material_state
+from ._common import (
+    DEFAULT_TIMEOUT,
+    LoopClients,
+    checked_model,
+    checked_timeout,
+    material_state,
+    sendable,
+)
 from ._errors import failure_from_exception
 from ._read import Malformed, read_choice, read_rubric, read_yes_no
 
@@ -47,11 +54,12 @@ def system_one_question(question: Question) -> typesafe_sdk.Question:
     """The System One question for one check question: yes/no -> ``noul``; choice ->
     ``choice`` with the ``one_of`` descriptions as criteria; rubric -> ``score`` with the
     levels, worst first, as criteria (a level's position is its score)."""
+    ask = sendable(question.ask)
     if isinstance(question, ChoiceQuestion):
-        return typesafe_sdk.Choice(instructions=question.ask, criteria=dict(question.one_of))
+        return typesafe_sdk.Choice(instructions=ask, criteria=sendable(dict(question.one_of)))
     if isinstance(question, RubricQuestion):
-        return typesafe_sdk.Score(instructions=question.ask, criteria=list(question.levels))
-    return typesafe_sdk.Noul(instructions=question.ask)
+        return typesafe_sdk.Score(instructions=ask, criteria=sendable(list(question.levels)))
+    return typesafe_sdk.Noul(instructions=ask)
 
 
 def _name(index: int) -> str:

@@ -10,6 +10,7 @@ none), so each command starts in the time its own work needs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Final, NoReturn
@@ -47,12 +48,13 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # argparse prints the whole usage; one line in our style (``checkprofile: run: ...``),
         # a hint, and the documented code are enough.
-        from ._common import EXIT_USAGE
+        from ._common import EXIT_USAGE, error_lines
 
         prog = self.prog if self.command is None else f"{self.prog} {self.command}"
         where = prog.replace(" ", ": ", 1)
         hint = _hint(message, self)
-        self.exit(EXIT_USAGE, f"{where}: {message}{hint} (see {prog} --help)\n")
+        said = " ".join(error_lines(message))
+        self.exit(EXIT_USAGE, f"{where}: {said}{hint} (see {prog} --help)\n")
 
 
 def _hint(message: str, parser: _Parser) -> str:
@@ -117,6 +119,7 @@ def _command(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command and return its exit code."""
+    prepare_streams()
     words = sys.argv[1:] if argv is None else list(argv)
     command = _command(words)
     if command is not None and command not in COMMANDS:
@@ -125,13 +128,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(top, _Parser):
         top.command = command
     args = top.parse_args(words)
-    from ._common import STDIN_READ, UsageError  # the command's module has imported it
+    # The command's module has imported these.
+    from ._common import EXIT_USAGE, STDIN_READ, UsageError, error_lines, internal_error
 
     STDIN_READ.clear()  # standard input is read once a command, and this is a new command
     try:
         code: int = args.handler(args)
     except UsageError as error:
-        for line in str(error).splitlines():
+        for line in error_lines(str(error)):
             print(f"checkprofile: {line}", file=sys.stderr)
         return error.code
     except KeyboardInterrupt:
@@ -141,18 +145,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (``| head``); nothing more to say to it.
         sys.stderr.close()
         return 0
+    except MemoryError:
+        print("checkprofile: out of memory: the input is too large", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as error:  # a defect: one line and exit 70, never a traceback
+        return internal_error(error)
     return code
+
+
+def prepare_streams() -> None:
+    """Make stdout and stderr write any text: a character their encoding cannot write (a lone
+    surrogate from a JSON file, anything on an ASCII terminal) is written as its backslash
+    escape instead of ending the command with a traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # a stream already closed
+                reconfigure(errors="backslashreplace")
 
 
 def _unknown_command(command: str) -> int:
     import difflib
 
-    from ._common import EXIT_USAGE
+    from ._common import EXIT_USAGE, error_lines
 
     match = difflib.get_close_matches(command, list(COMMANDS), n=1, cutoff=0.5)
     hint = f'; did you mean "{match[0]}"?' if match else ""
+    shown = " ".join(error_lines(command))
     print(
-        f'checkprofile: unknown command "{command}"{hint} (commands: {", ".join(COMMANDS)})',
+        f'checkprofile: unknown command "{shown}"{hint} (commands: {", ".join(COMMANDS)})',
         file=sys.stderr,
     )
     return EXIT_USAGE

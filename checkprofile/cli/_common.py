@@ -12,14 +12,17 @@ from typing import IO, TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 import attrs
 
+from .._convert import error_text, escape_surrogates, escaped_text, shown_pointer
 from ..errors import Problem
+from ._jsontext import JsonFaultError, Place, line_column, load_json, locate
 
 if TYPE_CHECKING:
-    from .._yaml import Document
+    from .._yaml import Document, Mark
 
 __all__ = [
     "EXIT_ERROR",
     "EXIT_FAIL",
+    "EXIT_INTERNAL",
     "EXIT_OK",
     "EXIT_UNSURE",
     "EXIT_USAGE",
@@ -30,6 +33,9 @@ __all__ = [
     "Style",
     "UsageError",
     "common_options",
+    "error_lines",
+    "internal_error",
+    "path_text",
     "print_json",
     "read_data",
     "read_text",
@@ -43,6 +49,8 @@ EXIT_FAIL: Final = 1  # fail, or problems found
 EXIT_USAGE: Final = 2  # usage, or unreadable input
 EXIT_UNSURE: Final = 3
 EXIT_ERROR: Final = 4
+# A defect of checkprofile's own (sysexits.h's EX_SOFTWARE): never a verdict, never "fail".
+EXIT_INTERNAL: Final = 70
 
 VERDICT_EXIT: Final[Mapping[str, int]] = {
     "pass": EXIT_OK,
@@ -80,9 +88,30 @@ def common_options() -> argparse.ArgumentParser:
 
 
 def print_json(data: Any, *, stream: IO[str] | None = None) -> None:
-    """One JSON document, UTF-8 as written, ending in a newline."""
+    """One JSON document, UTF-8 as written, ending in a newline. A lone surrogate (which UTF-8
+    cannot write) is written as its JSON escape, so the document reads back as the same data."""
     out = sys.stdout if stream is None else stream
-    out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    out.write(escape_surrogates(text) + "\n")
+
+
+def path_text(path: Path | str) -> str:
+    """A file's name for a message: as given, with any character that does not print as
+    itself escaped (a newline in a name found in a folder must not start a line of its own)."""
+    return escaped_text(str(path))
+
+
+def error_lines(message: str) -> list[str]:
+    """A message's lines as printed, one per problem: split at newlines only, and anything
+    else that would break or hide a line escaped."""
+    return [escaped_text(line, keep="\t") for line in message.split("\n")]
+
+
+def internal_error(error: BaseException) -> int:
+    """The last resort for an exception no part of the command expected: one line naming it,
+    and exit 70 (a defect to report, never read as a verdict)."""
+    print(f"checkprofile: internal error: {error_text(error)} (please report it)", file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 #: The file name that means standard input, wherever a command reads a file; once a command.
@@ -93,7 +122,7 @@ STDIN_READ: list[str] = []
 
 def shown(path: Path | str) -> str:
     """How a file is named in messages: ``<stdin>`` for ``-``."""
-    return "<stdin>" if str(path) == STDIN else str(path)
+    return "<stdin>" if str(path) == STDIN else path_text(path)
 
 
 def read_text(path: Path | str, what: str) -> str:
@@ -104,9 +133,15 @@ def read_text(path: Path | str, what: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
-        raise UsageError(f"{path}: {what} is not UTF-8 text (byte {error.start})") from None
+        raise UsageError(
+            f"{path_text(path)}: {what} is not UTF-8 text (byte {error.start})"
+        ) from None
     except OSError as error:
         raise unreadable(path, what, error) from None
+    except MemoryError:
+        raise UsageError(
+            f"{path_text(path)}: {what} is too large to read into the memory available"
+        ) from None
 
 
 def _stdin(what: str) -> str:
@@ -123,11 +158,12 @@ def _stdin(what: str) -> str:
 
 def unreadable(path: Path | str, what: str, error: OSError) -> UsageError:
     """The one-line error for a file that could not be opened or read."""
+    shown = path_text(path)
     if isinstance(error, FileNotFoundError):
-        return UsageError(f"{path}: {what} not found")
+        return UsageError(f"{shown}: {what} not found")
     if isinstance(error, IsADirectoryError):
-        return UsageError(f"{path}: {what} is a directory, not a file")
-    return UsageError(f"{path}: cannot read {what}: {error.strerror or error}")
+        return UsageError(f"{shown}: {what} is a directory, not a file")
+    return UsageError(f"{shown}: cannot read {what}: {error.strerror or error}")
 
 
 @attrs.frozen
@@ -140,58 +176,61 @@ class DataFile:
     document: Document | None = attrs.field(default=None, repr=False)
 
     def where(self, path: tuple[str | int, ...] = (), *, key: bool = False) -> str:
-        """``FILE:LINE:COL`` of ``path`` in the file (``FILE`` alone if it cannot be found)."""
-        return self._where(self._document(), path, key=key)
+        """``FILE:LINE:COL`` of ``path`` in the file (its nearest ancestor if it is not
+        there)."""
+        mark = self.marks([(tuple(path), key)])[(tuple(path), key)]
+        return f"{self.path}:{mark.line}:{mark.column}"
 
     def problems(self, problems: Sequence[Problem]) -> str:
         """``problems`` of this file, one per line as ``FILE:LINE:COL: POINTER: message``, in
         file order. An unknown key is shown at the key; any other problem at its value (a
         missing key at the map that lacks it)."""
-        document = self._document()
+        places = [(p.path, p.message.startswith("unknown key")) for p in problems]
+        marks = self.marks(places)
         located = []
-        for problem in problems:
-            key = problem.message.startswith("unknown key")
-            mark = document.locate(problem.path, key=key) if document is not None else None
-            order = (mark.line, mark.column) if mark is not None else (0, 0)
-            where = self._where(document, problem.path, key=key)
-            located.append((order, f"{where}: {problem.pointer or '/'}: {problem.message}"))
+        for problem, place in zip(problems, places, strict=True):
+            mark = marks[place]
+            where = f"{self.path}:{mark.line}:{mark.column}"
+            line = f"{where}: {shown_pointer(problem.pointer)}: {problem.message}"
+            located.append(((mark.line, mark.column), line))
         return "\n".join(line for _, line in sorted(located, key=lambda pair: pair[0]))
 
-    def _document(self) -> Document | None:
+    def marks(self, places: Sequence[Place]) -> dict[Place, Mark]:
+        """Where each of ``places`` is. A YAML file knows it from its reading; a JSON file is
+        read by the json module (fast, for large run data), and the places are found in one
+        pass over its text, however many there are."""
         if self.document is not None:
-            return self.document
-        # JSON is read by the json module (fast, for large run data); positions come from a
-        # second, YAML 1.2 reading only when an error needs one.
-        from .._yaml import YamlError, load_yaml
+            return {place: self.document.locate(place[0], key=place[1]) for place in places}
+        from .._yaml import Mark  # JSON's places are found without reading it as YAML
 
-        try:
-            return load_yaml(self.text)
-        except YamlError:
-            return None
-
-    def _where(self, document: Document | None, path: tuple[str | int, ...], *, key: bool) -> str:
-        if document is None:
-            return self.path
-        mark = document.locate(path, key=key)
-        return f"{self.path}:{mark.line}:{mark.column}"
+        starts = locate(self.text, places)
+        lines = line_column(self.text, starts.values())
+        return {place: Mark(*lines[start]) for place, start in starts.items()}
 
 
 def read_data(path: Path | str, what: str) -> DataFile:
-    """A JSON (``.json``) or YAML 1.2 file's data, with errors at ``FILE:LINE:COL``. Standard
-    input (``-``) is read as JSON when it is JSON, and as YAML 1.2 otherwise."""
+    """A JSON (``.json``) or YAML 1.2 file's data, with errors at ``FILE:LINE:COL``.
+
+    JSON is read strictly: a duplicate key is refused (as YAML's is), and so are ``NaN``,
+    ``Infinity`` and an integer too long to read, each at its place. Standard input (``-``)
+    is read as JSON when it is JSON, and as YAML 1.2 otherwise.
+    """
     source = shown(path)
     text = read_text(path, what)
-    if str(path) == STDIN:
+    if str(path) == STDIN or source.endswith(".json"):
         try:
-            return DataFile(source, json.loads(text), text)
-        except (ValueError, RecursionError):
-            pass  # not JSON: YAML 1.2 (of which JSON is nearly a part) says what is wrong
-    elif source.endswith(".json"):
-        try:
-            return DataFile(source, json.loads(text), text)
+            return DataFile(source, load_json(text), text)
         except json.JSONDecodeError as error:
-            where = f"{source}:{error.lineno}:{error.colno}"
-            raise UsageError(f"{where}: {what} is not valid JSON: {error.msg}") from None
+            # Standard input that is not JSON is read as YAML 1.2 (of which JSON is nearly a
+            # part), which says what is wrong.
+            if str(path) != STDIN:
+                where = f"{source}:{error.lineno}:{error.colno}"
+                raise UsageError(f"{where}: {what} is not valid JSON: {error.msg}") from None
+        except JsonFaultError as error:
+            line, column = line_column(text, [error.fault.index])[error.fault.index]
+            raise UsageError(
+                f"{source}:{line}:{column}: {what} is not valid JSON: {error.fault.message}"
+            ) from None
         except RecursionError:
             raise UsageError(f"{source}: {what} is nested too deeply to read") from None
     from .._yaml import YamlError, load_yaml

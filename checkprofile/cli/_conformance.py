@@ -8,8 +8,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from .._convert import escaped_text
 from ..conformance import STAGES, CaseResult, CorpusError, run_corpus
-from ._common import EXIT_FAIL, EXIT_OK, Commands, Style, UsageError, common_options, print_json
+from ._common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    Commands,
+    Style,
+    UsageError,
+    common_options,
+    path_text,
+    print_json,
+)
 
 
 def register(commands: Commands) -> None:
@@ -37,7 +47,7 @@ def _conformance(args: argparse.Namespace) -> int:
     directory: Path | None = args.directory
     if directory is not None and not directory.is_dir():
         what = "not found" if not directory.exists() else "not a directory"
-        raise UsageError(f"{directory}: corpus {what}")
+        raise UsageError(f"{path_text(directory)}: corpus {what}")
     try:
         results = run_corpus(directory)
     except CorpusError as error:
@@ -98,6 +108,8 @@ def _print_table(results: Sequence[CaseResult], out: TextIO) -> None:
     if failing:
         out.write("\n")
     for result in failing:
-        out.write(f"{style('FAIL', 'fail')} {style(result.id, 'path')} ({result.source})\n")
-        out.write(f"  rule: {result.rule}\n")
-        out.write(f"  {result.diff}\n")
+        # A corpus given on the command line is anyone's text: each line stays one line.
+        name, source = escaped_text(result.id), escaped_text(result.source)
+        out.write(f"{style('FAIL', 'fail')} {style(name, 'path')} ({source})\n")
+        out.write(f"  rule: {escaped_text(result.rule)}\n")
+        out.write(f"  {escaped_text(result.diff)}\n")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .. import _process as process_
-from .._convert import show
+from .._convert import WHITESPACE, escaped_text, is_blank, names_text, show, shown_pointer
 from .._limits import Limits
 from .._process import Process, ProcessError, ProcessProblem, ProcessStep
 from ..errors import LimitsError, Problem
@@ -22,9 +22,11 @@ from ._common import (
     STDIN,
     VERDICT_EXIT,
     Commands,
+    DataFile,
     Style,
     UsageError,
     common_options,
+    error_lines,
     print_json,
     read_data,
     read_text,
@@ -221,10 +223,14 @@ def _limits(path: Path | None) -> Limits:
 def _process(path: Path) -> Process:
     """The process, or its problems: a file a server would refuse for its shape is exit 1,
     one line per problem; a file that cannot be read as a process is exit 2."""
+    source = shown(path)
     try:
-        if str(path) == STDIN:
-            return process_.read_process(read_text(path, "process"), source=shown(path))
-        return process_.load_process(path)
+        text = (
+            read_text(path, "process")
+            if str(path) == STDIN
+            else process_.process_text(path, source=source)
+        )
+        return process_.read_process(text, source=source)
     except ProcessError as error:
         raise UsageError(str(error), code=EXIT_FAIL if error.problems else EXIT_USAGE) from None
 
@@ -257,8 +263,9 @@ def _check(process: Process, step_id: str, limits: Limits) -> tuple[Check, bool]
 def _submission(path: Path, step: ProcessStep) -> Submission:
     """The submission file, checked against core-2's shape for ``step``: every problem at once,
     each at its line and column (exit 2)."""
-    from .._bundle import Submission, canonical_json, json_problem
+    from .._bundle import Submission
     from .._shapes import submission_problems
+    from ..errors import MaterialError
 
     data = read_data(path, "submission")
     problems = (
@@ -267,13 +274,10 @@ def _submission(path: Path, step: ProcessStep) -> Submission:
     )
     if problems:
         raise UsageError(data.problems(problems))
-    submission = Submission.from_json(data.data)
     try:
-        canonical_json(submission.to_json())  # NaN, infinities: not JSON the model can be shown
-    except ValueError as error:
-        problem = json_problem(error)
-        raise UsageError(f"{path}: the submission cannot be shown as JSON: {problem}") from None
-    return submission
+        return Submission.from_json(data.data)
+    except MaterialError as error:  # inside the output: NaN, an infinity (no JSON form)
+        raise UsageError(f"{data.where(error.path)}: {error}") from None
 
 
 def _route_problems(data: object, step: ProcessStep) -> list[Problem]:
@@ -289,7 +293,7 @@ def _route_problems(data: object, step: ProcessStep) -> list[Problem]:
         return [
             Problem(
                 ("next",),
-                f'next {show(chosen)}: step "{step.id}" has no list of routes to choose from',
+                f"next {show(chosen)}: step {show(step.id)} has no list of routes to choose from",
             )
         ]
     targets = [
@@ -301,29 +305,28 @@ def _route_problems(data: object, step: ProcessStep) -> list[Problem]:
     if chosen in names:
         return []
     match = difflib.get_close_matches(chosen, names, n=1, cutoff=0.6)
-    hint = f'; did you mean "{match[0]}"?' if match else ""
+    hint = f"; did you mean {show(match[0])}?" if match else ""
     return [
         Problem(
             ("next",),
-            f'next {show(chosen)} is not a route of step "{step.id}"{hint}'
-            f" (routes: {', '.join(names) or 'none'})",
+            f"next {show(chosen)} is not a route of step {show(step.id)}{hint}"
+            f" (routes: {names_text(names) or 'none'})",
         )
     ]
 
 
-def _run_data(path: Path | None) -> dict[str, Any]:
+def _run_data(path: Path | None) -> DataFile | None:
     """The run data file, checked against core-2's shape: every problem at once, each at its
-    line and column (exit 2). Without a file, empty run data."""
+    line and column (exit 2). Without a file, ``None`` (empty run data)."""
     if path is None:
-        return {"inputs": {}, "steps": {}}
+        return None
     from .._shapes import run_data_problems
 
     data = read_data(path, "run data")
     problems = run_data_problems(data.data)
     if problems:
         raise UsageError(data.problems(problems))
-    result: dict[str, Any] = data.data
-    return result
+    return data
 
 
 @attrs.frozen
@@ -344,7 +347,8 @@ def _inputs(args: argparse.Namespace) -> _Inputs:
     process = _process(args.file)
     check, advisory = _check(process, args.step, limits)
     submission = _submission(args.submission, process.step(args.step))
-    run_data = _run_data(args.run_data)
+    run_file = _run_data(args.run_data)
+    run_data = run_file.data if run_file is not None else {"inputs": {}, "steps": {}}
     try:
         material = process_.material_for(
             process, args.step, submission=submission, run_data=run_data
@@ -354,8 +358,9 @@ def _inputs(args: argparse.Namespace) -> _Inputs:
     material = attrs.evolve(material, show_route=args.show_route)
     try:
         bundle = build_bundle(check, material, state_bytes=limits.check_state_bytes)
-    except MaterialError as error:
-        raise UsageError(f"{args.run_data}: {error}") from None
+    except MaterialError as error:  # run data the evaluator cannot be shown (NaN), at its place
+        where = run_file.where(error.path) if run_file is not None else "run data"
+        raise UsageError(f"{where}: {error}") from None
     return _Inputs(check, advisory, material, bundle, limits)
 
 
@@ -384,7 +389,7 @@ def _is_process_name(name: str) -> bool:
 
 def _lint(args: argparse.Namespace) -> int:
     limits = _limits(args.limits)
-    profiles = [name.strip() for name in args.profiles.split(",") if name.strip()]
+    profiles = [name.strip(WHITESPACE) for name in args.profiles.split(",") if not is_blank(name)]
     files = list(_files(args.files))
     style = Style(sys.stdout)
     progress = StatusLine(forced=args.progress, wanted=len(files) >= PROGRESS_FROM)
@@ -396,7 +401,7 @@ def _lint(args: argparse.Namespace) -> int:
         try:
             text = read_text(path, "process") if str(path) == STDIN else None
             found = process_.lint_process(
-                process_.process_text(path) if text is None else text,
+                process_.process_text(path, source=source) if text is None else text,
                 source=source,
                 profiles=profiles,
                 evaluator_configured=not args.no_evaluator,
@@ -407,7 +412,8 @@ def _lint(args: argparse.Namespace) -> int:
             reports.append({"file": source, "error": str(error), "problems": []})
             if not args.json:
                 progress.clear()
-                print(style(str(error), "error"))
+                for line in error_lines(str(error)):
+                    print(style(line, "error"))
             continue
         problems += len(found)
         reports.append(
@@ -445,7 +451,7 @@ def _problem_json(problem: ProcessProblem) -> dict[str, Any]:
 
 def _styled(problem: ProcessProblem, source: str, style: Style) -> str:
     where = style(f"{source}:{problem.line}:{problem.column}:", "path")
-    return f"{where} {style(problem.pointer or '/', 'dim')}: {problem.message}"
+    return f"{where} {style(shown_pointer(problem.pointer), 'dim')}: {problem.message}"
 
 
 # normalize, bundle ----------------------------------------------------------------------------
@@ -580,10 +586,12 @@ def _run(args: argparse.Namespace) -> int:
         print("run data was cut to fit checkStateBytes")
     for result, question in zip(verdict.questions, inputs.check, strict=True):
         mark = style(result.result.ljust(6), result.result)
-        print(f"  {mark} {result.ask} → {answer_text(result, question)}")
+        print(
+            f"  {mark} {escaped_text(result.ask)} → {escaped_text(answer_text(result, question))}"
+        )
     for ask, failure in outcome.failures:
-        detail = f": {failure.detail}" if failure.detail else ""
-        print(f"  not answered: {ask}: {failure.reason}{detail}")
+        detail = f": {escaped_text(failure.detail)}" if failure.detail else ""
+        print(f"  not answered: {escaped_text(ask)}: {failure.reason}{detail}")
     for line in outcome.issues:
-        print(f"issue: {line}")
+        print(f"issue: {escaped_text(line)}")
     return VERDICT_EXIT[verdict.verdict]

@@ -24,11 +24,11 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import math
 import sys
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from functools import cache, lru_cache
 from importlib import resources
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
@@ -54,15 +54,17 @@ from .. import (
     error_verdict,
     issue_lines,
     js_number,
-    lint_process,
     parse_check,
     pointer_token,
+    process_problems,
     run_check,
     run_data_problems,
     submission_problems,
     validate_check,
 )
+from .._convert import NotJson, error_text, plain, show
 from .._fastschema import Validator
+from .._schemas import safe_validator, schema_message
 from ..errors import CheckprofileError
 from ..testing import ScriptedEvaluator, Step
 
@@ -154,9 +156,8 @@ def case_schema() -> dict[str, Any]:
 
 @cache
 def _validator() -> jsonschema.Draft202012Validator:
-    import jsonschema
-
-    return jsonschema.Draft202012Validator(_schema())
+    validator: jsonschema.Draft202012Validator = safe_validator(_schema())
+    return validator
 
 
 @cache
@@ -186,31 +187,7 @@ def _pointer(path: Sequence[str | int]) -> str:
     return "".join("/" + pointer_token(token) for token in path) or "/"
 
 
-def _not_json(value: object, path: tuple[str | int, ...]) -> tuple[str | int, ...] | None:
-    """The path of the first value in ``value`` that is not JSON data, or ``None``.
-
-    YAML has more types than JSON (timestamps, non-string keys, NaN); a case must be plain
-    JSON so that every language reads it the same way.
-    """
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return (*path, str(key))
-            found = _not_json(item, (*path, key))
-            if found is not None:
-                return found
-        return None
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            found = _not_json(item, (*path, index))
-            if found is not None:
-                return found
-        return None
-    if isinstance(value, float) and not math.isfinite(value):
-        return path
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return None
-    return path
+_JSON_HINT: Final = " (quote timestamps; keys are strings; numbers are finite)"
 
 
 def _read_file(file: Traversable, shown: str) -> list[Any]:
@@ -233,14 +210,18 @@ def _read_file(file: Traversable, shown: str) -> list[Any]:
         raise CorpusError(f"{shown}: invalid YAML: {' '.join(str(error).split())}") from None
     except RecursionError:
         raise CorpusError(f"{shown}: nested too deeply to read") from None
-    if not isinstance(data, list):
-        raise CorpusError(f"{shown}: /: expected a sequence of cases, got {_show(data)}")
-    bad = _not_json(data, ())
-    if bad is not None:
+    # YAML has more than JSON (timestamps, keys that are not strings, NaN) and aliases, which
+    # can make a small file stand for an enormous one: a case must be plain JSON data, of a
+    # bounded size once its aliases are counted, so that every language reads it the same way.
+    try:
+        data = plain(data)
+    except NotJson as error:
+        hint = "" if "(aliases)" in error.reason or "deep" in error.reason else _JSON_HINT
         raise CorpusError(
-            f"{shown}: {_pointer(bad)}: not JSON data (quote timestamps; keys are strings;"
-            " numbers are finite)"
-        )
+            f"{shown}: {error.pointer}: not JSON data: {error.reason}{hint}"
+        ) from None
+    if not isinstance(data, list):
+        raise CorpusError(f"{shown}: /: expected a sequence of cases, got {show(data)}")
     return data
 
 
@@ -260,7 +241,23 @@ def _schema_problem(case: object) -> tuple[str, str] | None:
     # `best_match` prefers the error that says most about what is wrong.
     best = jsonschema.exceptions.best_match(causes or errors)
     assert best is not None  # errors is not empty
-    return _pointer(list(best.absolute_path)), " ".join(best.message.split())
+    return _pointer(list(best.absolute_path)), schema_message(best)
+
+
+def _directory(directory: object) -> Traversable:
+    """A corpus directory: a path (a string or a pathlib path) or a ``Traversable`` (package
+    data). Raises :class:`TypeError` for anything else."""
+    if issubclass(type(directory), str):
+        return Path(str.__str__(directory))
+    if issubclass(type(directory), PurePath):
+        return Path(directory)  # type: ignore[arg-type]
+    try:
+        usable = callable(directory.is_dir) and callable(directory.iterdir)  # type: ignore[attr-defined]
+    except Exception:  # an object whose own attributes raise is no directory
+        usable = False
+    if not usable:
+        raise TypeError(f"a corpus directory is a path, got {show(directory)}")
+    return directory  # type: ignore[return-value]
 
 
 def load_cases(directory: Traversable | None = None) -> tuple[Case, ...]:
@@ -268,7 +265,8 @@ def load_cases(directory: Traversable | None = None) -> tuple[Case, ...]:
     in pipeline order, then by file name, then in file order.
 
     ``directory`` holds one subdirectory per stage (``check_keys``, ``grading``,
-    ``truncation``, ``outcomes``; any may be missing) with ``*.yaml`` files. Raises
+    ``truncation``, ``outcomes``; any may be missing) with ``*.yaml`` files (a path or a
+    ``Traversable``; anything else raises :class:`TypeError`). Raises
     :class:`CorpusError` for an unreadable file, invalid YAML, a value that is not JSON data,
     a case that does not match the schema, a case filed under another stage, a repeated id,
     or a corpus with no case at all.
@@ -277,27 +275,33 @@ def load_cases(directory: Traversable | None = None) -> tuple[Case, ...]:
         shipped = _shipped_cases()
         if shipped is not None:
             return shipped
-    root = default_directory() if directory is None else directory
+    root = default_directory() if directory is None else _directory(directory)
     return _cases(root, _case_files(root))
 
 
 def _case_files(root: Traversable) -> list[tuple[Stage, Traversable]]:
     """The corpus's case files, each with its stage: by stage in pipeline order, then by name."""
-    if not root.is_dir():
-        raise CorpusError(f"{root}: not a directory")
-    unknown = sorted(
-        entry.name for entry in root.iterdir() if entry.is_dir() and entry.name not in STAGES
-    )
+    try:
+        if not root.is_dir():
+            raise CorpusError(f"{root}: not a directory")
+        unknown = sorted(
+            entry.name for entry in root.iterdir() if entry.is_dir() and entry.name not in STAGES
+        )
+    except OSError as error:
+        raise CorpusError(f"{root}: cannot read: {error.strerror or error}") from None
     if unknown:
         raise CorpusError(
-            f"{root}: unknown stage directory {unknown[0]!r} (stages: {', '.join(STAGES)})"
+            f"{root}: unknown stage directory {show(unknown[0])} (stages: {', '.join(STAGES)})"
         )
     files: list[tuple[Stage, Traversable]] = []
     for stage in STAGES:
         folder = root / stage
-        if folder.is_dir():
-            found = (entry for entry in folder.iterdir() if entry.name.endswith(".yaml"))
-            files.extend((stage, entry) for entry in sorted(found, key=lambda e: e.name))
+        try:
+            if folder.is_dir():
+                found = (entry for entry in folder.iterdir() if entry.name.endswith(".yaml"))
+                files.extend((stage, entry) for entry in sorted(found, key=lambda e: e.name))
+        except OSError as error:
+            raise CorpusError(f"{folder}: cannot read: {error.strerror or error}") from None
     return files
 
 
@@ -320,10 +324,12 @@ def _cases(
                 where = f"/{index}" + ("" if pointer == "/" else pointer)
                 raise CorpusError(f"{shown}: {where}: {message}")
             if raw["stage"] != stage:
-                raise CorpusError(f"{shown}: /{index}/stage: {raw['stage']!r} filed under {stage}/")
+                raise CorpusError(
+                    f"{shown}: /{index}/stage: {show(raw['stage'])} filed under {stage}/"
+                )
             if raw["id"] in seen:
                 raise CorpusError(
-                    f"{shown}: /{index}/id: {raw['id']!r} is also the id of a case in"
+                    f"{shown}: /{index}/id: {show(raw['id'])} is also the id of a case in"
                     f" {seen[raw['id']]}"
                 )
             seen[raw["id"]] = shown
@@ -374,7 +380,7 @@ def _shipped_cases() -> tuple[Case, ...] | None:
 def corpus_json(directory: Traversable | None = None) -> str:
     """The JSON form of the corpus in ``directory`` (default: the shipped one), read from its
     YAML: what ``corpus.json`` must hold. One case per line, so that a change reads as one."""
-    root = default_directory() if directory is None else directory
+    root = default_directory() if directory is None else _directory(directory)
     files = _case_files(root)
     cases = _cases(root, files)
     schema = _sha256(resources.files(__name__) / "case.schema.json")
@@ -404,10 +410,18 @@ class _Mismatch(Exception):
 
 
 def _show(value: object, limit: int = 80) -> str:
+    """``value`` as JSON text, cut to ``limit`` characters. Written lazily and only as far as
+    the limit: a value of any size (a case's run data, a library's answer) costs the same."""
+    encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=True)
+    text = ""
     try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=True)
-    except (TypeError, ValueError):
-        text = repr(value)
+        for chunk in encoder.iterencode(value):
+            text += chunk
+            if len(text) > limit:
+                break
+    except (TypeError, ValueError, RecursionError):
+        return show(value, limit)
+    text = "".join(char if char.isprintable() else show(char)[1:-1] for char in text[: limit + 1])
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -485,8 +499,8 @@ def _answer(raw: object) -> Answer | None:
     if kinds == ["p"]:
         return YesNoAnswer(raw["p"])
     if kinds == ["name"]:
-        return ChoiceAnswer(raw["name"], raw.get("confidence"))  # type: ignore[arg-type]
-    return RubricAnswer(raw["level"], raw.get("confidence"))  # type: ignore[arg-type]
+        return ChoiceAnswer(raw["name"], raw.get("confidence"))
+    return RubricAnswer(raw["level"], raw.get("confidence"))
 
 
 def _fits(question: Question, raw: object) -> Answer | None:
@@ -643,12 +657,11 @@ def _finished(running: Coroutine[Any, Any, Outcome]) -> Outcome:
 
 def _run_shapes(case: Mapping[str, Any]) -> None:
     # core-2's shapes where a host meets the profile (design decisions 15 to 18). A process's
-    # frontmatter is written as JSON, which is YAML 1.2, between the fences of a PROCESS.md
-    # file, and judged as a server offering check-1 with an evaluator judges it at publication.
+    # frontmatter is judged as a server offering check-1 with an evaluator judges it at
+    # publication (what lint reports for a PROCESS.md file with this frontmatter).
     value = case["value"]
     if case["shape"] == "process":
-        text = f"---\n{json.dumps(value)}\n---\n"
-        found = [problem.pointer for problem in lint_process(text, profiles=[PROFILE])]
+        found = [problem.pointer for problem in process_problems(value, profiles=[PROFILE])]
     elif case["shape"] == "run_data":
         found = [problem.pointer for problem in run_data_problems(value)]
     else:
@@ -685,10 +698,7 @@ def run_case(case: Case) -> CaseResult:
     except _Mismatch as mismatch:
         diff = f"{mismatch.where}: expected {_show(mismatch.expected)}, got {_show(mismatch.got)}"
     except Exception as error:  # the library refused what the case expects it to take
-        detail = " ".join(str(error).split())
-        diff = f"raised {type(error).__name__}: {detail}"
-        if len(diff) > 160:
-            diff = diff[:159] + "…"
+        diff = f"raised {error_text(error, 153)}"
     else:
         diff = ""
     return CaseResult(

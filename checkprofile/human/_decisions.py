@@ -27,14 +27,24 @@ Choices the profile leaves open, each pinned by ``tests/test_human_decisions.py`
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import attrs
 
 from .._bundle import MAX_REASON, Evidence, Submission, evidence_items
-from .._convert import converter, register_renamed
+from .._convert import (
+    NotJson,
+    bare,
+    converter,
+    is_blank,
+    plain,
+    plain_text,
+    register_renamed,
+    type_name,
+)
 from .._lines import issue_lines
 from .._verdict import Verdict, format_at
 from ..errors import CheckprofileError, MaterialError
@@ -86,24 +96,34 @@ class DecisionRequiredError(CheckprofileError, TypeError, ValueError):
 
 
 def _type(value: object) -> str:
-    return "null" if value is None else type(value).__name__
+    return "null" if value is None else bare(type_name(value), 40)
 
 
 def _key(key: object) -> str:
-    if not isinstance(key, str):
+    if not issubclass(type(key), str):
         return f"<a {_type(key)} key>"
-    text = key if key.isprintable() else key.encode("unicode_escape").decode("ascii")
-    return text if len(text) <= _MAX_KEY_CHARS else text[: _MAX_KEY_CHARS - 1] + "…"
+    return bare(str.__str__(key), _MAX_KEY_CHARS + 1)
+
+
+# A map of one's own type is read this far for its shape: the error is about its shape, and
+# its own code may go on forever.
+_MAX_READ = 10_000
 
 
 def shape(value: object) -> str:
     """The shape of ``value`` for an error message: its type, and for a map its keys with the
-    type of each value. Never a value: ``a map with keys by (str), kind (str), note (int)``."""
-    if isinstance(value, Mapping):
+    type of each value. Never a value: ``a map with keys by (str), kind (str), note (int)``.
+    Bounded whatever ``value`` is (its own methods are not trusted to end, or to tell the
+    truth): a dict is read by dict's own methods, another map only so far."""
+    kind = type(value)
+    if issubclass(kind, Mapping):
         try:
-            items = list(value.items())
+            if issubclass(kind, dict):
+                items: list[tuple[Any, Any]] = list(dict.items(cast(dict[Any, Any], value)))
+            else:
+                items = list(itertools.islice(value.items(), _MAX_READ))  # type: ignore[attr-defined]
         except Exception:  # a Mapping of one's own may fail to list itself
-            return f"a {type(value).__name__} that cannot be read"
+            return f"a {_type(value)} that cannot be read"
         if not items:
             return "an empty map"
         named = sorted((_key(key), _type(item)) for key, item in items)
@@ -111,18 +131,19 @@ def shape(value: object) -> str:
         if len(named) > _MAX_KEYS:
             parts.append(f"and {len(named) - _MAX_KEYS} more")
         return f"a map with keys {', '.join(parts)}"
-    if isinstance(value, (Returned, Completed, Failed)):
-        return f"a {type(value).__name__} decision"
-    if isinstance(value, (list, tuple)):
-        return f"a {type(value).__name__} of {len(value)} items"
-    return "null" if value is None else f"a {type(value).__name__}"
+    if kind in (Returned, Completed, Failed):
+        return f"a {kind.__name__} decision"
+    if issubclass(kind, (list, tuple)):
+        count = list.__len__(value) if issubclass(kind, list) else tuple.__len__(value)  # type: ignore[arg-type]
+        return f"a {_type(value)} of {count} items"
+    return "null" if value is None else f"a {_type(value)}"
 
 
 def _at(value: object, received: object) -> str:
-    if not isinstance(value, (str, datetime)):
+    if not issubclass(type(value), (str, datetime)):
         raise DecisionRequiredError("a decision's at must be an RFC 3339 time string", received)
     try:
-        return format_at(value)
+        return format_at(cast("str | datetime", value))
     except ValueError:
         raise DecisionRequiredError(
             "a decision's at must be RFC 3339 in UTC ending in Z (or an aware datetime)",
@@ -132,22 +153,38 @@ def _at(value: object, received: object) -> str:
 
 def _at_field(value: str | datetime) -> str:
     # A typed decision takes a timezone-aware datetime too, stored as its RFC 3339 text.
-    if isinstance(value, datetime):
+    if issubclass(type(value), datetime):
         return _at(value, value)
-    return value  # a string is checked with the rest, by _checked
+    return plain_text(value)  # type: ignore[return-value]  # checked with the rest, by _checked
 
 
 def _evidence_field(value: Iterable[Evidence]) -> tuple[Evidence, ...]:
     # A list of Evidence is taken as a tuple; anything else is refused by _checked, by shape.
-    return tuple(value) if isinstance(value, (list, tuple)) else value  # type: ignore[return-value]
+    kind = type(value)
+    if issubclass(kind, list):
+        return tuple(list.__iter__(value))  # type: ignore[arg-type]
+    return tuple(tuple.__iter__(value)) if issubclass(kind, tuple) else value  # type: ignore[arg-type, return-value]
 
 
 def _text(what: str, value: object, received: object) -> str:
-    if not isinstance(value, str):
+    if type(value) is not str:
         raise DecisionRequiredError(f"a decision's {what} must be a string", received)
-    if not value.strip():
+    if is_blank(value):
         raise DecisionRequiredError(f"a decision's {what} must not be blank", received)
     return value
+
+
+def _output_field(value: object) -> object:
+    # A person's own output is made plain JSON data as it is given (NaN, an infinity or a
+    # value that is not JSON is refused, by shape); anything but a map is refused by _checked.
+    if value is None or not issubclass(type(value), dict):
+        return value
+    try:
+        return plain(value)
+    except NotJson as error:
+        raise DecisionRequiredError(
+            f"a completed decision's output must be JSON data ({error})", value
+        ) from None
 
 
 def _fields(kind: DecisionKind) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -162,8 +199,8 @@ class Returned:
     """The person sends the step back to the same attempt, with a ``note`` for the agent."""
 
     kind: Literal["returned"] = attrs.field(default="returned", init=False)
-    note: str
-    by: str
+    note: str = attrs.field(converter=plain_text)
+    by: str = attrs.field(converter=plain_text)
     at: str = attrs.field(converter=_at_field)
 
     def __attrs_post_init__(self) -> None:
@@ -181,14 +218,14 @@ class Completed:
     list of routes, ``next`` and ``reason``. ``note`` is the person's remark, either way."""
 
     kind: Literal["completed"] = attrs.field(default="completed", init=False)
-    by: str
+    by: str = attrs.field(converter=plain_text)
     at: str = attrs.field(converter=_at_field)
-    output: Any = None
-    summary: str | None = None
+    output: Any = attrs.field(default=None, converter=_output_field)
+    summary: str | None = attrs.field(default=None, converter=plain_text)
     evidence: tuple[Evidence, ...] = attrs.field(default=(), converter=_evidence_field)
-    next: str | None = None
-    reason: str | None = None
-    note: str | None = None
+    next: str | None = attrs.field(default=None, converter=plain_text)
+    reason: str | None = attrs.field(default=None, converter=plain_text)
+    note: str | None = attrs.field(default=None, converter=plain_text)
 
     def __attrs_post_init__(self) -> None:
         _checked(self)
@@ -218,8 +255,8 @@ class Failed:
     """The person fails the step, with a ``note`` saying why."""
 
     kind: Literal["failed"] = attrs.field(default="failed", init=False)
-    note: str
-    by: str
+    note: str = attrs.field(converter=plain_text)
+    by: str = attrs.field(converter=plain_text)
     at: str = attrs.field(converter=_at_field)
 
     def __attrs_post_init__(self) -> None:
@@ -254,11 +291,11 @@ def _checked(decision: Decision) -> None:
     """
     received = decision
     _text("by", decision.by, received)
-    if not isinstance(decision.at, str) or _format_at_or_none(decision.at) is None:
+    if type(decision.at) is not str or _format_at_or_none(decision.at) is None:
         raise DecisionRequiredError(
             "a decision's at must be an RFC 3339 time string in UTC ending in Z", received
         )
-    if isinstance(decision, Completed):
+    if type(decision) is Completed:
         if decision.note is not None:
             _text("note", decision.note, received)
         given = [name for name in _OWN if getattr(decision, name) not in (None, ())]
@@ -266,25 +303,25 @@ def _checked(decision: Decision) -> None:
             raise DecisionRequiredError(
                 f"a completed decision with {given[0]} needs its own output", received
             )
-        if decision.output is not None and not isinstance(decision.output, dict):
+        if decision.output is not None and type(decision.output) is not dict:
             raise DecisionRequiredError(
                 "a completed decision's output must be a map (a JSON object)", received
             )
-        if decision.summary is not None and not isinstance(decision.summary, str):
+        if decision.summary is not None and type(decision.summary) is not str:
             raise DecisionRequiredError("a decision's summary must be a string", received)
-        if decision.next is not None and (not isinstance(decision.next, str) or not decision.next):
+        if decision.next is not None and (type(decision.next) is not str or not decision.next):
             raise DecisionRequiredError(
                 "a decision's next must be a step id (a non-empty string)", received
             )
         if decision.reason is not None and (
-            not isinstance(decision.reason, str) or len(decision.reason) > MAX_REASON
+            type(decision.reason) is not str or len(decision.reason) > MAX_REASON
         ):
             raise DecisionRequiredError(
                 f"a decision's reason must be a string of at most {MAX_REASON} characters",
                 received,
             )
-        if not isinstance(decision.evidence, tuple) or not all(
-            isinstance(item, Evidence) for item in decision.evidence
+        if type(decision.evidence) is not tuple or not all(
+            type(item) is Evidence for item in decision.evidence
         ):
             raise DecisionRequiredError(
                 "a decision's evidence must be a sequence of Evidence", received
@@ -309,19 +346,24 @@ def decision_from_json(data: object) -> Decision:
     output. ``at`` is RFC 3339 in UTC ending in ``Z``. No other keys. Anything else raises
     :class:`DecisionRequiredError`.
     """
-    if isinstance(data, (Returned, Completed, Failed)):
-        _checked(data)  # frozen, but object.__setattr__ can still change it
-        return data
-    if not isinstance(data, Mapping):
+    if type(data) in (Returned, Completed, Failed):
+        decision = cast(Decision, data)
+        _checked(decision)  # frozen, but object.__setattr__ can still change it
+        return decision
+    if not issubclass(type(data), Mapping):
         raise DecisionRequiredError("not a decision", data)
+    received = data
     try:
-        keys = set(data)
-    except Exception:
-        raise DecisionRequiredError("not a decision", data) from None
+        data = plain(data)
+    except NotJson as error:
+        raise DecisionRequiredError(f"a decision is JSON data ({error})", received) from None
+    if type(data) is not dict:
+        raise DecisionRequiredError("not a decision", received)
+    keys = set(data)
     if "kind" not in keys:
         raise DecisionRequiredError("a decision needs a kind", data)
     kind = data["kind"]
-    if not isinstance(kind, str) or kind not in _KINDS:
+    if type(kind) is not str or kind not in _KINDS:
         raise DecisionRequiredError("a decision's kind must be returned, completed or failed", data)
     required, optional = _fields(kind)
     missing = [key for key in required if key not in keys]
@@ -346,7 +388,7 @@ def decision_from_json(data: object) -> Decision:
                 f"a completed decision with {given[0]} needs its own output", data
             )
         evidence = data.get("evidence", [])
-        if not isinstance(evidence, list):
+        if type(evidence) is not list:
             raise DecisionRequiredError("a decision's evidence must be a list", data)
         try:
             items = evidence_items(evidence)
@@ -419,7 +461,7 @@ def apply_decision(escalation: Escalation, decision: Decision) -> Resolution:
     :func:`decision_from_json` first), and :class:`TypeError` when ``escalation`` is not an
     :class:`~checkprofile.human.Escalation`.
     """
-    if not isinstance(decision, (Returned, Completed, Failed)):
+    if type(decision) not in (Returned, Completed, Failed):
         raise DecisionRequiredError(
             "apply_decision takes a Returned, Completed or Failed (see decision_from_json)",
             decision,
@@ -427,7 +469,7 @@ def apply_decision(escalation: Escalation, decision: Decision) -> Resolution:
     # A decision is frozen, but a determined caller can still set an attribute with
     # object.__setattr__: check it again here, where it is acted on.
     _checked(decision)
-    if not isinstance(escalation, Escalation):
+    if type(escalation) is not Escalation:
         raise TypeError(f"apply_decision takes an Escalation, got a {type(escalation).__name__}")
     verdict = escalation.check
     if isinstance(decision, Returned):

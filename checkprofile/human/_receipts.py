@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, get_args
 
@@ -31,7 +32,19 @@ import attrs
 
 from .._bundle import Bundle, Submission, canonical_json
 from .._check import Check, ChoiceQuestion, Question, RubricQuestion, YesNoQuestion
-from .._convert import converter, one_line, register_renamed, show
+from .._convert import (
+    WHITESPACE_CLASS,
+    NotJson,
+    converter,
+    error_text,
+    escaped_text,
+    is_blank,
+    one_line,
+    plain,
+    plain_text,
+    register_renamed,
+    show,
+)
 from .._lines import answer_text, issue_lines, js_number
 from .._run import Action, Outcome
 from .._validate import parse_check
@@ -94,9 +107,17 @@ def _question_shown(question: Question) -> dict[str, Any]:
     return shown
 
 
+def _bundle_arg(bundle: object) -> Bundle:
+    if type(bundle) is not Bundle:
+        raise TypeError(f"a Bundle is needed (see build_bundle), got {show(bundle)}")
+    return bundle
+
+
 def shown_pieces(bundle: Bundle) -> dict[str, str]:
     """Each piece of ``bundle`` as canonical JSON text (see :func:`bundle_bytes`), keyed by
-    the names of :data:`SHOWN_PIECES`."""
+    the names of :data:`SHOWN_PIECES`. Raises :class:`TypeError` for anything but a
+    :class:`~checkprofile.Bundle` (so do :func:`bundle_bytes` and :func:`bundle_sha256`)."""
+    _bundle_arg(bundle)
     return {
         "instructions": canonical_json(bundle.instructions),
         "body": canonical_json(bundle.body),
@@ -144,7 +165,12 @@ def _confidence_gap(threshold: float, confidence: float | None) -> float:
 
 def distance_from_passing(question: Question, record: QuestionResult) -> float:
     """How far ``record``'s answer was from passing ``question``: 0 when it passes, at most 1
-    (see the module docstring for each kind)."""
+    (see the module docstring for each kind). Raises :class:`TypeError` for a ``question``
+    that is not a question of a check, or a ``record`` that is not a ``QuestionResult``."""
+    if type(question) not in (YesNoQuestion, ChoiceQuestion, RubricQuestion):
+        raise TypeError(f"question must be a question of a Check, got {show(question)}")
+    if type(record) is not QuestionResult:
+        raise TypeError(f"record must be a QuestionResult, got {show(record)}")
     if record.result == "pass":
         return 0.0
     if record.answer is None:
@@ -162,7 +188,15 @@ def distance_from_passing(question: Question, record: QuestionResult) -> float:
 
 def drivers(check: Check, verdict: Verdict) -> tuple[int, ...]:
     """The indexes of the questions that drove ``verdict``: those whose result is the
-    verdict (all of them for ``error``), furthest from passing first, ties by ``ask``."""
+    verdict (all of them for ``error``), furthest from passing first, ties by ``ask``.
+    Raises :class:`TypeError` for anything but a :class:`~checkprofile.Check` and its
+    :class:`~checkprofile.Verdict`."""
+    if type(check) is not Check or type(verdict) is not Verdict:
+        raise TypeError(
+            f"drivers takes a Check and a Verdict, got {show(check)} and {show(verdict)}"
+        )
+    if len(check) != len(verdict.questions):
+        raise TypeError("the verdict is not a verdict of this check (not as many questions)")
     pairs = list(zip(check, verdict.questions, strict=True))
     chosen = [
         index
@@ -178,7 +212,10 @@ def drivers(check: Check, verdict: Verdict) -> tuple[int, ...]:
 
 
 def threshold_text(question: Question) -> str:
-    """The thresholds of ``question`` in words, as a receipt shows them."""
+    """The thresholds of ``question`` in words, as a receipt shows them. Raises
+    :class:`TypeError` for anything but a question of a check."""
+    if type(question) not in (YesNoQuestion, ChoiceQuestion, RubricQuestion):
+        raise TypeError(f"question must be a question of a Check, got {show(question)}")
     if isinstance(question, YesNoQuestion):
         passes = f"passes at {js_number(question.pass_at)} or more"
         if question.fail_below is None or question.fail_below == question.pass_at:
@@ -341,13 +378,19 @@ class Receipt:
         """Read a receipt back; equal to the receipt that wrote it. Raises
         :class:`ReceiptError` when it is not a receipt, or its parts disagree."""
         try:
+            data = plain(data)
+        except NotJson as error:
+            raise ReceiptError(f"not a receipt: {error}") from None
+        try:
             receipt = _receipt_from_json(data)
         except ReceiptError:
             raise
         except (CheckError, VerdictError, MaterialError) as error:
-            raise ReceiptError(f"not a receipt: {' '.join(str(error).split())}") from None
-        except (KeyError, TypeError, ValueError) as error:
-            raise ReceiptError(f"not a receipt: {error}") from None
+            raise ReceiptError(f"not a receipt: {one_line(str(error))[:500]}") from None
+        except KeyError as error:
+            raise ReceiptError(f"not a receipt: missing {show(error.args[0])}") from None
+        except (TypeError, ValueError) as error:
+            raise ReceiptError(f"not a receipt: {error_text(error)}") from None
         if receipt.to_json() != data:
             raise ReceiptError(
                 "not a receipt: its derived parts (questions, drivers, issues) do not agree"
@@ -456,10 +499,10 @@ def _answer(
 ) -> object:
     # The recorded answer with the distribution beside it, for the core to check they agree.
     if isinstance(question, ChoiceQuestion):
-        return ChoiceAnswer(record.answer, record.confidence, distribution=distribution)  # type: ignore[arg-type]
+        return ChoiceAnswer(record.answer, record.confidence, distribution=distribution)
     if isinstance(question, RubricQuestion):
-        return RubricAnswer(record.answer, record.confidence, distribution=distribution)  # type: ignore[arg-type]
-    return YesNoAnswer(record.answer)  # type: ignore[arg-type]  # a yes/no p is its own distribution
+        return RubricAnswer(record.answer, record.confidence, distribution=distribution)
+    return YesNoAnswer(record.answer)  # a yes/no p is its own distribution
 
 
 def receipt_for(outcome: Outcome, *, run_id: str, step_id: str) -> Receipt:
@@ -476,9 +519,13 @@ def receipt_for(outcome: Outcome, *, run_id: str, step_id: str) -> Receipt:
             "the outcome has no bundle, so what the evaluator was shown is unknown: make it with"
             " run_check, or give outcome_for(..., bundle=)"
         )
+    names = {}
     for what, value in (("run_id", run_id), ("step_id", step_id)):
-        if not isinstance(value, str) or not value.strip():
+        text = plain_text(value)
+        if type(text) is not str or is_blank(text):
             raise ValueError(f"{what} must be a non-blank string, got {show(value)}")
+        names[what] = text
+    run_id, step_id = names["run_id"], names["step_id"]
     pieces = shown_pieces(bundle)
     whole = bundle_bytes(bundle)
     return Receipt(
@@ -525,6 +572,7 @@ _LABELS = {
 }
 
 _MAX_OUTPUT_LINES = 40
+_RUNS = re.compile(f"[{WHITESPACE_CLASS}]+")
 
 
 def _count(n: int, noun: str) -> str:
@@ -537,7 +585,9 @@ def _wrap(text: str, indent: str, width: int, rest: str | None = None) -> list[s
     rest = indent if rest is None else rest
     lines: list[str] = []
     line, prefix = "", indent
-    for word in text.split():
+    # Words are split at whitespace (the package's one definition), and a character that
+    # does not print as itself is escaped: a receipt's text is the agent's and the model's.
+    for word in (escaped_text(word) for word in _RUNS.split(text) if word):
         if line and len(prefix) + len(line) + 1 + len(word) > width:
             lines.append(prefix + line)
             line, prefix = word, rest
@@ -560,7 +610,8 @@ def _render(receipt: Receipt, width: int) -> str:
     out.extend(_wrap(what_now, "  ", width))
 
     ranked = receipt.drivers
-    rest = [i for i in range(len(receipt.check)) if i not in ranked]
+    driving = set(ranked)
+    rest = [i for i in range(len(receipt.check)) if i not in driving]
     not_passing = [i for i in rest if verdict.questions[i].result != "pass"]
     passing = [i for i in rest if verdict.questions[i].result == "pass"]
     sections = [
@@ -633,13 +684,28 @@ def _render(receipt: Receipt, width: int) -> str:
     if candidate.reason is not None:
         out.extend(_wrap(f"reason: {one_line(candidate.reason)}", "  ", width))
     out.append("  output:")
-    lines = json.dumps(candidate.output, indent=2, ensure_ascii=False, sort_keys=True).split("\n")
-    for line in lines[:_MAX_OUTPUT_LINES]:
-        out.append("    " + line)
-    if len(lines) > _MAX_OUTPUT_LINES:
-        more = len(lines) - _MAX_OUTPUT_LINES
+    lines, more = _head_lines(candidate.output, _MAX_OUTPUT_LINES)
+    out.extend("    " + escaped_text(line) for line in lines)
+    if more:
         out.append(f"    … {_count(more, 'more line')}: see the receipt's JSON")
     return "\n".join(out) + "\n"
+
+
+def _head_lines(value: Any, count: int) -> tuple[list[str], int]:
+    """The first ``count`` lines of ``value`` as indented JSON, and how many more there are:
+    only those lines are kept, the rest is counted as it is written."""
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, sort_keys=True)
+    chunks: list[str] = []
+    breaks = 0
+    chunks_iter = encoder.iterencode(value)
+    for chunk in chunks_iter:
+        chunks.append(chunk)
+        breaks += chunk.count("\n")
+        if breaks >= count:
+            break
+    lines = "".join(chunks).split("\n")
+    more = len(lines) - count + sum(chunk.count("\n") for chunk in chunks_iter)
+    return lines[:count], max(more, 0)
 
 
 def _question_lines(receipt: Receipt, index: int, label: str, width: int) -> list[str]:

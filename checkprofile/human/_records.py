@@ -26,7 +26,6 @@ Choices the profile leaves open, each pinned by ``tests/test_human_records.py``:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -34,7 +33,16 @@ import attrs
 
 from .._bundle import Submission
 from .._check import Check
-from .._convert import converter, one_line, register_renamed, show
+from .._convert import (
+    NotJson,
+    converter,
+    is_blank,
+    one_line,
+    plain,
+    plain_text,
+    register_renamed,
+    show,
+)
 from .._lines import issue_lines
 from .._run import Action, Outcome
 from .._verdict import Verdict, format_at
@@ -51,9 +59,10 @@ def _lines(items: tuple[str, ...] | list[str]) -> tuple[str, ...]:
 
 
 def _name(what: str, value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
+    text = plain_text(value)
+    if type(text) is not str or is_blank(text):
         raise ValueError(f"{what} must be a non-blank string, got {show(value)}")
-    return value
+    return text
 
 
 def _run_id(value: object) -> str:
@@ -70,7 +79,7 @@ def held_check(outcome: Outcome) -> Check:
     Raises :class:`ValueError` when the outcome knows neither (a verdict read with
     ``Verdict.from_json`` without ``check=``), because thresholds and level texts come from it.
     """
-    if not isinstance(outcome, Outcome):
+    if type(outcome) is not Outcome:
         raise TypeError(f"an Outcome is needed (see run_check), got {show(outcome)}")
     if outcome.verdict.check is not None:
         return outcome.verdict.check
@@ -83,18 +92,31 @@ def held_check(outcome: Outcome) -> Check:
 
 
 def _issues(items: tuple[str, ...] | list[str] | None) -> tuple[str, ...] | None:
-    return None if items is None else tuple(items)
+    kind = type(items)
+    if issubclass(kind, list):
+        return tuple(map(plain_text, list.__iter__(items)))  # type: ignore[arg-type]
+    if issubclass(kind, tuple):
+        return tuple(map(plain_text, tuple.__iter__(items)))  # type: ignore[arg-type]
+    return items  # type: ignore[return-value]  # None, or refused by _lines_field
 
 
 def _text(what: str, value: object) -> str:
-    if not isinstance(value, str):
+    if type(value) is not str:
         raise VerdictError(f"{what} must be a string, got {show(value)}")
     return value
 
 
+def _plain_record(what: str, data: object) -> Any:
+    """A record read back as plain JSON data (see :func:`~checkprofile._convert.plain`)."""
+    try:
+        return plain(data)
+    except NotJson as error:
+        raise VerdictError(f"{what} must be JSON data: {error}") from None
+
+
 def _closed(what: str, data: object, keys: tuple[str, ...], required: tuple[str, ...]) -> None:
     """``data`` is a map of ``keys`` only, with every key of ``required``."""
-    if not isinstance(data, Mapping):
+    if type(data) is not dict:
         raise VerdictError(f"{what} must be a JSON object, got {show(data)}")
     missing = [key for key in required if key not in data]
     if missing:
@@ -110,7 +132,7 @@ def _of(kind: type, what: str, *, optional: bool = True) -> Any:
     core-2 would refuse."""
 
     def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-        if (value is None and optional) or isinstance(value, kind):
+        if (value is None and optional) or type(value) is kind:
             return
         name = f"{type(instance).__name__}.{attribute.name}"
         raise TypeError(f"{name} must be {what}, got {show(value)}")
@@ -122,7 +144,9 @@ _text_field = _of(str, "a string", optional=False)
 
 
 def _lines_field(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if value is not None and not all(isinstance(line, str) for line in value):  # type: ignore[attr-defined]
+    if value is not None and (
+        type(value) is not tuple or not all(type(line) is str for line in value)
+    ):
         raise TypeError(f"{type(instance).__name__}.issues must be strings, got {show(value)}")
 
 
@@ -131,9 +155,9 @@ class ReturnNote:
     """A person's ``returned`` decision as core-2's handoff keeps it: ``note`` (why), ``by``
     (who) and ``at`` (when)."""
 
-    note: str = attrs.field(validator=_text_field)
-    by: str = attrs.field(validator=_text_field)
-    at: str = attrs.field(validator=_text_field)
+    note: str = attrs.field(converter=plain_text, validator=_text_field)
+    by: str = attrs.field(converter=plain_text, validator=_text_field)
+    at: str = attrs.field(converter=plain_text, validator=_text_field)
 
 
 @attrs.frozen(kw_only=True)
@@ -146,7 +170,9 @@ class Handoff:
     "by", "at"}, "issues"?, "check"?}``, each key only when set.
     """
 
-    progress: str | None = attrs.field(default=None, validator=_of(str, "a string"))
+    progress: str | None = attrs.field(
+        default=None, converter=plain_text, validator=_of(str, "a string")
+    )
     returned: ReturnNote | None = attrs.field(
         default=None, validator=_of(ReturnNote, "a ReturnNote")
     )
@@ -165,26 +191,26 @@ class Handoff:
         ``check`` (the step's check) lets the verdict name rubric levels in issue lines, and
         is checked against the recorded answers. Raises :class:`~checkprofile.VerdictError`.
         """
-        _closed("a handoff", data, ("progress", "returned", "issues", "check"), ())
-        assert isinstance(data, Mapping)
-        progress = data.get("progress")
+        record: dict[str, Any] = _plain_record("a handoff", data)
+        _closed("a handoff", record, ("progress", "returned", "issues", "check"), ())
+        progress = record.get("progress")
         if progress is not None:
             _text("handoff progress", progress)
         returned = None
-        if "returned" in data:
-            note = data["returned"]
+        if "returned" in record:
+            note = record["returned"]
             _closed("handoff returned", note, ("note", "by", "at"), ("note", "by", "at"))
             returned = ReturnNote(
                 note=_text("handoff returned note", note["note"]),
                 by=_text("handoff returned by", note["by"]),
                 at=_text("handoff returned at", note["at"]),
             )
-        issues = data.get("issues")
+        issues = record.get("issues")
         if issues is not None and (
             not isinstance(issues, list) or not all(isinstance(line, str) for line in issues)
         ):
             raise VerdictError(f"handoff issues must be a list of strings, got {show(issues)}")
-        verdict = Verdict.from_json(data["check"], check=check) if "check" in data else None
+        verdict = Verdict.from_json(record["check"], check=check) if "check" in record else None
         return cls(progress=progress, returned=returned, issues=issues, check=verdict)
 
 
@@ -255,24 +281,24 @@ class Escalation:
         :class:`~checkprofile.VerdictError`.
         """
         keys = ("note", "by", "at", "check", "candidate")
-        _closed("an escalation", data, keys, keys)
-        assert isinstance(data, Mapping)
+        record: dict[str, Any] = _plain_record("an escalation", data)
+        _closed("an escalation", record, keys, keys)
         for key in ("note", "by"):
-            if not isinstance(data[key], str) or not data[key].strip():
+            if type(record[key]) is not str or is_blank(record[key]):
                 raise VerdictError(
-                    f"escalation {key} must be a non-blank string, got {show(data[key])}"
+                    f"escalation {key} must be a non-blank string, got {show(record[key])}"
                 )
-        verdict = Verdict.from_json(data["check"], check=check)
+        verdict = Verdict.from_json(record["check"], check=check)
         try:
-            at = format_at(data["at"])
+            at = format_at(record["at"])
         except ValueError as error:
             raise VerdictError(f"escalation {error}") from None
-        candidate, submitted_by, submitted_at = _candidate_from_json(data["candidate"])
+        candidate, submitted_by, submitted_at = _candidate_from_json(record["candidate"])
         return cls(
             run_id=run_id,
             step_id=step_id,
-            note=data["note"],
-            by=data["by"],
+            note=record["note"],
+            by=record["by"],
             at=at,
             check=verdict,
             candidate=candidate,
@@ -297,7 +323,7 @@ _CANDIDATE_KEYS = (
 
 def _candidate_from_json(data: object) -> tuple[Submission, str | None, str | None]:
     _closed("an escalation's candidate", data, _CANDIDATE_KEYS, ())
-    assert isinstance(data, Mapping)
+    assert type(data) is dict
     waiting = [key for key in ("decision", "note", "check") if key in data]
     if waiting:
         raise VerdictError(

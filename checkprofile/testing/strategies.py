@@ -377,9 +377,9 @@ def _bad_choice(draw: st.DrawFn, question: ChoiceQuestion) -> ChoiceAnswer:
             unknown = f"{unknown}?" if isinstance(unknown, str) else None
             while unknown in names:
                 unknown = f"{unknown}?"
-        return ChoiceAnswer(unknown, draw(probabilities()))  # type: ignore[arg-type]
+        return ChoiceAnswer(unknown, draw(probabilities()))
     if fault == "confidence":
-        return ChoiceAnswer(name, draw(_BAD_PROBABILITIES))  # type: ignore[arg-type]
+        return ChoiceAnswer(name, draw(_BAD_PROBABILITIES))
     return ChoiceAnswer(
         name, draw(probabilities()), distribution=draw(_bad_distribution(names, name))
     )
@@ -413,7 +413,7 @@ def _bad_rubric(draw: st.DrawFn, question: RubricQuestion) -> RubricAnswer:
         return RubricAnswer(level, draw(probabilities()))
     level = draw(st.integers(0, count - 1))
     if fault == "confidence":
-        return RubricAnswer(level, draw(_BAD_PROBABILITIES))  # type: ignore[arg-type]
+        return RubricAnswer(level, draw(_BAD_PROBABILITIES))
     options = tuple(range(count))
     return RubricAnswer(
         level, draw(probabilities()), distribution=draw(_bad_distribution(options, level))
