@@ -28,11 +28,13 @@ __all__ = [
     "WHITESPACE_CLASS",
     "Opaque",
     "converter",
+    "file_name",
     "is_blank",
     "is_finite",
     "is_integral",
     "is_number",
     "is_probability",
+    "meant",
     "one_line",
     "override",
     "register_renamed",
@@ -271,10 +273,10 @@ def shown_pointer(pointer: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def error_text(error: BaseException, limit: int = 300) -> str:
-    """``error`` for a message or a failure's detail: its type and its own text, on one line
-    and at most ``limit`` characters, whatever the exception's ``__str__`` does (raise, or
-    return megabytes)."""
+def error_text(error: BaseException, limit: int = 300, *, named: bool = True) -> str:
+    """``error`` for a message or a failure's detail: its type (unless not ``named``) and its
+    own text, on one line and at most ``limit`` characters, whatever the exception's
+    ``__str__`` does (raise, or return megabytes)."""
     try:
         text = str(error)
         if type(text) is not str:  # pragma: no cover - str() always gives a str
@@ -282,8 +284,8 @@ def error_text(error: BaseException, limit: int = 300) -> str:
     except Exception:
         text = "(its message cannot be read)"
     shown = "".join(map(_escaped_line, text[: limit * 2]))
-    named = "".join(map(_escaped, type_name(error)[:80]))
-    line = f"{named}: {shown}" if shown else named
+    name = "".join(map(_escaped, type_name(error)[:80]))
+    line = (f"{name}: {shown}" if shown else name) if named else (shown or name)
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
@@ -300,6 +302,52 @@ def type_name(value: object) -> str:
 
 
 _TYPE_NAME: Final = type.__dict__["__name__"].__get__
+
+
+#: How alike a misspelt key and the key it stands for are, at least (difflib's ratio): "chek",
+#: "agnet", "advisry", "input" and "pas" are well above it; "title" and "files", "extra" and
+#: "next" are not.
+MEANT: Final = 0.75
+
+
+def meant(text: str, choices: Sequence[str]) -> str | None:
+    """The one of ``choices`` (keys, or a closed set of words) that ``text`` most likely
+    misspells, if any: the one rule for every "did you mean" about a key or a value of a
+    closed set. Case, ``-`` and spaces are forgiven (``Yes-No`` means ``yes_no``)."""
+    import difflib
+
+    folded = one_line(text).lower().replace("-", "_").replace(" ", "_")
+    if folded in choices:
+        return folded
+    match = difflib.get_close_matches(folded, choices, n=1, cutoff=MEANT)
+    return match[0] if match else None
+
+
+def file_name(value: object) -> str:
+    """The name of a file a caller gives: a str (a subclass read as its text), bytes (decoded
+    as the file system does) or a pathlib path. Raises :class:`TypeError` for anything else,
+    named without running its own code, and :class:`FileNotFoundError` for a name no file can
+    have (a NUL, a lone surrogate), so that opening it is an ``OSError`` like any other."""
+    import errno
+    import os
+    from pathlib import PurePath
+
+    kind = type(value)
+    if issubclass(kind, str):
+        name = str.__str__(value)
+    elif issubclass(kind, bytes):
+        name = os.fsdecode(b"".join([value]))  # type: ignore[list-item]
+    elif issubclass(kind, PurePath):
+        name = str(PurePath(cast("PurePath", value)))
+    else:
+        raise TypeError(f"a path is a string or a pathlib path, got {show(value)}")
+    try:
+        if "\0" in name:
+            raise ValueError
+        os.fsencode(name)
+    except (UnicodeEncodeError, ValueError):
+        raise FileNotFoundError(errno.ENOENT, "no file can have this name", name) from None
+    return name
 
 
 def show(value: object, limit: int = 60) -> str:

@@ -12,8 +12,11 @@ It answers the question jsonschema answers, never another one:
   process check takes only finite numbers), and a valid value costs no jsonschema at all.
 * :meth:`Validator.iter_errors` gives jsonschema's own errors, in jsonschema's order (but an
   object's unknown keys in the object's order, where jsonschema uses a set's), for any value,
-  as :class:`SchemaError` records carrying what messages are written from. It interprets
-  fewer keywords (:data:`EXPLAINED`): those of the check key's structural pass.
+  as :class:`SchemaError` records carrying what messages are written from (``anyOf`` and
+  ``oneOf`` with the errors of each branch, as jsonschema's ``context``). It interprets every
+  keyword of the schemas of values checkprofile reads but ``unevaluatedProperties``
+  (:data:`EXPLAINED`), so that explaining a bad process file, run data or submission needs no
+  jsonschema either.
 
 ``tests/test_fastschema.py`` proves both against jsonschema over generated values, for every
 shipped schema. A schema with a keyword outside what a mode interprets is refused when the
@@ -72,6 +75,12 @@ EXPLAINED: Final = frozenset(
     {
         "$ref",
         "type",
+        "enum",
+        "const",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
         "properties",
         "additionalProperties",
         "required",
@@ -108,6 +117,17 @@ class SchemaError(NamedTuple):
     schema: Mapping[str, Any]
     absolute_path: Path
     schema_path: Path
+    #: For ``anyOf`` and ``oneOf``: the errors of every branch, each ``schema_path`` starting
+    #: at its branch's index (jsonschema's ``context``, its ``relative_schema_path``).
+    context: tuple[SchemaError, ...] = ()
+
+
+def _under(error: SchemaError, step: Any) -> SchemaError:
+    """``error`` one step further from the root: its path and its context's paths."""
+    return error._replace(
+        absolute_path=(step, *error.absolute_path),
+        context=tuple(_under(each, step) for each in error.context),
+    )
 
 
 class _NotPlain(Exception):
@@ -217,9 +237,13 @@ class Validator:
         *,
         resources: Iterable[Mapping[str, Any]] = (),
         explain: bool = False,
+        finite: bool = False,
     ) -> None:
         self.schema = schema
         self.explain = explain
+        # Whether a "number" (and an "integer") must be finite, when explaining: NaN and the
+        # infinities have no JSON form (is_valid leaves any such value to its caller).
+        self.finite = finite
         self._documents: dict[str, Mapping[str, Any]] = {}
         for document in (*resources, schema):
             if "$id" in document:
@@ -519,7 +543,7 @@ class Validator:
     ) -> Iterator[SchemaError]:
         for error in self._errors(instance, schema, base):
             if path is not None:
-                error = error._replace(absolute_path=(path, *error.absolute_path))
+                error = _under(error, path)
             if schema_path is not None:
                 error = error._replace(schema_path=(schema_path, *error.schema_path))
             yield error
@@ -535,7 +559,21 @@ class Validator:
             yield from self._descend(instance, target, url)
         elif keyword == "type":
             names = [value] if isinstance(value, str) else value
-            if not any(_is_type(instance, name) for name in names):
+            if not any(self.is_type(instance, name) for name in names):
+                yield error()
+        elif keyword == "enum":
+            if not any(_equal(each, instance) for each in value):
+                yield error()
+        elif keyword == "const":
+            if not _equal(instance, value):
+                yield error()
+        elif keyword == "allOf":
+            for index, sub in enumerate(value):
+                yield from self._descend(instance, sub, base, schema_path=index)
+        elif keyword in ("anyOf", "oneOf"):
+            yield from self._branch_errors(keyword, value, instance, base, error)
+        elif keyword == "not":
+            if next(self._errors(instance, value, base), None) is None:
                 yield error()
         elif keyword == "if":
             if next(self._errors(instance, value, base), None) is None:
@@ -558,6 +596,40 @@ class Validator:
             (keyword == "minimum" and instance < value)
             or (keyword == "maximum" and instance > value)
         ):
+            yield error()
+
+    def is_type(self, instance: Any, name: str) -> bool:
+        """jsonschema's type check of ``instance`` against the type ``name``."""
+        if self.finite and name in ("number", "integer") and type(instance) is float:
+            return math.isfinite(instance) and _is_type(instance, name)
+        return _is_type(instance, name)
+
+    def _branch_errors(
+        self,
+        keyword: str,
+        branches: Any,
+        instance: Any,
+        base: str,
+        error: Callable[[], SchemaError],
+    ) -> Iterator[SchemaError]:
+        # jsonschema's anyOf and oneOf: one error carrying every branch's errors when no branch
+        # holds; for oneOf, one without context when more than one does.
+        context: list[SchemaError] = []
+        valid = 0
+        for index, sub in enumerate(branches):
+            found = [
+                found._replace(schema_path=(index, *found.schema_path))
+                for found in self._errors(instance, sub, base)
+            ]
+            if not found:
+                valid += 1
+                if keyword == "anyOf":
+                    return
+            elif not valid:  # jsonschema stops gathering at the first branch that holds
+                context.extend(found)
+        if not valid:
+            yield error()._replace(context=tuple(context))
+        elif valid > 1:
             yield error()
 
     def _object_errors(

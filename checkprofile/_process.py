@@ -21,28 +21,24 @@ limits), so one fault gives one problem. :func:`lint_process` gives both tiers a
 
 from __future__ import annotations
 
-import difflib
 import io
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
 from ._check import Check
-from ._convert import NotJson, is_finite, names_text, one_line, plain, show, shown_pointer
-from ._fastschema import Validator
+from ._convert import NotJson, file_name, meant, names_text, plain, show, shown_pointer
+from ._fastschema import SchemaError, Validator
 from ._limits import Limits
-from ._schemas import safe_validator, schema_file
+from ._schemas import schema_file
 from ._validate import parse_check, validate_check
 from ._yaml import Document, Mark, YamlError, load_yaml
 from .errors import CheckError, CheckprofileError, Problem
 
 if TYPE_CHECKING:
-    import jsonschema
-    from jsonschema.exceptions import ValidationError
-
     from ._bundle import Material, Submission
 
 __all__ = [
@@ -74,10 +70,6 @@ CHECK_STEP_KINDS: Final = ("agent", "task")
 _KIND_KEYS: Final = ("agent", "task", "approve")
 
 _FENCE: Final = "---"
-
-# How alike a misspelt key and the key it stands for are, at least (difflib's ratio): "chek",
-# "agnet", "advisry" and "input" are well above it; "title" and "files" (0.6) are not.
-_CLOSE: Final = 0.7
 
 # A check question's keys written at the step's level: usually a question indented too little.
 _QUESTION_KEYS: Final = ("ask", "pass", "fail", "one_of", "unsure", "levels", "confidence")
@@ -280,33 +272,23 @@ def read_process(text: str, *, source: str = "<string>") -> Process:
 def process_text(path: str | Path, *, source: str | None = None) -> str:
     """A PROCESS.md file's text (UTF-8), or a :class:`ProcessError` naming the path as given
     (or as ``source``). Raises :class:`TypeError` for a path that is not a path."""
-    path = _path(path)
-    source = str(path) if source is None else source
+    name = ""
     try:
-        return path.read_text(encoding="utf-8")
+        name = file_name(path)
+        return Path(name).read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
-        raise ProcessError(f"not UTF-8 text (byte {error.start})", source=source) from None
+        where = name if source is None else source
+        raise ProcessError(f"not UTF-8 text (byte {error.start})", source=where) from None
     except OSError as error:
-        raise ProcessError(f"cannot read: {error.strerror or error}", source=source) from None
-    except (UnicodeEncodeError, ValueError):  # a lone surrogate or a NUL in the path
-        raise ProcessError("cannot read: no file can have this name", source=source) from None
+        where = str(error.filename or name) if source is None else source
+        raise ProcessError(f"cannot read: {error.strerror or error}", source=where) from None
 
 
 def load_process(path: str | Path) -> Process:
     """Read a PROCESS.md file from disk (UTF-8), as :func:`read_process` does; errors name the
     path as given. Raises :class:`TypeError` for a path that is not a path."""
-    path = _path(path)
-    return read_process(process_text(path), source=str(path))
-
-
-def _path(path: object) -> Path:
-    # A str (a subclass read as its text) or an os.PathLike; anything else is the caller's
-    # mistake, named without running its own code.
-    if issubclass(type(path), str):
-        return Path(str.__str__(path))
-    if type(path) is not str and isinstance(path, PurePath):
-        return Path(path)
-    raise TypeError(f"a path is a string or a pathlib path, got {show(path)}")
+    text = process_text(path)
+    return read_process(text, source=file_name(path))
 
 
 def _profiles(profiles: object) -> tuple[str, ...]:
@@ -440,25 +422,11 @@ def _step(index: int, data: dict[str, Any]) -> ProcessStep:
 # core-2's shape -------------------------------------------------------------------------------
 
 
-def _finite_number(checker: object, value: object) -> bool:
-    # A JSON number: NaN and the infinities have no JSON form, so no core-2 server sees one.
-    return is_finite(value)
-
-
 @cache
-def _shape_validator() -> jsonschema.Draft202012Validator:
-    import jsonschema
-
-    checker = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("number", _finite_number)
-    validator: jsonschema.Draft202012Validator = safe_validator(
-        schema_file("process"), type_checker=checker
-    )
-    return validator
-
-
-@cache
-def _fast_shape_validator() -> Validator:
-    return Validator(schema_file("process"))
+def _shape_validator() -> Validator:
+    # A number is finite: NaN and the infinities have no JSON form, so no core-2 server sees
+    # one (a YAML file can write them).
+    return Validator(schema_file("process"), explain=True, finite=True)
 
 
 def _resolved(schema: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -472,11 +440,10 @@ def _shape_problems(document: Document) -> list[ProcessProblem]:
     """Every problem core-2's shape finds, then the repeated step ids (a rule no schema
     states)."""
     found: dict[ProcessProblem, None] = {}
-    # A frontmatter of core-2's shape needs no jsonschema; one that is not is explained by it.
-    valid = _fast_shape_validator().is_valid(document.data)
+    valid = _shape_validator().is_valid(document.data)
     # One fault, one problem: a value that breaks two keywords (a long name with a space in
     # it) is described once, by the first, since each message names everything expected.
-    # (jsonschema also reports a missing key once per `required` error: kept once.)
+    # (A missing key is reported once per `required` error, as jsonschema does: kept once.)
     described: set[Location] = set()
     for error in () if valid else _shape_validator().iter_errors(document.data):
         for path, message, place in _from_schema_error(error):
@@ -494,25 +461,27 @@ def _shape_problems(document: Document) -> list[ProcessProblem]:
 Place = Literal["key", "value", "map"]
 
 
-def _from_schema_error(error: ValidationError) -> Iterator[tuple[Location, str, Place]]:
+def _from_schema_error(error: SchemaError) -> Iterator[tuple[Location, str, Place]]:
     """(path, message, what it is about) for each problem one schema error stands for."""
-    path: Location = tuple(error.absolute_path)
-    # The stubs allow "unset" for these; a schema error from iter_errors always has them.
-    keyword: str = error.validator  # type: ignore[assignment]
-    instance: Any = error.instance
-    schema: Mapping[str, Any] = error.schema  # type: ignore[assignment]
+    path: Location = error.absolute_path
+    keyword, instance, schema = error.validator, error.instance, error.schema
     if keyword == "anyOf":
         branch = _branch_for(instance, schema["anyOf"])
         if branch is None:
             yield path, f"expected {schema['description']}, got {show(instance)}", "value"
             return
-        for sub in error.context or ():
-            if sub.relative_schema_path[0] == branch:
+        for sub in error.context:
+            if sub.schema_path[0] == branch:
                 yield from _from_schema_error(sub)
     elif keyword == "required":
         properties = schema["properties"]
-        for name in error.validator_value:  # type: ignore[union-attr]
-            if name not in instance:
+        # One fault, one problem: a misspelt key ("stepz") is reported as the unknown key it
+        # is, with its hint, and not again as the key it meant being missing.
+        misspelt = set()
+        if schema.get("additionalProperties") is False:
+            misspelt = {meant(key, list(properties)) for key in instance if key not in properties}
+        for name in error.validator_value:
+            if name not in instance and name not in misspelt:
                 wanted = _resolved(properties[name])["description"]
                 yield path, f'missing "{name}": {schema["title"]} needs {wanted}', "map"
     elif keyword == "additionalProperties":
@@ -520,7 +489,7 @@ def _from_schema_error(error: ValidationError) -> Iterator[tuple[Location, str, 
         for name in instance:
             if name not in allowed:
                 yield (*path, name), _unknown_key(name, schema["title"], allowed), "key"
-    elif len(error.absolute_schema_path) > 1 and error.absolute_schema_path[-2] == "propertyNames":
+    elif error.schema_path[-2:-1] == ("propertyNames",):
         yield (*path, instance), f"expected {schema['description']}, got {show(instance)}", "key"
     else:
         yield path, _unexpected(keyword, schema, instance), "value"
@@ -544,19 +513,10 @@ def _unexpected(keyword: str, schema: Mapping[str, Any], instance: object) -> st
     if keyword == "maxLength" and isinstance(instance, str):
         message += f" ({len(instance)} characters)"
     elif keyword == "enum" and isinstance(instance, str):
-        match = _close_match(instance, schema["enum"])
+        match = meant(instance, schema["enum"])
         if match is not None:
             message += f'; did you mean "{match}"?'
     return message
-
-
-def _close_match(text: str, choices: Sequence[str]) -> str | None:
-    """The one of ``choices`` that ``text`` most likely misspells, if any."""
-    folded = one_line(text).lower().replace("-", "_").replace(" ", "_")
-    if folded in choices:
-        return folded
-    match = difflib.get_close_matches(folded, choices, n=1, cutoff=_CLOSE)
-    return match[0] if match else None
 
 
 def _unknown_key(key: str, title: str, allowed: Sequence[str]) -> str:
@@ -565,7 +525,7 @@ def _unknown_key(key: str, title: str, allowed: Sequence[str]) -> str:
             f'unknown key "{key}": {key} is a key of a check question, not of a step '
             "(is it indented under check?)"
         )
-    match = _close_match(key, allowed)
+    match = meant(key, allowed)
     if match is not None:
         return f'unknown key {show(key)}; did you mean "{match}"?'
     return f"unknown key {show(key)}; {title} takes {', '.join(allowed)}"

@@ -152,7 +152,8 @@ async def ask_evaluator(
     try:
         reply = await evaluator.answer(bundle)
     except EvaluatorError as error:
-        failure = _failure(error.reason, error_text(error), error.retry_after)
+        # An evaluator's own account of what went wrong: its message is the detail.
+        failure = _failure(error.reason, error_text(error, named=False), error.retry_after)
         return None, [failure] * count
     except Exception as error:  # an evaluator that crashes has not answered; never a verdict
         detail = f"the evaluator raised {error_text(error)}"

@@ -16,14 +16,13 @@ many megabytes turns into an exception or a runaway). A step record's ``check`` 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any, cast, get_args
 
-from ._convert import NotJson, one_line, plain, show
+from ._convert import NotJson, meant, plain, show
 from ._fastschema import Validator
-from ._schemas import CoreShape, registry_of, safe_validator, schema_file
+from ._schemas import CoreShape, schema_file
 from ._verdict import Verdict
 from .errors import MaterialError, Problem, VerdictError, problems_text
 
@@ -181,15 +180,14 @@ def _verdict_problems(checks: list[tuple[Path, object]]) -> Iterator[Problem]:
 
 
 def _schema_problems(shape: CoreShape, data: object) -> list[Problem]:
-    # Data of core-2's shape needs no jsonschema; data that is not is explained by it.
-    if _fast_validator(shape).is_valid(data):
+    validator = _validator(shape)
+    if validator.is_valid(data):
         return []
     found: list[Problem] = []
     suggested: set[tuple[Path, str]] = set()  # (object, key) an unknown key may have meant
-    for error in _validator(shape).iter_errors(data):
+    for error in validator.iter_errors(data):
         path = tuple(_token(token) for token in error.absolute_path)
         keyword, schema, instance = error.validator, error.schema, error.instance
-        assert isinstance(schema, dict)
         if keyword == "required":
             for key in error.validator_value:
                 if key not in instance:
@@ -197,12 +195,13 @@ def _schema_problems(shape: CoreShape, data: object) -> list[Problem]:
                     why = f": expected {about}" if about else ""
                     found.append(Problem(path, f'missing "{key}"{why}'))
         elif keyword == "additionalProperties":
-            # One error per unknown key, its path ending at the key (see _additional).
-            key = error.path[-1] if error.path else None
-            message, meant = _unknown_key(key, schema)
-            if meant is not None:
-                suggested.add((path[:-1], meant))
-            found.append(Problem(path, message))
+            # One problem per unknown key, its path ending at the key.
+            known = schema.get("properties", {})
+            for key in (key for key in instance if key not in known):
+                message, meant = _unknown_key(key, schema)
+                if meant is not None:
+                    suggested.add((path, meant))
+                found.append(Problem((*path, _token(key)), message))
         else:
             expected = schema.get("description", f"a value allowed by {keyword}")
             # A text too long is counted, not quoted.
@@ -225,11 +224,9 @@ def _unknown_key(key: object, schema: Mapping[str, Any]) -> tuple[str, str | Non
     has = f"{schema.get('title', 'this map')} has {_listed(keys)}"
     if not isinstance(key, str):
         return f"unknown key {show(key)} (keys are strings); {has}", None
-    folded = one_line(key).lower().replace("-", "_").replace(" ", "_")
-    # Stricter than difflib's default: "extra" is not a misspelt "next".
-    match = difflib.get_close_matches(folded, keys, n=1, cutoff=0.75)
-    if match:
-        return f'unknown key {show(key)}; did you mean "{match[0]}"? {has}', match[0]
+    match = meant(key, keys)
+    if match is not None:
+        return f'unknown key {show(key)}; did you mean "{match}"? {has}', match
     return f"unknown key {show(key)}; {has}", None
 
 
@@ -253,59 +250,12 @@ def _in_order(problems: list[Problem]) -> tuple[Problem, ...]:
     )
 
 
-# --- a validator that never renders a value ---------------------------------------------------
-# _schemas.safe_validator's keywords, and one more: an unknown key is an error of its own, its
-# path ending at the key, so each is reported (and placed) where it is.
-
-
-def _additional(validator: Any, allowed: Any, instance: Any, schema: Any) -> Iterator[Any]:
-    from jsonschema.exceptions import ValidationError
-
-    if not validator.is_type(instance, "object"):
-        return
-    known = schema.get("properties", {})
-    extras = [key for key in instance if key not in known]
-    if allowed is False:
-        for key in extras:
-            yield ValidationError("additionalProperties", path=[key])
-    elif isinstance(allowed, dict):
-        for key in extras:
-            yield from validator.descend(instance[key], allowed, path=key)
-
-
-def _inlined(schema: Any, resolver: Any) -> Any:
-    """``schema`` with every ``$ref`` replaced by what it refers to, merged with the keys
-    beside it (a ``description``). These schemas have no cycles, and looking references up is
-    most of jsonschema's cost on a run of many steps."""
-    if isinstance(schema, list):
-        return [_inlined(item, resolver) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    # $id and $schema would make a part a resource of its own (the stock validator of its
-    # dialect, not this one); with every $ref inlined, $defs are not needed.
-    own = {
-        key: _inlined(value, resolver)
-        for key, value in schema.items()
-        if key not in ("$ref", "$id", "$schema", "$defs")
-    }
-    if "$ref" not in schema:
-        return own
-    target = resolver.lookup(schema["$ref"])
-    return {**_inlined(target.contents, target.resolver), **own}
-
-
 @cache
-def _fast_validator(shape: CoreShape) -> Validator:
+def _validator(shape: CoreShape) -> Validator:
     others: list[CoreShape] = list(get_args(CoreShape))
     return Validator(
-        schema_file(shape), resources=[*map(schema_file, others), schema_file("verdict")]
-    )
-
-
-@cache
-def _validator(shape: CoreShape) -> Any:
-    schema = schema_file(shape)
-    resolver = registry_of(lambda contents: contents).resolver(base_uri=schema["$id"])
-    return safe_validator(
-        _inlined(schema, resolver), keywords={"additionalProperties": _additional}
+        schema_file(shape),
+        resources=[*map(schema_file, others), schema_file("verdict")],
+        explain=True,
+        finite=True,
     )

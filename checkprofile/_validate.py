@@ -26,6 +26,7 @@ from ._convert import (
     is_blank,
     is_integral,
     is_probability,
+    meant,
     names_text,
     one_line,
     plain,
@@ -257,17 +258,14 @@ def _unknown_key(key: object, kind: Kind) -> str:
         return "advisory is a step key beside check, not a key of a question"
     if (kind, key) in _MISPLACED:
         return f"{key} does not belong here: {_MISPLACED[(kind, key)]}"
-    folded = one_line(key).lower().replace("-", "_").replace(" ", "_")
-    if folded in _KEYS[kind]:
-        return f'unknown key {show(key)}; did you mean "{folded}"? {takes}'
     # A key of this kind first; only then one of another kind, said to be so.
-    match = difflib.get_close_matches(folded, _KEYS[kind], n=1, cutoff=0.6)
-    if match:
-        return f'unknown key {show(key)}; did you mean "{match[0]}"? {takes}'
-    match = difflib.get_close_matches(folded, _ALL_KEYS, n=1, cutoff=0.6)
-    if match:
-        kinds = " and ".join(_KIND_NAMES[k] for k in _KEYS if match[0] in _KEYS[k])
-        return f'unknown key {show(key)}; "{match[0]}" is a key of {kinds} questions, and {takes}'
+    match = meant(key, _KEYS[kind])
+    if match is not None:
+        return f'unknown key {show(key)}; did you mean "{match}"? {takes}'
+    match = meant(key, _ALL_KEYS)
+    if match is not None:
+        kinds = " and ".join(_KIND_NAMES[k] for k in _KEYS if match in _KEYS[k])
+        return f'unknown key {show(key)}; "{match}" is a key of {kinds} questions, and {takes}'
     return f"unknown key {show(key)}; {takes}"
 
 

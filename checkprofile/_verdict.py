@@ -198,9 +198,11 @@ def _distribution_problem(
     allowed = frozenset(options)
     seen: dict[object, float] = {}
     for option, probability in distribution:
-        if type(option) not in (str, int) or option not in allowed or option in seen:
-            what = "twice" if option in seen else "not an option"
-            return f"the distribution names {show(option)}, {what}"
+        # Judged by its type first: an option of another type may not even be hashable.
+        if type(option) not in (str, int) or option not in allowed:
+            return f"the distribution names {show(option)}, not an option"
+        if option in seen:
+            return f"the distribution names {show(option)}, twice"
         if not is_probability(probability):
             return f"a distribution's probability must be in [0, 1], got {show(probability)}"
         seen[option] = probability

@@ -327,7 +327,7 @@ def test_the_chat_backend_without_a_key_or_a_host_is_refused() -> None:
     )
     assert done.returncode == 2
     assert one_error_line(done) == (
-        "--evaluator: evaluator 'openai-chat:llama3' needs a host: set OPENAI_BASE_URL (a local"
+        '--evaluator: evaluator "openai-chat:llama3" needs a host: set OPENAI_BASE_URL (a local'
         " OpenAI-compatible server, which may take no key) or OPENAI_API_KEY"
     )
 

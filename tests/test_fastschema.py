@@ -7,11 +7,13 @@ over values generated from real ones: the conformance corpus, the examples' proc
 data and submissions, and the records the human side writes, each mutated (keys removed, added
 and misspelt, values swapped for values of other kinds and for other parts of real data).
 
-* On plain JSON data, ``is_valid`` is jsonschema's answer, under each validator the package
-  uses (the stock one, the process check's finite numbers, the run data check's own keywords).
+* On plain JSON data, ``is_valid`` is jsonschema's answer (the stock validator, and for a
+  process file one whose numbers are finite, as the process check's are).
 * On anything else (NaN, subclasses of str and int, tuples, values the check key's bounding
   stands in for), ``is_valid`` never says valid where any of them says invalid.
-* ``iter_errors`` gives the check key's structural pass exactly jsonschema's errors.
+* ``iter_errors`` gives exactly jsonschema's errors (with ``anyOf``'s and ``oneOf``'s context):
+  for the check key's structural pass, a process file's frontmatter, and each of core-2's
+  shapes, so explaining a bad value needs no jsonschema either.
 * Every real value is valid by the fast path (so the fast path is taken, not just safe).
 """
 
@@ -30,8 +32,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checkprofile import _process, _shapes, _validate, load_process, schema_registry
-from checkprofile._convert import Opaque, bounded
+from checkprofile import _validate, load_process, schema_registry
+from checkprofile._convert import Opaque, bounded, is_finite
 from checkprofile._fastschema import Validator
 from checkprofile._schemas import schema_file
 from checkprofile.conformance import case_schema, load_cases
@@ -159,13 +161,17 @@ def fast(name: str) -> Validator:
 @cache
 def dialects(name: str) -> tuple[Callable[[Any], bool], ...]:
     """Every jsonschema validator the package uses for ``name``, as ``is_valid``."""
-    stock = jsonschema.Draft202012Validator(schema_of(name), registry=schema_registry())
-    found: list[Callable[[Any], bool]] = [stock.is_valid]
+    return (stock(name).is_valid,)
+
+
+@cache
+def stock(name: str) -> jsonschema.Draft202012Validator:
+    """jsonschema's own validator for ``name``, with finite numbers for a process file."""
+    kind: Any = jsonschema.Draft202012Validator
     if name == "process":
-        found.append(_process._shape_validator().is_valid)
-    if name in SHAPES:
-        found.append(_shapes._validator(name).is_valid)
-    return tuple(found)
+        checker = kind.TYPE_CHECKER.redefine("number", lambda _, value: is_finite(value))
+        kind = jsonschema.validators.extend(kind, type_checker=checker)  # type: ignore[no-untyped-call]
+    return kind(schema_of(name), registry=schema_registry())  # type: ignore[no-any-return]
 
 
 @cache
@@ -275,8 +281,9 @@ def test_the_answer_is_jsonschemas_and_never_valid_where_it_is_not(name: str) ->
 
 
 def error_rows(errors: Any) -> tuple[list[Any], list[Any]]:
-    """Each error as (keyword, value, instance, schema, path, schema path); those under an
-    additionalProperties schema apart (jsonschema visits unknown keys in a set's order)."""
+    """Each error as (keyword, value, instance, schema, path, schema path, its context's rows);
+    those under an additionalProperties schema apart (jsonschema visits unknown keys in a set's
+    order)."""
     ordered: list[Any] = []
     unordered: list[Any] = []
     for error in errors:
@@ -288,6 +295,7 @@ def error_rows(errors: Any) -> tuple[list[Any], list[Any]]:
             repr(error.schema),
             list(error.absolute_path),
             schema_path,
+            error_rows(error.context),
         )
         (unordered if "additionalProperties" in schema_path else ordered).append(row)
     return ordered, sorted(unordered, key=repr)
@@ -315,6 +323,41 @@ def test_the_check_keys_errors_are_jsonschemas(kind: Any) -> None:
         assert ours.is_valid(question) <= stock.is_valid(question)
 
     check()
+
+
+@pytest.mark.parametrize("name", ["process", *SHAPES])
+def test_the_errors_of_a_process_file_and_of_cores_shapes_are_jsonschemas(name: str) -> None:
+    ours = Validator(
+        schema_of(name),
+        resources=[schema_file(n) for n in ("check", "verdict", "process", *SHAPES)],
+        explain=True,
+        finite=True,
+    )
+
+    @given(mutated(name))
+    def check(value: Any) -> None:
+        assert error_rows(ours.iter_errors(value)) == error_rows(stock(name).iter_errors(value))
+
+    check()
+
+
+def test_a_process_file_and_cores_shapes_are_explained_without_jsonschema() -> None:
+    # What lint, run data and submission checks cost a host: no jsonschema import, even for a
+    # value with many faults.
+    code = (
+        "import sys; from checkprofile import process_problems, run_data_problems,"
+        " submission_problems;"
+        "p = process_problems({'name': 'a b', 'steps': [{'id': 'x', 'agnet': 1, 'next': 5}]},"
+        " profiles=['check-1']);"
+        "r = run_data_problems({'input': {}, 'steps': {'a': {'decision': 'maybe'}}});"
+        "s = submission_problems({'output': [], 'nxt': 1});"
+        "print(len(p) > 2, len(r) > 2, len(s) > 1, 'jsonschema' in sys.modules)"
+    )
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True", "True", "False"]
 
 
 def test_unknown_keys_are_explained_in_the_maps_order() -> None:
@@ -346,5 +389,5 @@ def test_a_keyword_it_does_not_interpret_is_refused_when_it_is_made(schema: Any)
 def test_explaining_needs_a_validator_made_to_explain() -> None:
     with pytest.raises(ValueError, match="explain=True"):
         list(Validator({"type": "string"}).iter_errors(1))
-    with pytest.raises(ValueError, match="'oneOf' is not interpreted here"):
-        Validator({"oneOf": [{"type": "string"}]}, explain=True)
+    with pytest.raises(ValueError, match="'unevaluatedProperties' is not interpreted here"):
+        Validator({"unevaluatedProperties": False}, explain=True)

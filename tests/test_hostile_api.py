@@ -70,6 +70,7 @@ from checkprofile import (
     outcome_for,
     parse_check,
     pointer_token,
+    process_problems,
     publication_problems,
     read_process,
     run_check_sync,
@@ -79,6 +80,7 @@ from checkprofile import (
 )
 from checkprofile._convert import is_blank
 from checkprofile.human import (
+    AuditError,
     Completed,
     DecisionRequiredError,
     Escalation,
@@ -91,9 +93,12 @@ from checkprofile.human import (
     apply_decision,
     bundle_bytes,
     bundle_sha256,
+    calibrate,
     decision_from_json,
     distance_from_passing,
     drivers,
+    iter_records,
+    read_records,
     receipt_for,
     records_for,
     shown_pieces,
@@ -310,6 +315,21 @@ CALLS: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
         (T,),
     ),
     "load_process": (load_process, (ProcessError, T)),
+    "process_problems": (lambda v: process_problems(v, profiles=["check-1"]), ()),
+    "process_problems(step)": (
+        lambda v: process_problems(
+            {"name": "vendor-check", "description": "d", "steps": [v]}, profiles=["check-1"]
+        ),
+        (),
+    ),
+    "process_problems(profiles)": (lambda v: process_problems({}, profiles=v), (T,)),
+    # the audit trail and calibration
+    "iter_records": (lambda v: list(iter_records(v)), (T, AuditError, OSError)),
+    "read_records": (read_records, (T, AuditError, OSError)),
+    "calibrate": (calibrate, (T, AuditError, OSError)),
+    "calibrate(records)": (lambda v: calibrate([v]), (T, AuditError)),
+    "calibrate(since)": (lambda v: calibrate([], since=v), (T, V)),
+    "calibrate(target)": (lambda v: calibrate([], target=v), (T, V)),
     "publication_problems(process)": (
         lambda v: publication_problems(v, profiles=["check-1"]),
         (T,),
@@ -524,6 +544,7 @@ NOT_CALLED: dict[str, str] = {
             "MIN_CASES",
             "RECEIPT_FORMAT",
             "SHOWN_PIECES",
+            "MAX_LINE_BYTES",
             "__version__",
         ],
         "a type, a protocol or a constant: nothing to call",
@@ -541,6 +562,8 @@ NOT_CALLED: dict[str, str] = {
             "AuditError",
             "ReceiptError",
             "DecisionRequiredError",
+            "StoreError",
+            "TornLineWarning",
         ],
         "an exception class",
     ),
@@ -567,6 +590,7 @@ NOT_CALLED: dict[str, str] = {
             "Provenance",
             "Receipt",
             "Escalation",
+            "TornLine",
         ],
         "a value the library builds (from_json, parse_check, run_check...) and checks where"
         " it is taken (its type, and its parts where they came from outside)",
@@ -582,7 +606,6 @@ NOT_CALLED: dict[str, str] = {
             "VerdictRecord",
             "check_key",
             "decision_record",
-            "read_records",
             "record_from_json",
             "resolution_record",
             "submission_key",
@@ -598,15 +621,16 @@ NOT_CALLED: dict[str, str] = {
             "Figures",
             "QuestionCalibration",
             "Thresholds",
-            "calibrate",
             "calibrate_cases",
             "calibration_html",
             "calibration_text",
         ],
-        "the audit trail and calibration: changed on another branch (torn last line); to be"
-        " called here once it has landed",
+        "the audit trail's and calibration's records and reports: values the library builds,"
+        " read by iter_records, read_records and calibrate, which are called",
     ),
     "run_check": "async twin of run_check_sync, which is called",
+    "PostgresRecorder": "needs a PostgreSQL server: tests/test_postgres.py gives it bad records"
+    " and a store that is not one",
     "ChoiceAnswer": "called through grade(choice ...)",
     "RubricAnswer": "called through grade(rubric ...)",
     "YesNoAnswer": "called through grade(yes/no)",

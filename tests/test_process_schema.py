@@ -28,6 +28,7 @@ from checkprofile import (
     PROFILE,
     Limits,
     lint_process,
+    process_problems,
     process_schema,
     publication_problems,
     read_process,
@@ -400,3 +401,61 @@ def test_one_required_key_taken_out_is_one_problem_at_its_map(
         [(path, line, column, message)] = lint(text, limits)
         assert (path, line, column) == (where, mark.line, mark.column)
         assert message.startswith(f'missing "{key}": ')
+
+
+@frontmatter_settings
+@given(frontmatters(), st.data())
+def test_a_required_key_misspelt_is_one_problem_at_the_misspelling(
+    drawn: tuple[dict[str, Any], Limits], draws: st.DataObject
+) -> None:
+    # "stepz" for "steps": the unknown key, with its hint; not also "steps" missing.
+    data, limits = drawn
+    for where, key in required_keys(data):
+        changed = copy.deepcopy(data)
+        members = at(changed, where)
+        wrong = key + draws.draw(st.sampled_from(["z", "s", "_"]), label="typo")
+        if wrong in members or wrong in KNOWN:
+            continue
+        members[wrong] = members.pop(key)
+        text = dump(changed)
+        [(path, _, _, message)] = lint(text, limits)
+        assert path == (*where, wrong)
+        assert message == f'unknown key "{wrong}"; did you mean "{key}"?'
+
+
+@frontmatter_settings
+@given(frontmatters(), st.data())
+def test_a_frontmatter_as_data_has_the_problems_of_its_file(
+    drawn: tuple[dict[str, Any], Limits], draws: st.DataObject
+) -> None:
+    # process_problems is lint_process for a host that keeps its processes as data: the same
+    # problems, paths and messages, in the same order, whatever is wrong.
+    data, limits = drawn
+    changed = copy.deepcopy(data)
+    maps = closed_maps(changed)
+    where = draws.draw(st.sampled_from(maps), label="where")
+    members = at(changed, where)
+    if members and draws.draw(st.booleans(), label="remove"):
+        del members[draws.draw(st.sampled_from(sorted(members)), label="key")]
+    else:
+        members[draws.draw(nonempty, label="key")] = draws.draw(scalars, label="value")
+    from_file = [(path, message) for path, _, _, message in lint(dump(changed), limits)]
+    from_data = process_problems(changed, profiles=[PROFILE], limits=limits)
+    assert [(p.path, p.message) for p in from_data] == from_file
+
+
+def test_a_frontmatter_that_is_not_json_data_is_one_problem_at_its_place() -> None:
+    data = {"name": "x", "description": "d", "steps": [{"id": "a", "agent": float("nan")}]}
+    [problem] = process_problems(data, profiles=[PROFILE])
+    assert problem.path == ("steps", 0, "agent")
+    assert problem.message == "nan is not a JSON number"
+
+
+def test_a_repeated_step_id_in_data_names_the_earlier_step_by_its_index() -> None:
+    steps = [{"id": "a", "agent": "Do it."}, {"id": "a", "agent": "Again."}]
+    data = {"name": "x", "description": "d", "steps": steps}
+    [problem] = process_problems(data, profiles=[PROFILE])
+    assert problem.path == ("steps", 1, "id")
+    assert problem.message == (
+        'step id "a" is already the id of step 0: ids are unique within a process'
+    )

@@ -14,10 +14,10 @@ import attrs
 
 from .._convert import error_text, escape_surrogates, escaped_text, shown_pointer
 from ..errors import Problem
-from ._jsontext import JsonFaultError, Place, line_column, load_json, locate
 
 if TYPE_CHECKING:
     from .._yaml import Document, Mark
+    from ._jsontext import Place
 
 __all__ = [
     "EXIT_ERROR",
@@ -202,6 +202,7 @@ class DataFile:
         if self.document is not None:
             return {place: self.document.locate(place[0], key=place[1]) for place in places}
         from .._yaml import Mark  # JSON's places are found without reading it as YAML
+        from ._jsontext import line_column, locate
 
         starts = locate(self.text, places)
         lines = line_column(self.text, starts.values())
@@ -215,6 +216,8 @@ def read_data(path: Path | str, what: str) -> DataFile:
     ``Infinity`` and an integer too long to read, each at its place. Standard input (``-``)
     is read as JSON when it is JSON, and as YAML 1.2 otherwise.
     """
+    from ._jsontext import JsonFaultError, line_column, load_json
+
     source = shown(path)
     text = read_text(path, what)
     if str(path) == STDIN or source.endswith(".json"):

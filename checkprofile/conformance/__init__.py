@@ -62,7 +62,7 @@ from .. import (
     submission_problems,
     validate_check,
 )
-from .._convert import NotJson, error_text, plain, show
+from .._convert import NotJson, error_text, file_name, plain, show
 from .._fastschema import Validator
 from .._schemas import safe_validator, schema_message
 from ..errors import CheckprofileError
@@ -247,10 +247,11 @@ def _schema_problem(case: object) -> tuple[str, str] | None:
 def _directory(directory: object) -> Traversable:
     """A corpus directory: a path (a string or a pathlib path) or a ``Traversable`` (package
     data). Raises :class:`TypeError` for anything else."""
-    if issubclass(type(directory), str):
-        return Path(str.__str__(directory))
-    if issubclass(type(directory), PurePath):
-        return Path(directory)  # type: ignore[arg-type]
+    if issubclass(type(directory), (str, PurePath)):
+        try:
+            return Path(file_name(directory))
+        except OSError as error:  # a name no directory can have
+            raise CorpusError(f"{show(error.filename)}: cannot read: {error.strerror}") from None
     try:
         usable = callable(directory.is_dir) and callable(directory.iterdir)  # type: ignore[attr-defined]
     except Exception:  # an object whose own attributes raise is no directory

@@ -78,13 +78,23 @@ import sys
 import warnings
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
-from typing import Any, Final, Literal, NamedTuple, Protocol, get_args, runtime_checkable
+from pathlib import PurePath
+from typing import (
+    Any,
+    Final,
+    Literal,
+    NamedTuple,
+    Protocol,
+    cast,
+    get_args,
+    runtime_checkable,
+)
 
 import attrs
 
 from .._bundle import Submission, canonical_json
 from .._check import Check, ChoiceQuestion, Question, RubricQuestion
-from .._convert import show
+from .._convert import file_name, show
 from .._run import Action, Outcome
 from .._validate import parse_check
 from .._verdict import (
@@ -1191,8 +1201,8 @@ def _lines(path: str | os.PathLike[str]) -> Iterator[tuple[str, int, bytes]]:
     """Each line of an audit file with its number, without its newline (a last line without
     one is given as it is). Raises :class:`AuditError` for a line over :data:`MAX_LINE_BYTES`
     as soon as it is seen: memory never holds more than one line."""
-    name = os.fsdecode(path)
-    with open(path, "rb") as file:
+    name = file_name(path)
+    with open(name, "rb") as file:
         number = 0
         while True:
             line = file.readline(MAX_LINE_BYTES + 1)
@@ -1346,7 +1356,7 @@ class RecordSource(Protocol):
 
 def _audit_files(path: str | bytes | os.PathLike[str]) -> list[str]:
     """``path`` if it is a file; the ``*.jsonl`` files of a directory, by name."""
-    name = os.fsdecode(path)
+    name = file_name(path)
     if not os.path.isdir(name):
         return [name]
     files = sorted(
@@ -1369,24 +1379,33 @@ def open_sources(sources: Iterable[object], window: Window) -> tuple[list[str], 
     seen: set[tuple[int, int]] = set()
     reader = _Reader()
     for source in sources:
-        if isinstance(source, JsonLinesRecorder):
-            source = source.path
-        if isinstance(source, (str, bytes, os.PathLike)):
-            for file in _audit_files(source):
+        # Each source is judged by its type, never by what it says of itself (its __class__,
+        # its own __getattr__), as every value that comes in is.
+        kind = type(source)
+        if issubclass(kind, JsonLinesRecorder):
+            source = source.path  # type: ignore[attr-defined]
+            kind = str
+        if issubclass(kind, (str, bytes, PurePath)):
+            for file in _audit_files(cast("str", source)):
                 status = os.stat(file)
                 if (status.st_dev, status.st_ino) in seen:
                     continue
                 seen.add((status.st_dev, status.st_ino))
                 names.append(file)
                 parts.append(functools.partial(_file_stream, file, reader))
-        elif isinstance(source, RecordSource):
-            names.append(source.name)
-            parts.append(functools.partial(source.stream, window))
-        elif isinstance(source, Iterable):
-            parts.append(functools.partial(_given, source))
+        elif callable(getattr(kind, "stream", None)) and hasattr(kind, "name"):
+            store: RecordSource = source  # type: ignore[assignment]  # a RecordSource
+            names.append(store.name)
+            parts.append(functools.partial(store.stream, window))
+        elif issubclass(kind, (list, tuple)):
+            base = list if issubclass(kind, list) else tuple
+            parts.append(functools.partial(_given, base.__iter__(source)))  # type: ignore[arg-type]
+        elif issubclass(kind, Iterator):  # a generator, a database cursor: read as it goes
+            parts.append(functools.partial(_given, source))  # type: ignore[arg-type]
         else:
             raise TypeError(
-                "a source is a path, a directory, a recorder or an iterable of audit records,"
+                "a source is a path, a directory, a recorder, or a list, tuple or iterator of"
+                " audit records,"
                 f" got {show(source)}"
             )
     return names, itertools.chain.from_iterable(part() for part in parts)
@@ -1394,12 +1413,13 @@ def open_sources(sources: Iterable[object], window: Window) -> tuple[list[str], 
 
 def _given(records: Iterable[object]) -> Iterator[Read]:
     for record in records:
-        if isinstance(record, TornLine):
+        if type(record) is TornLine:
             yield record, 0
             continue
-        if not isinstance(record, (VerdictRecord, DecisionRecord)):
+        if type(record) not in (VerdictRecord, DecisionRecord):
             raise TypeError(f"an audit record is needed (see read_records), got {show(record)}")
-        yield record, hash(_line(record))
+        known = cast("AuditRecord", record)
+        yield known, hash(_line(known))
 
 
 # --- writing ---------------------------------------------------------------------------------
@@ -1458,7 +1478,7 @@ class JsonLinesRecorder:
     only the fragment is lost: the reader skips it and reports it (:class:`TornLine`).
     """
 
-    path: str = attrs.field(converter=os.fsdecode)
+    path: str = attrs.field(converter=file_name)
 
     def record(self, record: AuditRecord) -> None:
         line = record_line(record)
