@@ -37,6 +37,7 @@ CODES = {
     "bundle": {0, 1, 2},
     "run": {0, 1, 2, 3, 4},
     "conformance": {0, 1, 2},
+    "calibrate": {0, 2},
 }
 
 
@@ -434,3 +435,86 @@ def test_any_hostile_file_in_any_role_is_a_documented_exit(
         code, out, err = run_main([str(arg) for arg in step_args(command, **{role: path})])
         assert code != 70, err
         assert_one_line_errors(command, code, err, out)
+
+
+# --- a hostile audit trail ---------------------------------------------------------------------
+
+AUDIT = ROOT / "examples" / "advisory_records.jsonl"
+
+
+def audit_lines() -> list[str]:
+    return AUDIT.read_text(encoding="utf-8").splitlines()
+
+
+#: Lines an audit file may hold that are not records, each put among real records.
+AUDIT_LINES: dict[str, str] = {
+    "huge-int": '{"record": "verdict", "format": ' + HUGE + "}",
+    "duplicate-key": '{"record": "verdict", "record": "decision"}',
+    "nan": '{"record": "verdict", "format": NaN}',
+    "deep": "[" * 100_000 + "]" * 100_000,
+    "torn": '{"record": ',
+    "a-list": "[1, 2]",
+    "empty": "",
+    "lone-surrogate": '{"record": "\\ud800"}',
+    "control-characters": '{"record": "\\u001b[31mred"}',
+    "line-separator": '{"record": "verdict\u2028"}',
+    "another-format": '{"record": "verdict", "format": 99}',
+}
+
+
+@pytest.mark.parametrize("name", sorted(AUDIT_LINES))
+@pytest.mark.parametrize("place", ["first", "middle"])
+def test_a_line_of_an_audit_file_that_is_not_a_record_is_one_located_line_and_exit_2(
+    tmp_path: Path, name: str, place: str
+) -> None:
+    lines = audit_lines()
+    at = 0 if place == "first" else len(lines) // 2
+    lines.insert(at, AUDIT_LINES[name])
+    path = tmp_path / "audit.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogatepass")
+    result = cli("calibrate", path)
+    assert_one_line_errors("calibrate", result.returncode, result.stderr, result.stdout)
+    if name == "torn":
+        # The start of a record cut short, then a fresh line: a write that did not finish.
+        # Only the fragment is lost: the report is made, and the fragment named.
+        assert result.returncode == 0
+        assert result.stderr == (
+            f"checkprofile: warning: {path}:{at + 1}: a torn line (a write"
+            " that did not finish), skipped\n"
+        )
+    else:
+        assert result.returncode == 2
+        assert result.stderr.startswith(f"checkprofile: {path}:{at + 1}: "), result.stderr
+
+
+@pytest.mark.parametrize("name", sorted(name for name, line in AUDIT_LINES.items() if line))
+def test_a_torn_last_line_of_any_shape_is_skipped_and_reported(tmp_path: Path, name: str) -> None:
+    # A writer that died mid-line leaves a fragment with no newline: the report is made from
+    # every record before it, and the fragment is named, whatever it holds.
+    text = (
+        "\n".join(audit_lines()) + "\n" + AUDIT_LINES[name][: max(1, len(AUDIT_LINES[name]) // 2)]
+    )
+    path = tmp_path / "audit.jsonl"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    result = cli("calibrate", path, "--json")
+    assert_one_line_errors("calibrate", result.returncode, result.stderr, result.stdout)
+    if result.returncode == 0:
+        report = json.loads(result.stdout)
+        assert report["torn_lines"] == 1
+        assert result.stderr.startswith(f"checkprofile: warning: {path}:"), result.stderr
+    else:  # a fragment that is a whole, wrong record (an empty line is no fragment at all)
+        assert result.returncode == 2
+
+
+@cli_suite
+@given(line=json_texts())
+def test_any_line_in_an_audit_file_is_a_report_or_one_line_and_exit_2(
+    tmp_path_factory: pytest.TempPathFactory, line: str
+) -> None:
+    lines = audit_lines()
+    lines.insert(len(lines) // 2, line.replace("\n", " ").replace("\r", " "))
+    path = tmp_path_factory.mktemp("audit") / "audit.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogatepass")
+    code, out, err = run_main(["calibrate", str(path)])
+    assert code != 70, err
+    assert_one_line_errors("calibrate", code, err, out)
