@@ -474,6 +474,17 @@ def plain(value: object, *, finite: bool = True) -> Any:
         raise NotJson("nested too deeply") from None
 
 
+def plain_floats(value: object, *, finite: bool = True) -> tuple[Any, bool]:
+    """:func:`plain`, and whether the value holds a float anywhere (NaN and the infinities
+    included). A JSON writer that formats numbers its own way (the ``fast`` extra's) may write
+    a value only when it holds none: floats are written as Python writes them, by Python."""
+    walker = _Plain(finite)
+    try:
+        return walker.walk(value, 0), walker.floats
+    except RecursionError:  # a host calling from deep in its own stack
+        raise NotJson("nested too deeply") from None
+
+
 def plain_scalar(value: object) -> object:
     """A subclass of ``str``, ``int`` or ``float`` as its plain value (ruamel.yaml's
     ``ScalarBoolean`` as a bool); anything else as it is. For fields a later check judges (an
@@ -506,10 +517,11 @@ _WALKING: Final = object()
 
 
 class _Plain:
-    __slots__ = ("big", "finite", "seen", "shared", "weight")
+    __slots__ = ("big", "finite", "floats", "seen", "shared", "weight")
 
     def __init__(self, finite: bool) -> None:
         self.finite = finite
+        self.floats = False  # whether a float was met (see plain_floats)
         self.weight = 0  # values and characters walked, each shared part counted every time
         self.shared = 0  # the part of it that is shared parts met again
         # id of a container -> (plain, weight), or _WALKING while it is walked (a cycle)
@@ -530,6 +542,7 @@ class _Plain:
             return value
         if kind is float:
             self.weight += 1
+            self.floats = True
             if self.finite and not math.isfinite(value):  # type: ignore[arg-type]
                 raise NotJson(f"{float.__repr__(value)} is not a JSON number")
             return value
@@ -547,6 +560,7 @@ class _Plain:
             number = int.__int__(value)  # type: ignore[arg-type]
             return bool(number) if _scalar_boolean(kind) else number
         if issubclass(kind, float):
+            self.floats = True
             result = float.__float__(value)  # type: ignore[arg-type]
             if self.finite and not math.isfinite(result):
                 raise NotJson(f"{float.__repr__(result)} is not a JSON number")
@@ -610,6 +624,7 @@ class _Plain:
             return self.container(item, kind, depth)
         if kind is float:
             self.weight += 1
+            self.floats = True
             if self.finite and not math.isfinite(item):
                 raise NotJson(f"{float.__repr__(item)} is not a JSON number")
             return item
