@@ -762,9 +762,9 @@ def _zulu_ages(steps: Mapping[str, Any], ids: list[str]) -> list[str] | None:
     if size == 0:
         return keys
     if size == 1:
-        return [a if a > b else b for a, b in zip(keys[:count], keys[count:])]
+        return [a if a > b else b for a, b in zip(keys[:count], keys[count:], strict=True)]
     columns = [keys[count + offset :: size] for offset in range(size)]
-    return [max(group) for group in zip(keys[:count], *columns)]
+    return [max(group) for group in zip(keys[:count], *columns, strict=True)]
 
 
 def _ages(steps: Mapping[str, Any], ids: list[str]) -> list[str]:
