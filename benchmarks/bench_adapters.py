@@ -349,7 +349,9 @@ def library_cpu(repeat: int) -> dict[str, float]:
             message = material_message(bundle)
             for q in CHECK:
                 json.dumps([SYSTEM_MESSAGE, message, question_message(q)]).encode() + head_of
-            entries = [read_response(r, q)[1] for r, q in zip((yes, letter, digit), CHECK)]
+            entries = [
+                read_response(r, q)[1] for r, q in zip((yes, letter, digit), CHECK, strict=True)
+            ]
         else:
             json.dumps(material_state(bundle))
             if name == "System One":
@@ -395,28 +397,27 @@ def main() -> None:
         stop.set()
         server.join(timeout=10)
     cpu = library_cpu(options.repeat)
-    latency = options.latency
+
+    def row(what: str, before: str, after: float, goal: str) -> None:
+        print(f"{what:58} {before:>9} {after:9.2f} {goal:>9}")
+
     print(f"{'what':58} {'before':>9} {'after':>9} {'goal':>9}")
     for name, (before, after) in built.items():
-        print(
-            f"{'building one ' + name + ' adapter, after the first (ms)':58} {before:9.2f} {after:9.2f} {'1':>9}"
-        )
+        row(f"building one {name} adapter, after the first (ms)", f"{before:.2f}", after, "1")
     for name, (before, after) in calls.items():
-        print(
-            f"{'run_check_sync per call, ' + name + ', host answers at once (ms)':58} {before:9.2f} {after:9.2f} {'5':>9}"
-        )
+        what = f"run_check_sync per call, {name}, host answers at once (ms)"
+        row(what, f"{before:.2f}", after, "5")
+    latency = options.latency
     for name, (before_wall, wall, alone) in together.items():
-        label = f"{options.checks} checks at once, {name}, wall / SDK alone"
-        before_text = f"{before_wall / alone:9.2f}" if before_wall is not None else f"{'-':>9}"
-        print(f"{label:58} {before_text} {wall / alone:9.2f} {'1.1':>9}")
+        before_text = f"{before_wall / alone:.2f}" if before_wall is not None else "-"
+        what = f"{options.checks} checks at once, {name}, wall / SDK alone"
+        row(what, before_text, wall / alone, "1.1")
         print(
             f"{'':58}   wall {wall * 1000:.0f} ms = {wall / latency:.2f}x latency;"
             f" SDK alone {alone * 1000:.0f} ms = {alone / latency:.2f}x"
         )
     for name, seconds in cpu.items():
-        print(
-            f"{'library CPU per check, ' + name + ', no network (ms)':58} {'-':>9} {seconds * 1000:9.2f} {'0.5':>9}"
-        )
+        row(f"library CPU per check, {name}, no network (ms)", "-", seconds * 1000, "0.5")
 
 
 if __name__ == "__main__":
