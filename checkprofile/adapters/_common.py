@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
 
-from .. import Bundle
+from .. import Bundle, canonical_json
 from .._convert import escape_surrogates, is_blank, is_finite, plain_text, show
 from .._run import on_sync_loop_close
 
@@ -28,6 +28,7 @@ __all__ = [
     "checked_model",
     "checked_timeout",
     "material_state",
+    "material_text",
     "sendable",
     "shared_ssl_context",
 ]
@@ -67,6 +68,27 @@ def material_state(bundle: Bundle) -> dict[str, Any]:
         }
     state["submission"] = json.loads(bundle.submission_json)
     return sendable(state)  # type: ignore[no-any-return]
+
+
+def material_text(bundle: Bundle) -> str:
+    """``canonical_json(material_state(bundle))``, written from the bundle's own texts.
+
+    The run data and the submission are canonical JSON text already; unless they hold a lone
+    surrogate (which :func:`sendable` writes differently), they are the very members of the
+    state's text, and need not be read and written again.
+    """
+    run_data, submission = bundle.run_data_json, bundle.submission_json
+    if "\\ud" in run_data or "\\ud" in submission:
+        return canonical_json(material_state(bundle))
+    members = ['"about":' + canonical_json(_ABOUT)]
+    if bundle.truncated:
+        left_out = {"steps": list(bundle.dropped_steps), "fields": list(bundle.dropped_fields)}
+        members.append('"left_out":' + canonical_json(sendable(left_out)))
+    members.append('"process_body":' + canonical_json(sendable(bundle.body)))
+    members.append('"run_data":' + run_data)
+    members.append('"step_instructions":' + canonical_json(sendable(bundle.instructions)))
+    members.append('"submission":' + submission)
+    return "{" + ",".join(members) + "}"
 
 
 def sendable(value: Any) -> Any:

@@ -48,7 +48,7 @@ from ._common import (
     LoopClients,
     checked_model,
     checked_timeout,
-    material_state,
+    material_text,
     sendable,
     shared_ssl_context,
 )
@@ -122,7 +122,7 @@ def material_message(bundle: Bundle) -> str:
     """The second message of every request for ``bundle``: the material (the adapters' shared
     JSON state) as one line of JSON in a fenced block. It depends on the bundle's material
     only, never on its questions."""
-    text = _escape(canonical_json(material_state(bundle)))
+    text = _escape(material_text(bundle))
     return f"Material (JSON):\n```json\n{text}\n```"
 
 
