@@ -44,7 +44,7 @@ from checkprofile import (
     run_check,
     run_check_sync,
 )
-from checkprofile.adapters._common import material_state, material_text
+from checkprofile.adapters._common import material_state, material_text, sendable
 from checkprofile.adapters.openai_chat import (
     SYSTEM_MESSAGE,
     ChatEvaluator,
@@ -872,3 +872,34 @@ def test_the_material_text_is_the_canonical_state(
     shown = Material(instructions, "# Body\n", {"steps": run}, Submission({"s": summary}, summary))
     bundle = build_bundle(CHECK, shown, state_bytes=budget)
     assert material_text(bundle) == canonical_json(material_state(bundle))
+
+
+@settings(max_examples=150)
+@given(
+    run=st.dictionaries(_texts, st.dictionaries(_texts, _texts | st.integers(), max_size=3)),
+    instructions=_texts,
+    summary=_texts,
+    budget=st.integers(2, 400),
+)
+def test_the_material_state_is_every_text_made_sendable(
+    run: dict[str, Any], instructions: str, summary: str, budget: int
+) -> None:
+    # Read back without a second walk where nothing needs escaping (issue 13): the same value.
+    shown = Material(instructions, "# \ud800\n", {"steps": run}, Submission({"s": summary}))
+    bundle = build_bundle(CHECK, shown, state_bytes=budget)
+    state = material_state(bundle)
+    expected = sendable(
+        {
+            "about": state["about"],
+            "step_instructions": bundle.instructions,
+            "process_body": bundle.body,
+            "run_data": json.loads(bundle.run_data_json),
+            **(
+                {"left_out": {"steps": [*bundle.dropped_steps], "fields": [*bundle.dropped_fields]}}
+                if bundle.truncated
+                else {}
+            ),
+            "submission": json.loads(bundle.submission_json),
+        }
+    )
+    assert json.dumps(state) == json.dumps(expected)

@@ -57,17 +57,23 @@ def material_state(bundle: Bundle) -> dict[str, Any]:
     """
     state: dict[str, Any] = {
         "about": _ABOUT,
-        "step_instructions": bundle.instructions,
-        "process_body": bundle.body,
-        "run_data": json.loads(bundle.run_data_json),
+        "step_instructions": escape_surrogates(bundle.instructions),
+        "process_body": escape_surrogates(bundle.body),
+        "run_data": _read_canonical(bundle.run_data_json),
     }
     if bundle.truncated:
-        state["left_out"] = {
-            "steps": list(bundle.dropped_steps),
-            "fields": list(bundle.dropped_fields),
-        }
-    state["submission"] = json.loads(bundle.submission_json)
-    return sendable(state)  # type: ignore[no-any-return]
+        state["left_out"] = sendable(
+            {"steps": list(bundle.dropped_steps), "fields": list(bundle.dropped_fields)}
+        )
+    state["submission"] = _read_canonical(bundle.submission_json)
+    return state
+
+
+def _read_canonical(text: str) -> Any:
+    # Canonical text writes a lone surrogate as its escape, \udXXX, and nothing else so:
+    # without one, what it reads back holds none, and is sendable as it is (no second walk).
+    data = json.loads(text)
+    return sendable(data) if "\\ud" in text else data
 
 
 def material_text(bundle: Bundle) -> str:
