@@ -2,16 +2,16 @@
 
     python benchmarks/bench_core.py [--repeat N] [--rounds R]
 
-Each figure is the best of ``--rounds`` rounds (default 3), each the median of N timed runs
-(default 15) after one warm-up: the machine is shared and noisy, and a ratio compares like
-with like only when both sides had a quiet moment. Two baselines, both one ``json.dumps`` of
+Each figure is the best of ``--rounds`` x N timed runs (default 3 x 15) after one warm-up:
+the machine is shared and noisy, and a ratio compares like with like only when both sides
+had a quiet moment. Two baselines, both one ``json.dumps`` of
 the whole run data: plain (``json.dumps(run)``) and sorted compact
 (``sort_keys=True, separators=(",", ":")``), the least any implementation could spend just to
 look at the data in the order it is shown.
 
 "before" is the cut as checkprofile 0.1.0 made it, frozen in ``tests/bundle_before.py``
-(the same bytes, the old way); "after" is :func:`build_bundle` now, with and without the
-``fast`` extra. Goals are issue 13's:
+(the same bytes, the old way; without build_bundle's few microseconds around it); "after" is
+:func:`build_bundle` now, with and without the ``fast`` extra. Goals are issue 13's:
 
 * a 9 MB run with 2,000 steps cut to 64 KB, with and without one history entry per step:
   <= 0.03 of the sorted compact dumps, <= 0.045 of the plain one;
@@ -23,8 +23,8 @@ look at the data in the order it is shown.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -97,15 +97,15 @@ def make_run(steps: int, step_bytes: int, *, history: bool = True) -> dict[str, 
 
 
 def timed(fn: Callable[[], object], repeat: int, rounds: int = 1) -> float:
+    """The best of ``rounds`` x ``repeat`` timed runs after one warm-up: on a shared machine
+    the quietest run is the one that measures the code, not its neighbours."""
+    fn()
+    gc.collect()  # what an earlier measurement left behind is not collected during this one
     best = float("inf")
-    for _ in range(rounds):
+    for _ in range(rounds * repeat):
+        start = time.perf_counter()
         fn()
-        samples = []
-        for _ in range(repeat):
-            start = time.perf_counter()
-            fn()
-            samples.append(time.perf_counter() - start)
-        best = min(best, statistics.median(samples))
+        best = min(best, time.perf_counter() - start)
     return best
 
 
@@ -186,6 +186,7 @@ def main() -> None:
             "0.03",
         )
         row(f"{what}, vs plain", before / base, after / base, fast / base, "0.045")
+        del big  # a 9 MB run left alive makes every later collection slower
         print(
             f"{'':62} ms: {after * 1e3:.3f} (pure), {fast * 1e3:.3f} (fast); baselines"
             f" {base_sorted * 1e3:.1f} (sorted), {base * 1e3:.1f} (plain)"

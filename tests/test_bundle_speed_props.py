@@ -15,10 +15,11 @@ from typing import Any
 
 import bundle_before
 import pytest
+from hostile import raw_hostile
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checkprofile import MaterialError, canonical_json
+from checkprofile import MaterialError, _convert, canonical_json
 from checkprofile import _bundle as bundle
 
 orjson = pytest.importorskip("orjson")  # in the test extra: both paths are always tested
@@ -309,3 +310,64 @@ def test_the_fast_extra_is_used_only_where_it_writes_the_same_bytes(
     # What it refuses (an integer beyond 64 bits, a lone surrogate) the pure path writes.
     assert canonical_json([2**64, "\ud800"]) == '[18446744073709551616,"\\ud800"]'
     assert len(written) == 1
+
+
+# The quick look at plain data -------------------------------------------------------------------
+
+
+def same(a: object, b: object) -> bool:
+    """Equal plain values, of the same types all through (NaN equal to NaN)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and isinstance(b, float) and a != a:
+        return b != b
+    return a == b
+
+
+def _slow(value: object, finite: bool) -> tuple[Any, bool] | str:
+    walker = _convert._Plain(finite)
+    try:
+        return walker.walk(value, 0), walker.floats
+    except (_convert.NotJson, RecursionError) as error:
+        return f"refused: {error}"
+
+
+@settings(max_examples=500)
+@given(value=st.one_of(raw_hostile, values), finite=st.booleans())
+def test_the_quick_look_says_as_is_only_when_the_full_walk_would(value: Any, finite: bool) -> None:
+    seen = _convert._as_is(value, finite)
+    if seen >= 0:
+        slow = _slow(value, finite)
+        assert not isinstance(slow, str), slow
+        assert slow[0] is value
+        assert slow[1] is bool(seen)
+    # And plain() answers as the full walk does, whichever way it went.
+    try:
+        quick: object = _convert.plain_floats(value, finite=finite)
+    except _convert.NotJson as error:
+        quick = f"refused: {error}"
+    slow = _slow(value, finite)
+    if isinstance(slow, str) or isinstance(quick, str):
+        assert quick == slow
+    else:
+        assert isinstance(quick, tuple)
+        assert same(quick[0], slow[0]) and quick[1] == slow[1]
+
+
+def test_the_quick_look_leaves_a_bomb_a_cycle_and_deep_nesting_to_the_full_walk() -> None:
+    bomb: list[Any] = ["x" * 2000]
+    for _ in range(40):
+        bomb = [bomb, bomb]
+    cycle: list[Any] = []
+    cycle.append(cycle)
+    deep: list[Any] = []
+    for _ in range(_convert.MAX_DEPTH + 1):
+        deep = [deep]
+    for value, words in ((bomb, "shared parts"), (cycle, "contains itself"), (deep, "nested")):
+        assert _convert._as_is(value, True) == -1
+        with pytest.raises(_convert.NotJson, match=words):
+            _convert.plain(value)
