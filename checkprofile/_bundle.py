@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
+from itertools import chain, repeat
 from typing import Any, TypeGuard, cast
 
 import attrs
@@ -27,6 +28,7 @@ from ._convert import (
     escape_surrogates,
     override,
     plain,
+    plain_floats,
     plain_text,
     register_renamed,
     show,
@@ -60,14 +62,46 @@ def canonical_json(value: Any) -> str:
     :func:`~checkprofile._convert.plain`; NaN and the infinities included).
     """
     try:
-        value = plain(value, finite=False)
+        value, floats = plain_floats(value, finite=False)
     except NotJson as error:
         raise ValueError(f"not JSON data: {error}") from None
-    return _canonical(value)
+    return _canonical(value, floats=floats)
 
 
-def _canonical(value: Any) -> str:
-    """:func:`canonical_json` of a value already plain (the bundle's pieces are)."""
+# orjson's dumps when the `fast` extra is installed, else None; looked up at first use (a heavy
+# import only where it is needed). Tests set it to None to check the pure path's bytes.
+_UNSET: Any = object()
+_fast_dumps: Any = _UNSET
+
+
+def _fast() -> Any:
+    global _fast_dumps
+    if _fast_dumps is _UNSET:
+        try:
+            import orjson
+        except ImportError:
+            _fast_dumps = None
+        else:
+            option = orjson.OPT_SORT_KEYS
+            _fast_dumps = lambda value: orjson.dumps(value, option=option)  # noqa: E731
+    return _fast_dumps
+
+
+def _canonical(value: Any, *, floats: bool = True) -> str:
+    """:func:`canonical_json` of a value already plain (the bundle's pieces are). ``floats``
+    says whether it may hold a float (see :func:`~checkprofile._convert.plain_floats`)."""
+    # The `fast` extra (orjson) writes exactly these bytes for plain data without floats (it
+    # formats them its own way, and writes NaN as null): keys sorted by code point (UTF-8 byte
+    # order is code point order), the same escapes, text not ASCII-escaped. What it cannot
+    # write as Python does it refuses (an integer beyond 64 bits, a lone surrogate, a value
+    # nested too deeply), and the pure path below writes it.
+    if not floats:
+        dumps = _fast_dumps if _fast_dumps is not _UNSET else _fast()
+        if dumps is not None:
+            try:
+                return dumps(value).decode()  # type: ignore[no-any-return]
+            except TypeError:  # orjson.JSONEncodeError is a TypeError
+                pass
     # The ASCII encoder is the C fast path (ensure_ascii=False costs about 1.6 times as much).
     # Its output differs from the UTF-8 form only where it wrote a \u escape, so only then is
     # the value encoded again. (A one-character search is a memchr; most text has no "\\".)
@@ -425,8 +459,9 @@ class _View:
 def _piece(key: str, value: Any, path: tuple[str, ...], *, step: bool = False) -> str:
     """One ``"key":value`` member of a JSON object, in the canonical form (one encoder call).
     ``path`` says where it is in run data; a ``step`` is a step record under its id."""
+    shown, floats = _shown(value, path, step=step)
     try:
-        return _encode({key: _shown(value, path, step=step)}, steps=step)[1:-1]
+        return _encode({key: shown}, floats=floats, steps=step)[1:-1]
     except (TypeError, ValueError, RecursionError) as error:
         raise MaterialError(
             f"run data {'.'.join(path)} cannot be shown as JSON: {json_problem(error)}",
@@ -434,20 +469,21 @@ def _piece(key: str, value: Any, path: tuple[str, ...], *, step: bool = False) -
         ) from None
 
 
-def _shown(value: object, path: tuple[str, ...], *, step: bool = False) -> Any:
+def _shown(value: object, path: tuple[str, ...], *, step: bool = False) -> tuple[Any, bool]:
     """``value`` as plain JSON data (NaN is left for the encoder to name), and a step record
-    without its evidence ``url``s; a :class:`MaterialError` naming where it is not JSON data."""
+    without its evidence ``url``s; a :class:`MaterialError` naming where it is not JSON data.
+    Also whether it holds a float."""
     try:
-        data = plain(value, finite=False)
+        data, floats = plain_floats(value, finite=False)
     except NotJson as error:
         raise MaterialError(
             f"run data {'.'.join(path)} cannot be shown as JSON: {error}",
             path=(*path, *error.path),
         ) from None
-    return _without_urls(data) if step else data
+    return (_without_urls(data) if step else data), floats
 
 
-def _encode(members: Mapping[str, Any], *, steps: bool = False) -> str:
+def _encode(members: Mapping[str, Any], *, floats: bool = True, steps: bool = False) -> str:
     """``members`` as canonical JSON with every evidence ``url`` removed, wherever it is.
 
     The common places (a step's ``evidence`` and its history's) are already stripped by
@@ -456,12 +492,13 @@ def _encode(members: Mapping[str, Any], *, steps: bool = False) -> str:
     ``steps``, the members are step records under their ids: an id is not a field name, so a
     step whose id is ``evidence`` is a step, not an evidence entry.
     """
-    text = _canonical(members)
+    text = _canonical(members, floats=floats)
     if '"url"' in text:
         if steps:
-            text = _canonical({key: _deep_without_urls(value) for key, value in members.items()})
+            stripped = {key: _deep_without_urls(value) for key, value in members.items()}
+            text = _canonical(stripped, floats=floats)
         else:
-            text = _canonical(_deep_without_urls(members))
+            text = _canonical(_deep_without_urls(members), floats=floats)
     return text
 
 
@@ -522,6 +559,8 @@ def _members(value: object, what: str) -> dict[str, Any]:
     """The members of a map of run data (the root, ``steps``, ``inputs``) keyed by plain text,
     the values as they are; a :class:`MaterialError` for anything else."""
     kind = type(value)
+    if kind is dict and set(map(type, cast(dict[Any, Any], value))) <= {str}:
+        return dict(cast(dict[str, Any], value))  # plain text keys: nothing to check
     if issubclass(kind, dict):
         pairs: Iterable[tuple[Any, Any]] = dict.items(value)  # type: ignore[arg-type]
     elif isinstance(value, Mapping):
@@ -570,13 +609,14 @@ def _cut(run_data: object, budget: int) -> _View:
         top_sizes.set("steps", len('"steps":{}'))
 
     room = budget - top_sizes.size
-    steps_text = _all_steps(steps, room)
+    ids = sorted(steps)
+    steps_text = _all_steps(steps, ids, room)
     if steps_text is not None:
         dropped_steps: tuple[str, ...] = ()
         if "steps" in top_sizes:
             top_sizes.set("steps", top_sizes.sizes["steps"] + _size(steps_text) - 2)
     else:
-        kept, dropped_steps = _newest_steps(steps, room)
+        kept, dropped_steps = _newest_steps(steps, ids, room)
         steps_text = _object(kept)
         if "steps" in top_sizes:
             grown = sum(_size(p) for p in kept.values()) + max(len(kept) - 1, 0)
@@ -614,49 +654,50 @@ def _cut(run_data: object, budget: int) -> _View:
     return _View(_object(members), dropped_steps, tuple(dropped_fields))
 
 
-# Phase A encodes steps in batches of consecutive ids, doubling from this size: few encoder
-# calls when everything fits, and at most about twice the budget encoded when it does not.
-_FIRST_BATCH = 8
-
-
-def _all_steps(steps: Mapping[str, Any], room: int) -> str | None:
+def _all_steps(steps: Mapping[str, Any], ids: list[str], room: int) -> str | None:
     """The whole ``steps`` object as canonical text when it fits in ``room``, else ``None``.
 
-    Batches of consecutive step ids (in key order) are encoded as objects; since the batches
-    follow each other in key order, their members joined with commas are exactly the members
-    of the whole object, sorted. Encoding stops as soon as the running size is over ``room``.
+    Batches of consecutive step ids (``ids``, in key order) are encoded as objects; since the
+    batches follow each other in key order, their members joined with commas are exactly the
+    members of the whole object, sorted. Batches double from one step, and encoding stops as
+    soon as the running size is over ``room``, or the steps encoded so far, as an average, say
+    the rest cannot fit: a run that is cut costs about its budget here, never its size. (A
+    wrong guess costs time only: the cut keeps every step that fits, the same bytes.)
     """
-    ids = sorted(steps)
+    if room < 2:
+        return None if ids else "{}"
     inners: list[str] = []
     used = 2  # the braces
-    if used > room:
-        return None if ids else "{}"
-    start, size = 0, _FIRST_BATCH
-    while start < len(ids):
-        batch = ids[start : start + size]
+    start, size, count = 0, 1, len(ids)
+    while start < count:
+        members = {}
+        floats = False
         try:
-            text = _encode(
-                {
-                    step_id: _shown(steps[step_id], ("steps", step_id), step=True)
-                    for step_id in batch
-                },
-                steps=True,
-            )
+            for step_id in ids[start : start + size]:
+                members[step_id], has_float = _shown(steps[step_id], ("steps", step_id), step=True)
+                floats = floats or has_float
+            text = _encode(members, floats=floats, steps=True)
         except (TypeError, ValueError, RecursionError, MaterialError):
-            return None  # phase B names the step that cannot be shown
+            return None  # the cut names the step that cannot be shown
         used += _size(text) - 2 + (1 if inners else 0)
         if used > room:
             return None
         inners.append(text[1:-1])
-        start, size = start + size, size * 2
+        start += len(members)
+        if start < count and used + (used - 2) * (count - start) // start > room:
+            return None
+        size *= 2
     return "{" + ",".join(inners) + "}"
 
 
-def _newest_steps(steps: Mapping[str, Any], room: int) -> tuple[dict[str, str], tuple[str, ...]]:
-    """Phase B: the newest steps that fit in ``room`` (as pieces) and the dropped ids, oldest
-    first. Each step is encoded only when it is reached; the first that does not fit ends it.
-    Greedy on purpose: a newer step is never dropped while an older one is kept."""
-    order = sorted(steps, key=lambda step_id: _age_key(step_id, steps[step_id]))  # oldest first
+def _newest_steps(
+    steps: Mapping[str, Any], ids: list[str], room: int
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The newest steps that fit in ``room`` (as pieces) and the dropped ids, oldest first.
+    Each step is encoded only when it is reached; the first that does not fit ends it. Greedy
+    on purpose: a newer step is never dropped while an older one is kept, so the kept steps
+    are the newest ones and the dropped ones are the rest of the order, a slice."""
+    order = _order(steps, ids)  # oldest first
     kept: dict[str, str] = {}
     for step_id in reversed(order):
         if room <= 0:
@@ -667,7 +708,192 @@ def _newest_steps(steps: Mapping[str, Any], room: int) -> tuple[dict[str, str], 
             break
         kept[step_id] = piece
         room -= cost
-    return kept, tuple(step_id for step_id in order if step_id not in kept)
+    return kept, tuple(order[: len(order) - len(kept)])
+
+
+def _order(steps: Mapping[str, Any], ids: list[str]) -> list[str]:
+    """The step ids (``ids``, sorted), oldest first.
+
+    A step's age is the latest ``at`` of its record and its history (see :func:`_instant`);
+    a step with none readable is the oldest. Ties go by step id, so the order never depends on
+    the map's order. The records are as the host gave them (a record is made plain only if it
+    is shown): they are read by dict's and list's own methods, and a record that cannot be
+    read (a key of a host's own type whose ``__eq__`` raises) has no age.
+
+    Every stamp is gathered first and judged in bulk (:func:`_stamp_keys`); the ids, already
+    sorted, are then sorted by age alone, which keeps ties in id order.
+    """
+    ages = _zulu_ages(steps, ids)
+    if ages is None:
+        ages = _ages(steps, ids)
+    return [ids[index] for index in sorted(range(len(ids)), key=ages.__getitem__)]
+
+
+def _zulu_ages(steps: Mapping[str, Any], ids: list[str]) -> list[str] | None:
+    """The ages of the steps when every record is a dict with a UTC ``at`` and either no
+    ``history`` or a list of as many dicts with an ``at`` each (core-2's run data, most often
+    one entry), read in bulk: C-level passes, no Python code per step but one comparison.
+    Else ``None``."""
+    get = dict.get
+    try:
+        records: list[Any] = list(map(steps.__getitem__, ids))
+        stamps: list[Any] = list(map(get, records, repeat("at")))
+        histories: list[Any] = list(map(get, records, repeat("history")))
+        kinds = set(map(type, histories))
+        if kinds == {type(None)}:
+            size = 0
+        elif kinds == {list}:
+            sizes = set(map(len, histories))
+            if len(sizes) != 1:
+                return None
+            size = sizes.pop()
+            entries = list(chain.from_iterable(histories))
+            if entries and set(map(type, entries)) != {dict}:
+                return None
+            stamps += map(get, entries, repeat("at"))
+        else:
+            return None
+    except Exception:  # a record that is not a dict, a key whose __eq__ raises
+        return None
+    keys = _zulu_keys(stamps)  # None for a missing `at` (None) too
+    if keys is None:
+        return None
+    count = len(ids)
+    if size == 0:
+        return keys
+    if size == 1:
+        return [a if a > b else b for a, b in zip(keys[:count], keys[count:], strict=True)]
+    columns = [keys[count + offset :: size] for offset in range(size)]
+    return [max(group) for group in zip(keys[:count], *columns, strict=True)]
+
+
+def _ages(steps: Mapping[str, Any], ids: list[str]) -> list[str]:
+    """The ages of the steps, one step at a time."""
+    stamps: list[object] = []
+    ends: list[int] = []
+    get = dict.get
+    for step_id in ids:
+        record = steps[step_id]
+        start = len(stamps)
+        kind = type(record)
+        if kind is dict or issubclass(kind, dict):
+            try:
+                at = get(record, "at")
+                if at is not None:
+                    stamps.append(at)
+                history = get(record, "history")
+                if history is not None and issubclass(type(history), list):
+                    for entry in list.__iter__(history):
+                        if type(entry) is dict or issubclass(type(entry), dict):
+                            at = get(entry, "at")
+                            if at is not None:
+                                stamps.append(at)
+            except Exception:  # a key of a host's own type whose __eq__ raises: no age
+                del stamps[start:]
+        ends.append(len(stamps))
+    keys = _stamp_keys(stamps)
+    ages: list[str] = []
+    start = 0
+    for end in ends:
+        ages.append(
+            keys[start] if end - start == 1 else max(keys[start:end]) if end > start else _NO_AGE
+        )
+        start = end
+    return ages
+
+
+def _stamp_keys(stamps: list[object]) -> list[str]:
+    """Each value's time key (:func:`_instant`), ``_NO_AGE`` for one that is not a timestamp.
+    The keys of one call are compared with each other only."""
+    keys = _zulu_keys(stamps)
+    if keys is None:
+        keys = [_instant(stamp) or _NO_AGE for stamp in stamps]
+    return keys
+
+
+# (position, character) of the fixed characters of a UTC timestamp, 2026-10-06T09:04:20Z.
+_ZULU_MARKS = ((4, b"-"), (7, b"-"), (10, b"T"), (13, b":"), (16, b":"), (19, b"Z"))
+_ZULU_DIGITS = (0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18)
+# (first digit's index in _ZULU_DIGITS, lowest, highest): month, day, hour, minute, second
+# (60: a leap second), as RFC 3339 allows them.
+_ZULU_FIELDS = ((4, 1, 12), (6, 1, 31), (8, 0, 23), (10, 0, 59), (12, 0, 60))
+
+
+def _zulu_keys(stamps: list[object]) -> list[str] | None:
+    """The keys of ``stamps`` when every one is a UTC timestamp to the second
+    (``2026-10-06T09:04:20Z``, as nearly all run data writes them), judged in bulk; else
+    ``None`` (and :func:`_instant` judges each).
+
+    Run data holds a stamp for every step and history entry, and a regex per stamp is most of
+    the cost of cutting a long run. Here the stamps are joined into one text of fixed-width
+    rows and each column is checked at once: the fixed characters by comparison, the digits by
+    one deletion, and each two-digit field's range on all rows together, as the bytes of one
+    big integer (each byte a field's value, no carries). Only a day 29-31 is then looked at
+    alone, against its month. The key of such a stamp is the stamp itself: all end in ``Z``,
+    so they sort as the :func:`_instant` keys would among themselves.
+    """
+    count = len(stamps)
+    if not count:
+        return []
+    try:
+        # Text only (a str subclass is read as its text, never by its own methods).
+        joined = "\n".join(stamps)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+    row = 21
+    if len(joined) != row * count - 1 or not joined.isascii():
+        return None  # a stamp of another length (a fraction, an offset), or not one at all
+    data = joined.encode("ascii")
+    # With every row checked below, the separators in their column are all there are: no
+    # stamp holds a line break, and each is exactly one row.
+    if data[20::row] != b"\n" * (count - 1):
+        return None
+    for column, char in _ZULU_MARKS:
+        if data[column::row] != char * count:
+            return None
+    digits = [data[column::row] for column in _ZULU_DIGITS]
+    if b"".join(digits).translate(None, b"0123456789"):
+        return None
+    ones = int.from_bytes(b"\x01" * count, "big")
+    high = ones << 7
+    zero = ones * 0x30
+    month = day = 0
+    for first, lowest, highest in _ZULU_FIELDS:
+        tens = int.from_bytes(digits[first], "big") - zero
+        value = tens * 10 + int.from_bytes(digits[first + 1], "big") - zero
+        # A byte v in 0..99 plus 128 - lowest has its high bit set when v >= lowest; plus
+        # 127 - highest, when v > highest. Neither sum reaches 256: no byte carries.
+        if (value + (128 - lowest) * ones) & high != high:
+            return None
+        if (value + (127 - highest) * ones) & high:
+            return None
+        if first == 4:
+            month = value
+        elif first == 6:
+            day = value
+    # The stamps themselves are the keys when they are all plain text (a str subclass would
+    # be compared by its own methods); else the rows, as plain text.
+    keys = stamps if set(map(type, stamps)) == {str} else joined.split("\n")
+
+    def equal(value: int, number: int) -> int:
+        # High bit of each byte that is ``number`` (bytes 0..99: xor <= 127, no carries).
+        return high ^ (((value ^ (number * ones)) + 127 * ones) & high)
+
+    # The days that some month lacks: 29-31 February, 31 of a 30-day month. Only those are
+    # looked at one by one (29 February, against its year).
+    short = equal(month, 4) | equal(month, 6) | equal(month, 9) | equal(month, 11)
+    february = equal(month, 2) & (day + 99 * ones)  # and day >= 29
+    doubtful = (february | (short & equal(day, 31))) & high
+    if not doubtful:
+        return keys  # type: ignore[return-value]
+    late = doubtful.to_bytes(count, "big")
+    index = late.find(0x80)
+    while index >= 0:
+        stamp = joined[index * row : index * row + 20]
+        if int(stamp[8:10]) > _days_in(int(stamp[:4]), int(stamp[5:7])):
+            keys[index] = _NO_AGE  # 31 April, 29 February of a common year
+        index = late.find(0x80, index + 1)
+    return keys  # type: ignore[return-value]
 
 
 # RFC 3339 `date-time` (section 5.6), exactly its grammar: ASCII digits only ([0-9] and
@@ -761,33 +987,6 @@ def _year_key(year: int) -> str:
     if year < 0:
         return "-001"
     return ":000" if year > 9999 else f"{year:04d}"
-
-
-def _age_key(step_id: str, record: object) -> tuple[str, str]:
-    # A step's age is the latest `at` of its record and its history; no `at` at all is oldest.
-    # Ties go by step id, so the order never depends on the map's order. The record is as the
-    # host gave it (it is made plain only if it is shown): it is read by dict's own methods.
-    latest = _NO_AGE
-    try:
-        stamp = _instant(_field(record, "at"))
-        if stamp is not None and stamp > latest:
-            latest = stamp
-        history = _field(record, "history")
-        if issubclass(type(history), list):
-            for entry in list.__iter__(cast(list[Any], history)):
-                stamp = _instant(_field(entry, "at"))
-                if stamp is not None and stamp > latest:
-                    latest = stamp
-    except Exception:  # a key of a host's own type whose __eq__ raises: no age, oldest
-        return (_NO_AGE, step_id)
-    return (latest, step_id)
-
-
-def _field(record: object, key: str) -> object:
-    # Run data is nearly all plain dicts; the exact type test skips the slower subclass check.
-    if type(record) is dict:
-        return record.get(key)
-    return dict.get(cast(dict[str, Any], record), key) if issubclass(type(record), dict) else None
 
 
 def _is_map(value: object) -> TypeGuard[dict[str, Any]]:

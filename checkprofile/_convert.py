@@ -516,8 +516,24 @@ def plain(value: object, *, finite: bool = True) -> Any:
     Plain data comes back as the same object (nothing is copied unless something changed), so
     the cost is one walk over the value, and a shared part is walked once.
     """
+    if _as_is(value, finite) >= 0:
+        return value
     try:
         return _Plain(finite).walk(value, 0)
+    except RecursionError:  # a host calling from deep in its own stack
+        raise NotJson("nested too deeply") from None
+
+
+def plain_floats(value: object, *, finite: bool = True) -> tuple[Any, bool]:
+    """:func:`plain`, and whether the value holds a float anywhere (NaN and the infinities
+    included). A JSON writer that formats numbers its own way (the ``fast`` extra's) may write
+    a value only when it holds none: floats are written as Python writes them, by Python."""
+    seen = _as_is(value, finite)
+    if seen >= 0:
+        return value, bool(seen)
+    walker = _Plain(finite)
+    try:
+        return walker.walk(value, 0), walker.floats
     except RecursionError:  # a host calling from deep in its own stack
         raise NotJson("nested too deeply") from None
 
@@ -549,15 +565,73 @@ def _scalar_boolean(kind: type) -> bool:
     return kind.__name__ == "ScalarBoolean" and kind.__module__.startswith("ruamel.")
 
 
+# How much the quick look at a value (see _as_is) walks, in values and characters, before it
+# leaves the value to the full walk: a bound on what a hostile value can cost it.
+_AS_IS_LIMIT = 1_000_000
+
+
+def _as_is(value: object, finite: bool) -> int:
+    """Whether :func:`plain` would give ``value`` back as it is, by a quick look: ``-1`` when it
+    cannot tell (the full walk then judges), else ``1`` if it holds a float, ``0`` if not.
+
+    Run data is nearly always plain already, and the full walk (which reads subclasses, names
+    where a value is not JSON, and walks a shared part once) costs several times the encoding
+    of it. This look only says yes for exact types: maps of text keys, lists, text, integers,
+    booleans, null, and floats (finite ones with ``finite``), at most ``MAX_DEPTH - 1`` deep,
+    walking at most ``_AS_IS_LIMIT`` values and characters, every shared part counted each
+    time it is met (so never more than ``MAX_EXPANSION`` of them). A cycle is too deep.
+    """
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return -1  # a scalar: the full walk costs nothing
+    state = [_AS_IS_LIMIT, 0]
+    if not _as_is_container(value, kind is dict, finite, 0, state):
+        return -1
+    return state[1]
+
+
+def _as_is_container(value: Any, is_map: bool, finite: bool, depth: int, state: list[int]) -> bool:
+    if depth >= MAX_DEPTH - 1:
+        return False
+    state[0] -= 1 + len(value)
+    if state[0] < 0:
+        return False
+    if is_map:
+        for key in value:
+            if type(key) is not str:
+                return False
+        items = value.values()
+    else:
+        items = value
+    depth += 1
+    for item in items:
+        kind = type(item)
+        if kind is str:
+            state[0] -= len(item)
+        elif kind is int or kind is bool or item is None:
+            pass
+        elif kind is dict or kind is list:
+            if not _as_is_container(item, kind is dict, finite, depth, state):
+                return False
+        elif kind is float:
+            state[1] = 1
+            if finite and not math.isfinite(item):
+                return False
+        else:
+            return False
+    return state[0] >= 0
+
+
 # Marks a container whose walk has begun and not ended: met again, it contains itself.
 _WALKING: Final = object()
 
 
 class _Plain:
-    __slots__ = ("big", "finite", "seen", "shared", "weight")
+    __slots__ = ("big", "finite", "floats", "seen", "shared", "weight")
 
     def __init__(self, finite: bool) -> None:
         self.finite = finite
+        self.floats = False  # whether a float was met (see plain_floats)
         self.weight = 0  # values and characters walked, each shared part counted every time
         self.shared = 0  # the part of it that is shared parts met again
         # id of a container -> (plain, weight), or _WALKING while it is walked (a cycle)
@@ -578,6 +652,7 @@ class _Plain:
             return value
         if kind is float:
             self.weight += 1
+            self.floats = True
             if self.finite and not math.isfinite(value):  # type: ignore[arg-type]
                 raise NotJson(f"{float.__repr__(value)} is not a JSON number")
             return value
@@ -595,6 +670,7 @@ class _Plain:
             number = int.__int__(value)  # type: ignore[arg-type]
             return bool(number) if _scalar_boolean(kind) else number
         if issubclass(kind, float):
+            self.floats = True
             result = float.__float__(value)  # type: ignore[arg-type]
             if self.finite and not math.isfinite(result):
                 raise NotJson(f"{float.__repr__(result)} is not a JSON number")
@@ -658,6 +734,7 @@ class _Plain:
             return self.container(item, kind, depth)
         if kind is float:
             self.weight += 1
+            self.floats = True
             if self.finite and not math.isfinite(item):
                 raise NotJson(f"{float.__repr__(item)} is not a JSON number")
             return item

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from loopback import (
     LoopbackServer,
@@ -39,10 +39,12 @@ from checkprofile import (
     YesNoAnswer,
     answer_problem,
     build_bundle,
+    canonical_json,
     parse_check,
     run_check,
     run_check_sync,
 )
+from checkprofile.adapters._common import material_state, material_text, sendable
 from checkprofile.adapters.openai_chat import (
     SYSTEM_MESSAGE,
     ChatEvaluator,
@@ -849,3 +851,55 @@ def test_whatever_the_logprobs_say_an_answer_fits_its_question_or_it_is_a_failur
     else:
         assert answer_problem(question, entry) is None
         assert entry.source == "logprobs"
+
+
+_texts = st.text(
+    st.sampled_from(["a", "é", "😀", "\ud800", "\\", '"', "\x00", "`", "<"]), max_size=6
+)
+
+
+@settings(max_examples=150)
+@given(
+    run=st.dictionaries(_texts, st.dictionaries(_texts, _texts | st.integers(), max_size=3)),
+    instructions=_texts,
+    summary=_texts,
+    budget=st.integers(2, 400),
+)
+def test_the_material_text_is_the_canonical_state(
+    run: dict[str, Any], instructions: str, summary: str, budget: int
+) -> None:
+    # Written from the bundle's own texts (issue 13): the same bytes as writing the state.
+    shown = Material(instructions, "# Body\n", {"steps": run}, Submission({"s": summary}, summary))
+    bundle = build_bundle(CHECK, shown, state_bytes=budget)
+    assert material_text(bundle) == canonical_json(material_state(bundle))
+
+
+@settings(max_examples=150)
+@given(
+    run=st.dictionaries(_texts, st.dictionaries(_texts, _texts | st.integers(), max_size=3)),
+    instructions=_texts,
+    summary=_texts,
+    budget=st.integers(2, 400),
+)
+def test_the_material_state_is_every_text_made_sendable(
+    run: dict[str, Any], instructions: str, summary: str, budget: int
+) -> None:
+    # Read back without a second walk where nothing needs escaping (issue 13): the same value.
+    shown = Material(instructions, "# \ud800\n", {"steps": run}, Submission({"s": summary}))
+    bundle = build_bundle(CHECK, shown, state_bytes=budget)
+    state = material_state(bundle)
+    expected = sendable(
+        {
+            "about": state["about"],
+            "step_instructions": bundle.instructions,
+            "process_body": bundle.body,
+            "run_data": json.loads(bundle.run_data_json),
+            **(
+                {"left_out": {"steps": [*bundle.dropped_steps], "fields": [*bundle.dropped_fields]}}
+                if bundle.truncated
+                else {}
+            ),
+            "submission": json.loads(bundle.submission_json),
+        }
+    )
+    assert json.dumps(state) == json.dumps(expected)

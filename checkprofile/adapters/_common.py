@@ -1,4 +1,5 @@
-"""What every adapter shares: the material as one JSON value, and an SDK client per event loop.
+"""What every adapter shares: the material as one JSON value, an SDK client per event loop, and
+one TLS context for every client the process makes.
 
 The material is data, never instructions: the submission and run data go to the model as
 parsed JSON values inside one object, so no text in them can end a block or pose as the
@@ -9,13 +10,17 @@ written from the check alone.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import ssl
+import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
 
-from .. import Bundle
+from .. import Bundle, canonical_json
 from .._convert import escape_surrogates, is_blank, is_finite, plain_text, show
+from .._run import on_sync_loop_close
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -23,7 +28,9 @@ __all__ = [
     "checked_model",
     "checked_timeout",
     "material_state",
+    "material_text",
     "sendable",
+    "shared_ssl_context",
 ]
 
 #: Seconds an adapter waits for one response unless told otherwise. A decision model answers
@@ -50,17 +57,44 @@ def material_state(bundle: Bundle) -> dict[str, Any]:
     """
     state: dict[str, Any] = {
         "about": _ABOUT,
-        "step_instructions": bundle.instructions,
-        "process_body": bundle.body,
-        "run_data": json.loads(bundle.run_data_json),
+        "step_instructions": escape_surrogates(bundle.instructions),
+        "process_body": escape_surrogates(bundle.body),
+        "run_data": _read_canonical(bundle.run_data_json),
     }
     if bundle.truncated:
-        state["left_out"] = {
-            "steps": list(bundle.dropped_steps),
-            "fields": list(bundle.dropped_fields),
-        }
-    state["submission"] = json.loads(bundle.submission_json)
-    return sendable(state)  # type: ignore[no-any-return]
+        state["left_out"] = sendable(
+            {"steps": list(bundle.dropped_steps), "fields": list(bundle.dropped_fields)}
+        )
+    state["submission"] = _read_canonical(bundle.submission_json)
+    return state
+
+
+def _read_canonical(text: str) -> Any:
+    # Canonical text writes a lone surrogate as its escape, \udXXX, and nothing else so:
+    # without one, what it reads back holds none, and is sendable as it is (no second walk).
+    data = json.loads(text)
+    return sendable(data) if "\\ud" in text else data
+
+
+def material_text(bundle: Bundle) -> str:
+    """``canonical_json(material_state(bundle))``, written from the bundle's own texts.
+
+    The run data and the submission are canonical JSON text already; unless they hold a lone
+    surrogate (which :func:`sendable` writes differently), they are the very members of the
+    state's text, and need not be read and written again.
+    """
+    run_data, submission = bundle.run_data_json, bundle.submission_json
+    if "\\ud" in run_data or "\\ud" in submission:
+        return canonical_json(material_state(bundle))
+    members = ['"about":' + canonical_json(_ABOUT)]
+    if bundle.truncated:
+        left_out = {"steps": list(bundle.dropped_steps), "fields": list(bundle.dropped_fields)}
+        members.append('"left_out":' + canonical_json(sendable(left_out)))
+    members.append('"process_body":' + canonical_json(sendable(bundle.body)))
+    members.append('"run_data":' + run_data)
+    members.append('"step_instructions":' + canonical_json(sendable(bundle.instructions)))
+    members.append('"submission":' + submission)
+    return "{" + ",".join(members) + "}"
 
 
 def sendable(value: Any) -> Any:
@@ -100,24 +134,73 @@ def checked_timeout(timeout: object) -> float:
     return float(timeout)
 
 
+_ssl_lock = threading.Lock()
+_ssl_context: ssl.SSLContext | None = None
+
+
+def shared_ssl_context() -> ssl.SSLContext:
+    """The TLS context every HTTP client of every adapter uses: made once per process, on
+    first use, as the SDKs make their own (``httpx2.create_ssl_context()``: the system's CA
+    certificates, or ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` as they are then). Loading the CA
+    certificates is nearly all the cost of building an adapter; a context is safe to share
+    between clients, loops and threads."""
+    global _ssl_context
+    with _ssl_lock:
+        if _ssl_context is None:
+            import httpx2
+
+            context = httpx2.create_ssl_context()
+            try:
+                import truststore
+            except ImportError:
+                pass
+            else:
+                if isinstance(context, truststore.SSLContext):
+                    _serialize_wrap_bio(context)
+            _ssl_context = context
+        return _ssl_context
+
+
+def _serialize_wrap_bio(context: ssl.SSLContext) -> None:
+    # truststore (the system store on Windows and macOS) reconfigures its context in
+    # wrap_bio without a lock (sethmlarson/truststore#221), which typesafe-sdk guards against
+    # for its own context: so does the shared one, whatever the version (a lock is cheap).
+    wrap_bio = context.wrap_bio
+    lock = threading.Lock()
+
+    def locked(*args: Any, **kwargs: Any) -> ssl.SSLObject:
+        with lock:
+            return wrap_bio(*args, **kwargs)
+
+    context.wrap_bio = locked  # type: ignore[method-assign]
+
+
 C = TypeVar("C")
+
+# Every LoopClients alive, so the clients of run_check_sync's loop are closed with it.
+_every: weakref.WeakSet[LoopClients[Any]] = weakref.WeakSet()
 
 
 class LoopClients(Generic[C]):
     """One SDK client per event loop.
 
-    An async HTTP client's pooled connections belong to the loop that opened them, and a host
-    that calls ``run_check_sync`` twice runs two loops. The first client is made at once (so a
-    missing key fails when the evaluator is built, not at its first check) and serves the first
-    loop that asks; every other loop gets its own, dropped with the loop.
+    An async HTTP client's pooled connections belong to the loop that opened them. A host that
+    awaits ``run_check`` runs its own loop; ``run_check_sync`` runs every check on one
+    long-lived loop, so its calls share one client and its open connections. The first client
+    is made at once (so a missing key fails when the evaluator is built, not at its first
+    check) and serves the first loop that asks; every other loop gets its own, dropped with
+    the loop. ``close`` closes a client; the clients of ``run_check_sync``'s loop are closed
+    when that loop is, at interpreter exit.
     """
 
-    def __init__(self, make: Callable[[], C]) -> None:
+    def __init__(self, make: Callable[[], C], close: Callable[[C], Awaitable[Any]]) -> None:
         self._make = make
+        self._close = close
         self._first: C | None = make()
         self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, C] = (
             weakref.WeakKeyDictionary()
         )
+        _every.add(self)
 
     def get(self) -> C:
         loop = asyncio.get_running_loop()
@@ -134,3 +217,19 @@ class LoopClients(Generic[C]):
         """Every client made so far (to close them)."""
         first = [self._first] if self._first is not None else []
         return first + list(self._by_loop.values())
+
+    async def close_for(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Close the client of ``loop``, if there is one (on that loop)."""
+        client = self._by_loop.pop(loop, None)
+        if client is not None:
+            await self._close(client)
+
+
+async def _close_clients(loop: asyncio.AbstractEventLoop) -> None:
+    for clients in list(_every):
+        # A connection already broken: closing it is all that was wanted.
+        with contextlib.suppress(Exception):
+            await clients.close_for(loop)
+
+
+on_sync_loop_close(_close_clients)

@@ -48,8 +48,9 @@ from ._common import (
     LoopClients,
     checked_model,
     checked_timeout,
-    material_state,
+    material_text,
     sendable,
+    shared_ssl_context,
 )
 from ._errors import failure_from_exception
 from ._read import (
@@ -121,7 +122,7 @@ def material_message(bundle: Bundle) -> str:
     """The second message of every request for ``bundle``: the material (the adapters' shared
     JSON state) as one line of JSON in a fenced block. It depends on the bundle's material
     only, never on its questions."""
-    text = _escape(canonical_json(material_state(bundle)))
+    text = _escape(material_text(bundle))
     return f"Material (JSON):\n```json\n{text}\n```"
 
 
@@ -238,14 +239,32 @@ class ChatEvaluator:
                 base_url=base_url,
                 timeout=timeout_s,
                 max_retries=0,
-                http_client=openai.DefaultAsyncHttpxClient(timeout=timeout_s),
+                http_client=openai.DefaultAsyncHttpxClient(
+                    timeout=timeout_s, verify=shared_ssl_context()
+                ),
             )
 
+        async def close(client: Any) -> None:
+            await client.close()
+
         try:
-            self._clients: LoopClients[Any] = LoopClients(make)
+            self._clients: LoopClients[Any] = LoopClients(make, close)
         except openai.OpenAIError as error:  # no key given and none in OPENAI_API_KEY
             raise ValueError(f"cannot set up the chat evaluator for {model!r}: {error}") from None
         self._base_url = str(self._clients.current()[0].base_url)
+        import httpx2
+
+        self._response_type = httpx2.Response
+        # The end of every request body, after the question: the same for every check.
+        self._tail = _json_bytes(
+            {
+                "model": self._model,
+                "max_tokens": 1,
+                "logprobs": True,
+                "top_logprobs": self._top_logprobs,
+                "temperature": 0,
+            }
+        )[1:]
 
     @property
     def model(self) -> str:
@@ -270,13 +289,17 @@ class ChatEvaluator:
         """Ask every question of ``bundle.check`` at once, one request each; a question whose
         request fails or whose response cannot be read gets a :class:`~checkprofile.Failure`."""
         client = self._clients.get()
-        # Built once per bundle and shared by every request: the byte-identical prefix.
-        prefix = (
-            {"role": "system", "content": SYSTEM_MESSAGE},
-            {"role": "user", "content": material_message(bundle)},
+        # The start of every request body, written once per bundle (the SDK would write the
+        # whole material again for each question): the byte-identical prefix.
+        prefix = _json_bytes(
+            [
+                {"role": "system", "content": SYSTEM_MESSAGE},
+                {"role": "user", "content": material_message(bundle)},
+            ]
         )
+        head = b'{"messages":' + prefix[:-1] + b","
         results = await asyncio.gather(
-            *(self._ask(client, prefix, question) for question in bundle.check)
+            *(self._ask(client, head, question) for question in bundle.check)
         )
         models: list[str] = []
         for model, entry in results:
@@ -290,21 +313,21 @@ class ChatEvaluator:
             await client.close()
 
     async def _ask(
-        self, client: Any, prefix: Sequence[Mapping[str, str]], question: Question
+        self, client: Any, head: bytes, question: Question
     ) -> tuple[str | None, Answer | Failure]:
         try:
             last = question_message(question)
         except ValueError as error:  # more answers than labels: this backend cannot ask it
             return None, Failure("unknown", str(error))
-        messages = [*prefix, {"role": "user", "content": last}]
+        # The chat completions request the SDK would send, written here once per check: the
+        # SDK's own `create` would check and copy the messages and write them all again.
+        content = head + _json_bytes({"role": "user", "content": last}) + b"]," + self._tail
         try:
-            request = client.chat.completions.with_raw_response.create(
-                model=self._model,
-                messages=messages,
-                max_tokens=1,
-                logprobs=True,
-                top_logprobs=self._top_logprobs,
-                temperature=0,
+            request = client.post(
+                "/chat/completions",
+                content=content,
+                cast_to=self._response_type,
+                options={"headers": {"Content-Type": "application/json"}},
             )
             # The SDK's timeout covers each read; this one covers the whole exchange, so a
             # server that trickles its answer cannot hold the check past the timeout either.
@@ -319,6 +342,11 @@ class ChatEvaluator:
         except (ValueError, RecursionError) as error:
             return None, Failure("malformed", f"the response is not JSON: {error}")
         return read_response(data, question, min_label_mass=self._min_label_mass)
+
+
+def _json_bytes(value: object) -> bytes:
+    # As the SDK writes a request body: compact, UTF-8, key order kept.
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
 def read_response(

@@ -38,6 +38,7 @@ from ._common import (
     checked_timeout,
     material_state,
     sendable,
+    shared_ssl_context,
 )
 from ._errors import failure_from_exception
 from ._read import Malformed, read_choice, read_rubric, read_yes_no
@@ -75,6 +76,10 @@ def _question(question: Question, name: str) -> decision_create_params.Question:
             ],
         }
     return {"type": "predicate", "name": name, "instructions": question.ask}
+
+
+async def _close(client: openai.AsyncOpenAI) -> None:
+    await client.close()
 
 
 def _name(index: int) -> str:
@@ -115,7 +120,7 @@ class DecisionsEvaluator:
             # max_retries=0: the profile's single re-ask (run_check) is the only retry.
             # The SDK's default HTTP client closes itself from __del__ on whatever loop is
             # running then, which fails (noisily) for a client of a loop run_check_sync closed.
-            http = openai.DefaultAsyncHttpxClient(timeout=seconds)
+            http = openai.DefaultAsyncHttpxClient(timeout=seconds, verify=shared_ssl_context())
             return openai.AsyncOpenAI(
                 api_key=api_key,
                 base_url=base_url,
@@ -125,7 +130,7 @@ class DecisionsEvaluator:
             )
 
         try:
-            self._clients = LoopClients(make)
+            self._clients = LoopClients(make, _close)
         except openai.OpenAIError as error:
             raise ValueError(
                 f"cannot set up OpenAI Decisions for {self._model!r}: {error}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 try:
+    import httpx2
     import typesafe_sdk
 except ImportError as error:  # the extra is not installed
     from ._spec import install_hint
@@ -36,6 +37,7 @@ from ._common import (
     checked_timeout,
     material_state,
     sendable,
+    shared_ssl_context,
 )
 from ._errors import failure_from_exception
 from ._read import Malformed, read_choice, read_rubric, read_yes_no
@@ -48,6 +50,13 @@ _NO_RETRIES = typesafe_sdk.RetryPolicy(max_retries=0)
 
 
 _KINDS = {"yes_no": "noul", "choice": "choice", "rubric": "score"}
+
+# The connection limits typesafe-sdk gives the HTTP client it makes itself.
+_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=100, keepalive_expiry=30.0)
+
+
+async def _close(client: typesafe_sdk.AsyncTypeSafeClient) -> None:
+    await client.aclose()
 
 
 def system_one_question(question: Question) -> typesafe_sdk.Question:
@@ -98,6 +107,9 @@ class SystemOneEvaluator:
         seconds = checked_timeout(timeout)
 
         def make() -> typesafe_sdk.AsyncTypeSafeClient:
+            # The SDK's own HTTP client, but on the process's one TLS context: loading the CA
+            # certificates per client was nearly all the cost of building an evaluator.
+            http = httpx2.AsyncClient(timeout=seconds, limits=_LIMITS, verify=shared_ssl_context())
             return typesafe_sdk.AsyncTypeSafeClient(
                 api_key=api_key,
                 model=self._model,
@@ -107,10 +119,11 @@ class SystemOneEvaluator:
                 # Bodies go uncompressed: the SDK would zstd-encode them whenever the codec is
                 # there (always on Python 3.14), and not every compatible host accepts that.
                 compression=False,
+                http_client=http,
             )
 
         try:
-            self._clients = LoopClients(make)
+            self._clients = LoopClients(make, _close)
         except typesafe_sdk.TypeSafeError as error:
             raise ValueError(f"cannot set up System One for {self._model!r}: {error}") from None
 
