@@ -108,15 +108,19 @@ from .._verdict import (
     VerdictName,
     YesNoAnswer,
     format_at,
-    grade,
+    grade_fitting,
+    worst_of,
 )
-from ..errors import AnswerError, CheckError, CheckprofileError, MaterialError, VerdictError
+from ..errors import CheckError, CheckprofileError, MaterialError, VerdictError
 from ._decisions import (
     Completed,
     Decision,
+    DecisionKind,
     DecisionRequiredError,
     Resolution,
     decision_from_json,
+    plain_decision,
+    plain_decision_of,
 )
 from ._receipts import (
     Provenance,
@@ -191,11 +195,11 @@ _PLAIN = re.compile(r"[ !#-\[\]-~]*")
 
 
 def _key_from(run_id: str, step_id: str, submission_hash: str) -> str:
-    parts = (run_id, step_id, submission_hash)
-    if all(_PLAIN.fullmatch(part) for part in parts):
+    # (The class of _PLAIN is per character: the parts are plain when they are, joined.)
+    if _PLAIN.fullmatch(run_id + step_id + submission_hash):
         # canonical_json of the list, written out (a reader computes this for every record)
-        return _sha256('["' + '","'.join(parts) + '"]')
-    return _sha256(canonical_json(list(parts)))
+        return _sha256(f'["{run_id}","{step_id}","{submission_hash}"]')
+    return _sha256(canonical_json([run_id, step_id, submission_hash]))
 
 
 def submission_key(run_id: str, step_id: str, submission: Submission) -> str:
@@ -791,23 +795,26 @@ class _Reader:
     with one that is not: it validates each verdict against the verdict schema, parses its
     check, and grades its answers again. The fast path here takes a verdict record only when
     plain type checks find every field in the shape the schema asks for, its check is one
-    already parsed (:class:`_Checks`), and the core's own :func:`~checkprofile.grade` gives
-    each recorded result; it builds exactly the record :func:`record_from_json` would (the
-    tests compare the two on generated and hand-broken records). Anything else, right or
-    wrong, goes the full way.
+    already parsed (:class:`_Checks`), and the core's own thresholds give each recorded
+    result; and a decision record only when it is one of the plain decisions people make
+    most (:func:`~checkprofile.human._decisions.plain_decision`). It builds exactly the record
+    :func:`record_from_json` would (the tests compare the two on generated and broken
+    records). Anything else, right or wrong, goes the full way. ``fast=False`` reads every
+    line the full way (the tests' reference).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, fast: bool = True) -> None:
         self._checks = _Checks()
+        self._fast = fast
 
     def line(self, name: str, number: int, line: bytes) -> AuditRecord | TornLine:
         """The record on ``line`` (its bytes, without the newline), or the fragment a writer
         left; raises :class:`AuditError` for anything else."""
         read = self.read(name, number, line)
-        return read.record() if isinstance(read, VerdictFacts) else read
+        return read.record() if isinstance(read, (VerdictFacts, DecisionFacts)) else read
 
-    def read(self, name: str, number: int, line: bytes) -> AuditRecord | VerdictFacts | TornLine:
-        """As :meth:`line`, but a verdict the fast path reads comes as its facts."""
+    def read(self, name: str, number: int, line: bytes) -> AuditRecord | Facts | TornLine:
+        """As :meth:`line`, but a record the fast path reads comes as its facts."""
         if not line.strip():
             raise AuditError(name, number, "an empty line")
         try:
@@ -821,16 +828,21 @@ class _Reader:
             ):
                 return TornLine(name, number)
             raise AuditError(name, number, f"not JSON: {error}") from None
-        if _PLAIN_ROUTE and "\\" not in text and text.startswith('{"record":"verdict"'):
-            # A verdict line as the writer writes it: parsed by the json module alone (its
-            # hooks cost a third more), and taken when the fast path finds it right and its
-            # keys add up to what the text holds (a repeated key would not).
+        if self._fast and _PLAIN_ROUTE and text.startswith('{"record":"') and "\\" not in text:
+            # A line as the writer writes it: parsed by the json module alone (its hooks cost a
+            # third more), and taken when the fast path finds it right and its keys add up to
+            # what the text holds (a repeated key would not).
             try:
                 plain = _PLAIN_DECODER.decode(text)
             except (ValueError, RecursionError):
                 plain = None
             if type(plain) is dict:
-                found = self._verdict(plain, text, counted=True)
+                kind = plain.get("record")
+                found: Facts | None = None
+                if kind == "verdict":
+                    found = self._verdict(plain, text)
+                elif kind == "decision":
+                    found = self._decision(plain, text)
                 if found is not None:
                     return found
         try:
@@ -857,7 +869,7 @@ class _Reader:
                     " which is not Unicode text",
                 )
         try:
-            return self.record(data, text)
+            return self.record(data)
         except DecisionRequiredError as error:
             raise AuditError(name, number, f"decision: {error}") from None
         except (VerdictError, MaterialError, ValueError, TypeError) as error:
@@ -865,50 +877,48 @@ class _Reader:
         except RecursionError:
             raise AuditError(name, number, "not a record: nested too deeply") from None
 
-    def record(self, data: object, text: str | None = None) -> AuditRecord | VerdictFacts:
-        """The record ``data`` (``text``: the line it was read from, if any)."""
-        if type(data) is dict and data.get("record") == "verdict":
-            found = self._verdict(data, text)
+    def record(self, data: object) -> AuditRecord | Facts:
+        """The record ``data``, read strictly (no key repeated, no lone surrogate)."""
+        if self._fast and type(data) is dict:
+            kind = data.get("record")
+            found: Facts | None = None
+            if kind == "verdict":
+                found = self._verdict(data)
+            elif kind == "decision":
+                found = self._decision(data)
             if found is not None:
                 return found
         return record_from_json(data)
 
-    def _verdict(
-        self, data: dict[str, Any], text: str | None, *, counted: bool = False
-    ) -> VerdictFacts | None:
+    def _verdict(self, data: dict[str, Any], text: str | None = None) -> VerdictFacts | None:
         """The facts of verdict record ``data``, or ``None`` to read it the full way.
-        ``counted``: ``data`` was parsed without the check for repeated keys, so the keys
-        must be counted against the text."""
+        ``text``: ``data`` was parsed from this line without the check for repeated keys, so
+        the keys must be counted against it (:func:`_keys_add_up`)."""
         keys = data.keys()
         if keys != _VERDICT_FIELDS and keys != _VERDICT_FIELDS_PROVENANCE:
             return None
         run, step, digest, key = data["run"], data["step"], data["submission_sha256"], data["key"]
         action, attempts, bundle = data["action"], data["attempts"], data["bundle_sha256"]
-        if (
-            type(data["format"]) is not int
-            or data["format"] != AUDIT_FORMAT
-            or type(run) is not str
-            or type(step) is not str
-            or not run.strip()
-            or not step.strip()
-            or not _is_hash(key)
-            or not _is_hash(digest)
-            or not (bundle is None or _is_hash(bundle))
-            or type(action) is not str
-            or action not in _ACTIONS
-            or type(attempts) is not int
-            or attempts not in (1, 2)
-            or key != _key_from(run, step, digest)
+        if not (
+            _subject(data, run, step, digest, key)
+            and (bundle is None or _is_hash(bundle))
+            and type(action) is str
+            and action in _ACTIONS
+            and type(attempts) is int
+            and (attempts == 1 or attempts == 2)
         ):
             return None
         written = None
-        if text is not None and tuple(data) in _VERDICT_ORDER:
+        if text is not None:
+            if tuple(data) not in _VERDICT_ORDER:
+                return None
             # Every value before "check" is a plain string, number or null, in which no
             # unescaped quote can stand: the first `,"check":[` is the key itself.
             start = text.find(_CHECK_AT)
             end = text.find(_CHECK_END, start)
-            if 0 <= start < end:
-                written = text[start + len(_CHECK_AT) - 1 : end + 1]
+            if not 0 <= start < end:
+                return None
+            written = text[start + len(_CHECK_AT) - 1 : end + 1]
         found = self._checks.get(data["check"], written)
         if found is None or found.key != data["check_key"]:
             return None
@@ -917,22 +927,13 @@ class _Reader:
         made = _verdict_body(body, found.plan, origins)
         if made is None:
             return None
-        if counted:
-            # Each key ends in `":`, and in a line with no backslash nothing else does but a
-            # text that starts with ":" (none here: run, step and model are looked at, the
-            # check's asks and names were when it was kept).
-            if (
-                written is None
-                or found.colons is None
-                or run[:1] == ":"
-                or step[:1] == ":"
-                or body["model"][:1] == ":"
-            ):
+        if text is not None:
+            if found.colons is None:
                 return None
             keys_seen = len(data) + len(body) + sum(map(len, body["questions"]))
             if origins is not _ABSENT:
                 keys_seen += sum(len(origin) for origin in origins if origin is not None)
-            if text.count('":') - found.colons != keys_seen:  # type: ignore[union-attr]
+            if not _keys_add_up(text, keys_seen + found.colons):
                 return None
         answers, results, distributions, sources = made
         return VerdictFacts(
@@ -955,6 +956,61 @@ class _Reader:
             distributions,
             sources,
         )
+
+    def _decision(self, data: dict[str, Any], text: str | None = None) -> DecisionFacts | None:
+        """The facts of decision record ``data``, or ``None`` to read it the full way
+        (``text`` as for :meth:`_verdict`)."""
+        if data.keys() != _DECISION_FIELDS:
+            return None
+        run, step, digest, key = data["run"], data["step"], data["submission_sha256"], data["key"]
+        escalated, body = data["escalated_at"], data["decision"]
+        if not _subject(data, run, step, digest, key):
+            return None
+        if escalated is not None and (type(escalated) is not str or not _is_at(escalated)):
+            return None
+        made = plain_decision(body)
+        # A plain decision lets the candidate stand exactly when it completes.
+        if made is None or data["accepted"] is not (made[0] == "completed"):
+            return None
+        if text is not None and not _keys_add_up(text, len(data) + len(body)):
+            return None
+        return DecisionFacts(key, run, step, digest, escalated, *made)
+
+
+def _subject(data: dict[str, Any], run: object, step: object, digest: object, key: object) -> bool:
+    """Whether a record's format, run, step, submission hash and key are plainly right (the
+    key is the submission key of the others, so it is a hash too)."""
+    return (
+        type(data["format"]) is int
+        and data["format"] == AUDIT_FORMAT
+        and type(run) is str
+        and type(step) is str
+        and type(key) is str
+        and bool(run.strip())
+        and bool(step.strip())
+        and _is_hash(digest)
+        and key == _key_from(run, step, digest)  # type: ignore[arg-type]
+    )
+
+
+def _keys_add_up(text: str, keys: int) -> bool:
+    """Whether the line ``text`` (no backslash in it), parsed without the check for repeated
+    keys into objects with ``keys`` keys in all, holds no key twice.
+
+    Each key in the text is a string followed by ``:``. When no ``"`` is followed by
+    whitespace, every key shows as ``":``, and so does every other string that starts with
+    ``:`` (a string holds no ``"``); nothing else does. So the text counts at least as many as
+    the keys read, and exactly as many only when no key was written twice."""
+    return '" ' not in text and '"\t' not in text and '"\r' not in text and text.count('":') == keys
+
+
+def _is_at(text: str) -> bool:
+    """Whether ``text`` is a time as records hold it (see :func:`format_at`)."""
+    try:
+        format_at(text)
+    except ValueError:
+        return False
+    return True
 
 
 class VerdictFacts(NamedTuple):
@@ -1031,6 +1087,42 @@ class VerdictFacts(NamedTuple):
         )
 
 
+class DecisionFacts(NamedTuple):
+    """A decision record as the fast path read it (one of the plain decisions: ``completed``
+    with the candidate, ``returned``, ``failed``), every field checked, before it is built as
+    a :class:`DecisionRecord` (:meth:`record`); calibration takes these as they are."""
+
+    key: str
+    run: str
+    step: str
+    submission_sha256: str
+    escalated_at: str | None
+    kind: DecisionKind
+    by: str
+    at: str
+    note: str | None
+
+    @property
+    def accepted(self) -> bool:
+        """Whether the person let the candidate stand (a plain ``completed`` does)."""
+        return self.kind == "completed"
+
+    def record(self) -> DecisionRecord:
+        """The typed record: what :func:`record_from_json` makes of the same line."""
+        return DecisionRecord(
+            key=self.key,
+            run=self.run,
+            step=self.step,
+            submission_sha256=self.submission_sha256,
+            escalated_at=self.escalated_at,
+            decision=plain_decision_of(self.kind, self.by, self.at, self.note),
+        )
+
+
+#: A record as the fast path read it.
+Facts = VerdictFacts | DecisionFacts
+
+
 def _value(answer: Answer) -> float | str | int:
     """The recorded ``answer`` of a question: the probability, name or level."""
     if isinstance(answer, YesNoAnswer):
@@ -1038,12 +1130,17 @@ def _value(answer: Answer) -> float | str | int:
     return answer.name if isinstance(answer, ChoiceAnswer) else answer.level
 
 
+# The core's worst-of rule (decision 7), once for each combination of results.
+_worst = functools.cache(worst_of)
+
+
 def _verdict_body(data: object, plan: tuple[_Step, ...], origins: object) -> _Body | None:
     """The answers, results, distributions and sources of the verdict ``data`` and the
     provenance ``origins`` (``_ABSENT``: there is none), when plain type checks find both in
-    the shape the verdict schema and :func:`provenance_from_json` take, grading each answer
-    under the check of ``plan`` gives every recorded result, and each distribution is plainly
-    one the core takes for its answer (:func:`_fits`); ``None`` otherwise."""
+    the shape the verdict schema and :func:`provenance_from_json` take, each answer fits its
+    question as :func:`~checkprofile.answer_problem` asks (or more strictly), its thresholds
+    give every recorded result, and each distribution is plainly one the core takes for its
+    answer (:func:`_fits`); ``None`` otherwise."""
     if type(data) is not dict:
         return None
     keys = data.keys()
@@ -1067,9 +1164,7 @@ def _verdict_body(data: object, plan: tuple[_Step, ...], origins: object) -> _Bo
         origins = _NONE * len(plan)
     elif type(origins) is not list or len(origins) != len(plan) or name == "error":
         return None  # (an error verdict has no provenance to speak of)
-    try:
-        format_at(at)
-    except ValueError:
+    if not _is_at(at):
         return None
     if name == "error":
         for (_, ask, kind, _, _, _), entry in zip(plan, questions, strict=True):
@@ -1090,53 +1185,60 @@ def _verdict_body(data: object, plan: tuple[_Step, ...], origins: object) -> _Bo
     for (question, ask, kind, fields, options, option), entry, origin in zip(
         plan, questions, origins, strict=True
     ):
-        if type(entry) is not dict or entry.keys() != fields:
+        if (
+            type(entry) is not dict
+            or entry.keys() != fields
+            or entry["ask"] != ask
+            or entry["kind"] != kind
+        ):
             return None
-        answer, result = entry["answer"], entry["result"]
-        if entry["ask"] != ask or entry["kind"] != kind:
-            return None
-        source, shown = _origin(origin)
-        if source is False:
-            return None
+        if origin is None:
+            source = shown = None
+        else:
+            source, shown = _origin(origin)
+            if source is False:
+                return None
+        answer = entry["answer"]
         given: Answer
         if kind == "yes_no":
-            if type(answer) not in (int, float):
+            # A probability: a finite number in [0, 1] (a NaN or an infinity fails the test).
+            if (type(answer) is not float and type(answer) is not int) or not 0 <= answer <= 1:
                 return None
             if shown is not None:  # the full reading keeps a yes/no distribution unchecked
                 return None
             given = YesNoAnswer(answer)
         else:
             confidence = entry["confidence"]
-            if type(confidence) not in (int, float):
-                return None
-            # The schema's reading makes a confidence a float (1 is read as 1.0).
-            if kind == "choice" and type(answer) is str:
-                # One text per answer name, not one per line (calibration keeps answers).
-                given = ChoiceAnswer(sys.intern(answer), float(confidence))
-            elif kind == "rubric" and type(answer) is int:
-                given = RubricAnswer(answer, float(confidence))
-            else:
+            if (
+                (type(confidence) is not float and type(confidence) is not int)
+                or not 0 <= confidence <= 1
+                or type(answer) is not option
+                or answer not in options
+            ):
                 return None
             if shown is not None and not _fits(shown, options, option, answer):
                 return None
-        try:  # grading checks that the answer fits the question
-            if grade(question, given) != result:
-                return None
-        except AnswerError:
+            # The schema's reading makes a confidence a float (1 is read as 1.0).
+            if kind == "choice":
+                # One text per answer name, not one per line (calibration keeps answers).
+                given = ChoiceAnswer(sys.intern(cast("str", answer)), float(confidence))
+            else:
+                given = RubricAnswer(answer, float(confidence))
+        result = entry["result"]
+        if grade_fitting(question, given) != result:
             return None
         answers.append(given)
         results.append(result)
         distributions.append(shown)
         sources.append(source)
-    # Worst-of (decision 7): unsure outranks fail, fail outranks pass.
-    worst = "unsure" if "unsure" in results else "fail" if "fail" in results else "pass"
-    if worst != name:
+    graded = tuple(results)
+    if _worst(graded) != name:
         return None
     if absent:
-        return tuple(answers), tuple(results), tuple(distributions), None
+        return tuple(answers), graded, tuple(distributions), None
     if all(source is None for source in sources):
         return None  # provenance that knows no source is left out, not written
-    return tuple(answers), tuple(results), tuple(distributions), tuple(sources)
+    return tuple(answers), graded, tuple(distributions), tuple(sources)
 
 
 #: One distribution: (option, probability) pairs.
@@ -1162,7 +1264,9 @@ def _fits(
     for name, probability in distribution:
         if type(name) is not option or name not in options or name in seen:
             return False
-        if type(probability) not in (int, float) or not 0 <= probability <= 1:
+        if (type(probability) is not float and type(probability) is not int) or not (
+            0 <= probability <= 1
+        ):
             return False
         seen[name] = probability
     if not seen or abs(math.fsum(seen.values()) - 1) > DISTRIBUTION_TOLERANCE:
@@ -1176,15 +1280,20 @@ _NONE = [None]
 
 
 def _origin(origin: object) -> tuple[Any, Any]:
-    """The source and distribution of a provenance entry: ``(None, None)`` for none (or
-    ``{}``), ``(False, None)`` for an entry the fast path leaves to the full reading."""
-    if origin is None or origin == {}:
-        return None, None
+    """The source and distribution of a provenance entry that is not null: ``(None, None)``
+    for ``{}``, ``(False, None)`` for an entry the fast path leaves to the full reading."""
     if type(origin) is not dict:
         return False, None
-    source, pairs = origin.get("source"), origin.get("distribution")
-    if origin.keys() not in _ORIGIN_FIELDS or type(source) is not str or source not in _SOURCES:
+    if not origin:
+        return None, None
+    source = origin.get("source")
+    if type(source) is not str or source not in _SOURCES:
         return False, None
+    if len(origin) == 1:
+        return source, None
+    if len(origin) != 2 or "distribution" not in origin:
+        return False, None
+    pairs = origin["distribution"]
     if pairs is None:
         return source, None
     if type(pairs) is not list:
@@ -1218,9 +1327,9 @@ def _lines(path: str | os.PathLike[str]) -> Iterator[tuple[str, int, bytes]]:
             yield name, number, line
 
 
-#: What calibration reads: a record (a verdict the fast path read comes as its facts), or a
+#: What calibration reads: a record (one the fast path read comes as its facts), or a
 #: fragment, each with a fingerprint of its text.
-Read = tuple["AuditRecord | VerdictFacts | TornLine", int]
+Read = tuple["AuditRecord | Facts | TornLine", int]
 
 
 def _file_stream(path: str | os.PathLike[str], reader: _Reader) -> Iterator[Read]:

@@ -48,17 +48,19 @@ from .._bundle import canonical_json
 from .._check import Check, Question, YesNoQuestion
 from .._convert import converter, register_renamed, show
 from .._verdict import (
-    _RANK,
     Answer,
     ChoiceAnswer,
     Result,
     YesNoAnswer,
-    _answer_of,
     grade,
+    recorded_answer,
+    worst_of,
 )
 from ._audit import (
     AuditRecord,
+    DecisionFacts,
     DecisionRecord,
+    Facts,
     TornLine,
     VerdictFacts,
     VerdictRecord,
@@ -352,11 +354,6 @@ def _figures(counts: Counter[tuple[Result, Person]], min_cases: int) -> Figures:
     )
 
 
-def _worst(results: Iterable[Result]) -> Result:
-    # The core's own worst-of order: unsure outranks fail, fail outranks pass.
-    return max(results, key=_RANK.__getitem__)
-
-
 def _bucket(answer: Answer) -> tuple[Hashable, int]:
     """Answers in one bucket grade alike under every threshold of :data:`GRID`: the same name or
     level, and the same number of grid values at or below the probability or confidence
@@ -574,9 +571,8 @@ def _grades(question: Question, answers: Sequence[Answer]) -> list[Result]:
     return results
 
 
-@functools.cache
-def _worst_of(results: tuple[Result, ...]) -> Result:
-    return _worst(results)
+# The core's own worst-of rule, once for each combination of results.
+_worst_of = functools.cache(worst_of)
 
 
 def _calibrate_check(group: CheckCases, *, target: float, min_cases: int) -> CheckCalibration:
@@ -742,7 +738,7 @@ class _Join:
         self.groups: dict[tuple[str, str, str], int] = {}
         self.asked: dict[str, str] = {}  # check key -> what it asks
 
-    def add(self, item: AuditRecord | VerdictFacts | TornLine, fingerprint: int) -> None:
+    def add(self, item: AuditRecord | Facts | TornLine, fingerprint: int) -> None:
         self.position += 1
         if isinstance(item, VerdictFacts):
             self._verdict(
@@ -769,10 +765,14 @@ class _Join:
                 verdict.model,
                 item.check,
                 item.check_key,
-                () if verdict.verdict == "error" else tuple(map(_answer_of, verdict.questions)),
+                ()
+                if verdict.verdict == "error"
+                else tuple(map(recorded_answer, verdict.questions)),
             )
+        elif isinstance(item, DecisionFacts):
+            self._decision(item.key, fingerprint, item.at, item.accepted)
         elif isinstance(item, DecisionRecord):
-            self._decision(item, fingerprint)
+            self._decision(item.key, fingerprint, item.decision.at, item.accepted)
         elif isinstance(item, TornLine):
             self.torn_lines += 1
             if len(self.torn) < TORN_SHOWN:
@@ -831,17 +831,17 @@ class _Join:
         submission.verdict_at, submission.verdict_position = at, self.position
         submission.check, submission.answers = check, answers
 
-    def _decision(self, record: DecisionRecord, fingerprint: int) -> None:
-        submission = self._submission(record.key)
+    def _decision(self, key: str, fingerprint: int, at_text: str, accepted: bool) -> None:
+        submission = self._submission(key)
         known = _new(submission.decisions, fingerprint)
         if known is None:
             self.duplicates += 1
             return
         submission.decisions = known
-        at = at_order(record.decision.at)
+        at = at_order(at_text)
         if (at, self.position) >= (submission.decided_at, submission.decided_position):
             submission.decided_at, submission.decided_position = at, self.position
-            submission.accepted = record.accepted
+            submission.accepted = accepted
             submission.decided_in_window = self._in_window(at)
 
     def cases(self) -> list[CheckCases]:
