@@ -767,6 +767,11 @@ class _Checks:
             found = self._keep(self._written, written, found._replace(colons=colons))
         return found
 
+    def written(self, text: str) -> _Known | None:
+        """The check whose JSON text, as a line of the writer's holds it, is ``text``: one
+        seen before, read strictly (see :meth:`get`)."""
+        return self._written.get(text)
+
     def _keep(self, table: dict[str, _Known], text: str, found: _Known) -> _Known:
         if len(table) >= self._LIMIT:
             table.clear()
@@ -786,6 +791,18 @@ _ORIGIN_FIELDS = (frozenset(("source",)), frozenset(("source", "distribution")))
 _SOURCES = frozenset(get_args(Source))
 # The cut of a writer's verdict line that holds its check: after the key, up to the next key.
 _CHECK_AT, _CHECK_END = ',"check":[', '],"verdict":{'
+# A writer's verdict line up to its check: each value as the writer writes it, every text
+# plain (the line holds no backslash, so no text holds an escape).
+_HASH_TEXT = r'"(sha256:[0-9a-f]{64})"'
+_TEXT = r'"([^"\x00-\x1f]*)"'
+_VERDICT_HEAD = re.compile(
+    rf'\{{"record":"verdict","format":1,"key":{_HASH_TEXT},"run":{_TEXT},"step":{_TEXT},'
+    rf'"submission_sha256":{_HASH_TEXT},"bundle_sha256":(?:{_HASH_TEXT}|null),'
+    rf'"check_key":{_HASH_TEXT},"action":"(complete|not_accepted|escalate|retry)",'
+    r'"attempts":([12]),"check":'
+)
+_REST_FIELDS = frozenset(("verdict",))
+_REST_FIELDS_PROVENANCE = frozenset(("verdict", "provenance"))
 
 
 class _Reader:
@@ -831,7 +848,12 @@ class _Reader:
         if self._fast and _PLAIN_ROUTE and text.startswith('{"record":"') and "\\" not in text:
             # A line as the writer writes it: parsed by the json module alone (its hooks cost a
             # third more), and taken when the fast path finds it right and its keys add up to
-            # what the text holds (a repeated key would not).
+            # what the text holds (a repeated key would not). A verdict whose check was seen
+            # before, in a line of the same layout, has only what follows its check parsed.
+            if text.startswith('{"record":"verdict"'):
+                facts = self._verdict_line(text)
+                if facts is not None:
+                    return facts
             try:
                 plain = _PLAIN_DECODER.decode(text)
             except (ValueError, RecursionError):
@@ -922,40 +944,45 @@ class _Reader:
         found = self._checks.get(data["check"], written)
         if found is None or found.key != data["check_key"]:
             return None
-        body = data["verdict"]
-        origins = data.get("provenance", _ABSENT)
-        made = _verdict_body(body, found.plan, origins)
-        if made is None:
+        if text is not None and found.colons is None:
             return None
-        if text is not None:
-            if found.colons is None:
-                return None
-            keys_seen = len(data) + len(body) + sum(map(len, body["questions"]))
-            if origins is not _ABSENT:
-                keys_seen += sum(len(origin) for origin in origins if origin is not None)
-            if not _keys_add_up(text, keys_seen + found.colons):
-                return None
-        answers, results, distributions, sources = made
-        return VerdictFacts(
-            key,
-            run,
-            step,
-            digest,
-            bundle,
-            found.key,
-            action,
-            attempts,
-            found.check,
-            body["verdict"],
-            body["advisory"],
-            body["model"],
-            body["at"],
-            body.get("truncated", False),
-            answers,
-            results,
-            distributions,
-            sources,
-        )
+        return _facts(data, found, text, found.colons or 0, key, run, step, digest, bundle)
+
+    def _verdict_line(self, text: str) -> VerdictFacts | None:
+        """The facts of the verdict line ``text`` (no backslash in it) when it is laid out as
+        the writer lays it out and its check's text is one already read (:meth:`_Checks.get`):
+        only what follows the check is parsed. ``None`` to read it another way.
+
+        The line is then the head that :data:`_VERDICT_HEAD` matches (each key once, each
+        value plain), the check's own text (one whole JSON value: what follows it is not part
+        of it), and ``,"verdict":…}``: read as the object ``{"verdict":…}``, with no key of
+        the head in it, it gives what the whole line would."""
+        head = _VERDICT_HEAD.match(text)
+        if head is None:
+            return None
+        start = head.end()
+        end = text.find(_CHECK_END, start)
+        found = self._checks.written(text[start : end + 1]) if end > 0 else None
+        if found is None:
+            return None
+        rest = "{" + text[end + 2 :]
+        try:
+            data = _PLAIN_DECODER.decode(rest)
+        except (ValueError, RecursionError):
+            return None
+        if type(data) is not dict or (
+            data.keys() != _REST_FIELDS and data.keys() != _REST_FIELDS_PROVENANCE
+        ):
+            return None
+        key, run, step, digest, bundle, check, action, attempts = head.groups()
+        if (
+            not run.strip()
+            or not step.strip()
+            or check != found.key
+            or key != _key_from(run, step, digest)
+        ):
+            return None
+        return _facts(data, found, rest, 0, key, run, step, digest, bundle, action, int(attempts))
 
     def _decision(self, data: dict[str, Any], text: str | None = None) -> DecisionFacts | None:
         """The facts of decision record ``data``, or ``None`` to read it the full way
@@ -975,6 +1002,58 @@ class _Reader:
         if text is not None and not _keys_add_up(text, len(data) + len(body)):
             return None
         return DecisionFacts(key, run, step, digest, escalated, *made)
+
+
+def _facts(
+    data: dict[str, Any],
+    found: _Known,
+    text: str | None,
+    colons: int,
+    key: str,
+    run: str,
+    step: str,
+    digest: str,
+    bundle: str | None,
+    action: str | None = None,
+    attempts: int | None = None,
+) -> VerdictFacts | None:
+    """The facts of a verdict record whose head (``key`` to ``bundle``; ``action`` and
+    ``attempts`` when ``data`` does not hold them) and check (``found``) are right, from its
+    ``"verdict"`` and ``"provenance"`` in ``data``; ``None`` when those are not plainly right.
+    ``text``: ``data`` was parsed from this text without the check for repeated keys, so its
+    keys must add up, with ``colons`` more for a check's text within it."""
+    body = data["verdict"]
+    origins = data.get("provenance", _ABSENT)
+    made = _verdict_body(body, found.plan, origins)
+    if made is None:
+        return None
+    if text is not None:
+        keys_seen = len(data) + len(body) + sum(map(len, body["questions"]))
+        if origins is not _ABSENT:
+            keys_seen += sum(len(origin) for origin in origins if origin is not None)
+        if not _keys_add_up(text, keys_seen + colons):
+            return None
+    answers, results, distributions, sources = made
+    return VerdictFacts(
+        key,
+        run,
+        step,
+        digest,
+        bundle,
+        found.key,
+        data["action"] if action is None else action,
+        data["attempts"] if attempts is None else attempts,
+        found.check,
+        body["verdict"],
+        body["advisory"],
+        body["model"],
+        body["at"],
+        body.get("truncated", False),
+        answers,
+        results,
+        distributions,
+        sources,
+    )
 
 
 def _subject(data: dict[str, Any], run: object, step: object, digest: object, key: object) -> bool:
