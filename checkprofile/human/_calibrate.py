@@ -38,7 +38,6 @@ import itertools
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from datetime import datetime
-from fractions import Fraction
 from typing import Any, Final, Literal
 
 import attrs
@@ -53,6 +52,7 @@ from .._verdict import (
     Result,
     YesNoAnswer,
     grade,
+    grade_fitting,
     recorded_answer,
     worst_of,
 )
@@ -149,12 +149,12 @@ class Confusion:
 
     @property
     def cases(self) -> int:
-        return sum(self.count(r, p) for r in _RESULTS for p in _PEOPLE)
+        return self.decided + self.unsure
 
     @property
     def decided(self) -> int:
         """Cases the model would have passed or failed on its own."""
-        return self.cases - self.unsure
+        return self.pass_accepted + self.pass_refused + self.fail_accepted + self.fail_refused
 
     @property
     def unsure(self) -> int:
@@ -327,20 +327,30 @@ register_renamed(
 
 
 def _figures(counts: Counter[tuple[Result, Person]], min_cases: int) -> Figures:
-    confusion = Confusion(**{f"{r}_{p}": counts[(r, p)] for r in _RESULTS for p in _PEOPLE})
+    confusion = Confusion(
+        pass_accepted=counts[("pass", "accepted")],
+        pass_refused=counts[("pass", "refused")],
+        fail_accepted=counts[("fail", "accepted")],
+        fail_refused=counts[("fail", "refused")],
+        unsure_accepted=counts[("unsure", "accepted")],
+        unsure_refused=counts[("unsure", "refused")],
+    )
     decided, cases = confusion.decided, confusion.cases
     agreement: float | None = None
     kappa: float | None = None
     if decided:
-        # Exact fractions, so a hand computation in the docs and tests gives the same digits.
-        po = Fraction(confusion.agreed, decided)
+        # Exact, so a hand computation in the docs and tests gives the same digits: with
+        # po = agreed / decided and pe = chance / decided**2, kappa = (po - pe) / (1 - pe) is
+        # (agreed * decided - chance) / (decided**2 - chance), and Python divides integers
+        # exactly, rounding once (as float(Fraction(...)) does).
         passed = confusion.pass_accepted + confusion.pass_refused
         accepted = confusion.pass_accepted + confusion.fail_accepted
-        pe = Fraction(
-            passed * accepted + (decided - passed) * (decided - accepted), decided * decided
+        chance = passed * accepted + (decided - passed) * (decided - accepted)
+        agreement = confusion.agreed / decided
+        square = decided * decided
+        kappa = (
+            (confusion.agreed * decided - chance) / (square - chance) if chance != square else None
         )
-        agreement = float(po)
-        kappa = float((po - pe) / (1 - pe)) if pe != 1 else None
     return Figures(
         confusion=confusion,
         agreement=Figure(value=agreement, cases=decided, too_few=decided < min_cases),
@@ -378,15 +388,21 @@ class _Sweep:
 
     def __init__(self, question: Question, answers: Sequence[Answer], people: Sequence[Person]):
         self.question = question
-        parts: dict[Hashable, dict[int, tuple[Answer, Counter[Person]]]] = {}
+        # Per bucket: an answer of it, and how many accepted and refused cases it holds.
+        parts: dict[Hashable, dict[int, tuple[Answer, list[int]]]] = {}
         # Each distinct answer object is bucketed once, with how many people saw each side.
         distinct = {id(answer): answer for answer in answers}
         sides = Counter(zip(map(id, answers), people, strict=True))
         for (identity, person), count in sides.items():
             answer = distinct[identity]
             part, index = _bucket(answer)
-            _, tally = parts.setdefault(part, {}).setdefault(index, (answer, Counter()))
-            tally[person] += count
+            buckets = parts.get(part)
+            if buckets is None:
+                buckets = parts[part] = {}
+            bucket = buckets.get(index)
+            if bucket is None:
+                bucket = buckets[index] = (answer, [0, 0])
+            bucket[1][person != "accepted"] += count
         # Per name or level: bucket indexes ascending, an answer of each, and running totals
         # of accepted and refused cases (totals[j] counts the buckets before j).
         self.parts: list[tuple[list[int], list[Answer], list[tuple[int, int]]]] = []
@@ -396,7 +412,7 @@ class _Sweep:
             for index in indexes:
                 tally = buckets[index][1]
                 accepted, refused = totals[-1]
-                totals.append((accepted + tally["accepted"], refused + tally["refused"]))
+                totals.append((accepted + tally[0], refused + tally[1]))
             self.parts.append((indexes, [buckets[i][0] for i in indexes], totals))
         # Grid index k splits answers into those below GRID[k] (bucket index <= k) and those
         # at or above it; two indexes with no occupied bucket between them split alike.
@@ -415,7 +431,9 @@ class _Sweep:
         for indexes, answers, totals in self.parts:
             cuts = sorted({0, len(indexes), *(bisect.bisect_right(indexes, k) for k in grid)})
             for lo, hi in itertools.pairwise(cuts):
-                result = grade(question, answers[lo])
+                # Every answer was graded with grade() first (_calibrate_check), so each fits
+                # its question: whether one does never depends on the thresholds.
+                result = grade_fitting(question, answers[lo])
                 counts[(result, "accepted")] += totals[hi][0] - totals[lo][0]
                 counts[(result, "refused")] += totals[hi][1] - totals[lo][1]
         figures = self._figures[signature] = _figures(counts, min_cases)
