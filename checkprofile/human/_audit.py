@@ -801,6 +801,14 @@ _VERDICT_HEAD = re.compile(
     rf'"check_key":{_HASH_TEXT},"action":"(complete|not_accepted|escalate|retry)",'
     r'"attempts":([12]),"check":'
 )
+# A writer's line of a plain decision (plain_decision), whole: the kind, then the note of a
+# return or failure, by, at, and the note of a completion (written last).
+_DECISION_LINE = re.compile(
+    rf'\{{"record":"decision","format":1,"key":{_HASH_TEXT},"run":{_TEXT},"step":{_TEXT},'
+    rf'"submission_sha256":{_HASH_TEXT},"escalated_at":(?:{_TEXT}|null),"accepted":(true|false),'
+    rf'"decision":\{{"kind":"(completed|returned|failed)",(?:"note":{_TEXT},)?"by":{_TEXT},'
+    rf'"at":{_TEXT}(?:,"note":{_TEXT})?\}}\}}'
+)
 _REST_FIELDS = frozenset(("verdict",))
 _REST_FIELDS_PROVENANCE = frozenset(("verdict", "provenance"))
 
@@ -850,10 +858,13 @@ class _Reader:
             # third more), and taken when the fast path finds it right and its keys add up to
             # what the text holds (a repeated key would not). A verdict whose check was seen
             # before, in a line of the same layout, has only what follows its check parsed.
+            facts: Facts | None = None
             if text.startswith('{"record":"verdict"'):
                 facts = self._verdict_line(text)
-                if facts is not None:
-                    return facts
+            elif text.startswith('{"record":"decision"'):
+                facts = self._decision_line(text)
+            if facts is not None:
+                return facts
             try:
                 plain = _PLAIN_DECODER.decode(text)
             except (ValueError, RecursionError):
@@ -984,10 +995,38 @@ class _Reader:
             return None
         return _facts(data, found, rest, 0, key, run, step, digest, bundle, action, int(attempts))
 
-    def _decision(self, data: dict[str, Any], text: str | None = None) -> DecisionFacts | None:
+    def _decision_line(self, text: str) -> DecisionFacts | None:
+        """The facts of the decision line ``text`` (no backslash in it) when it is a plain
+        decision laid out as the writer lays it out (:data:`_DECISION_LINE`: each key once,
+        each value plain, nothing else), without parsing it as JSON; ``None`` otherwise."""
+        line = _DECISION_LINE.fullmatch(text)
+        if line is None:
+            return None
+        key, run, step, digest, escalated, accepted, kind, before, by, at, after = line.groups()
+        if before is not None and after is not None:
+            return None  # a note twice
+        note = after if before is None else before
+        body = {"kind": kind, "by": by, "at": at}
+        if note is not None:
+            body["note"] = note
+        data = {
+            "format": AUDIT_FORMAT,
+            "key": key,
+            "run": run,
+            "step": step,
+            "submission_sha256": digest,
+            "escalated_at": escalated,
+            "accepted": accepted == "true",
+            "decision": body,
+        }
+        return self._decision(data, checked=True)
+
+    def _decision(
+        self, data: dict[str, Any], text: str | None = None, *, checked: bool = False
+    ) -> DecisionFacts | None:
         """The facts of decision record ``data``, or ``None`` to read it the full way
-        (``text`` as for :meth:`_verdict`)."""
-        if data.keys() != _DECISION_FIELDS:
+        (``text`` as for :meth:`_verdict`; ``checked``: its keys are known to be right)."""
+        if not checked and data.keys() != _DECISION_FIELDS:
             return None
         run, step, digest, key = data["run"], data["step"], data["submission_sha256"], data["key"]
         escalated, body = data["escalated_at"], data["decision"]
