@@ -93,7 +93,7 @@ from typing import (
 import attrs
 
 from .._bundle import Submission, canonical_json
-from .._check import Check, ChoiceQuestion, Question, RubricQuestion
+from .._check import Check, ChoiceQuestion, Question, YesNoQuestion
 from .._convert import file_name, show
 from .._run import Action, Outcome
 from .._validate import parse_check
@@ -700,23 +700,90 @@ class _Known(NamedTuple):
     colons: int | None = None
 
 
-# A question, its ask and kind, the fields of an answered entry, and the options and their
-# type that a distribution of its answer may name.
-_Step = tuple[Question, str, str, frozenset[str], Container[object], type]
+#: What a question's entry in a verdict and its provenance entry hold, plainly right: the
+#: answer, its recorded result, the distribution kept beside it and its source.
+_Read = tuple["Answer", str, "Distribution | None", "str | None"]
+# Reads one question's entry and provenance entry (``None``: no provenance), or gives ``None``.
+_Step = Callable[[object, object], "_Read | None"]
 
 
 def _plan(check: Check) -> tuple[_Step, ...]:
-    steps: list[_Step] = []
-    for question in check:
-        options: Container[object] = ()
-        kind: type = int
-        if isinstance(question, ChoiceQuestion):
-            options, kind = frozenset(question.names), str
-        elif isinstance(question, RubricQuestion):
-            options = range(len(question.levels))
-        fields = _QUESTION_FIELDS if question.kind == "yes_no" else _QUESTION_FIELDS_CONFIDENCE
-        steps.append((question, question.ask, question.kind, fields, options, kind))
-    return tuple(steps)
+    """A reader for each question of ``check`` (see :func:`_verdict_body`)."""
+    return tuple(_step(question) for question in check)
+
+
+def _step(question: Question) -> _Step:
+    """The reader of ``question``'s entries: plain type checks that take an answer only where
+    :func:`~checkprofile.answer_problem` takes it (or more strictly), then its thresholds."""
+    ask, kind = question.ask, question.kind
+    if isinstance(question, YesNoQuestion):
+
+        def yes_no(entry: object, origin: object) -> _Read | None:
+            if (
+                type(entry) is not dict
+                or entry.keys() != _QUESTION_FIELDS
+                or entry["ask"] != ask
+                or entry["kind"] != "yes_no"
+            ):
+                return None
+            p = entry["answer"]
+            # A probability: a finite number in [0, 1] (a NaN or an infinity fails the test).
+            if (type(p) is not float and type(p) is not int) or not 0 <= p <= 1:
+                return None
+            source = shown = None
+            if origin is not None:
+                source, shown = _origin(origin)
+                # (the full reading keeps a yes/no distribution unchecked)
+                if source is False or shown is not None:
+                    return None
+            given = YesNoAnswer(p)
+            result = entry["result"]
+            if grade_fitting(question, given) != result:
+                return None
+            return given, result, None, source
+
+        return yes_no
+    options: Container[object]
+    option: type
+    if isinstance(question, ChoiceQuestion):
+        options, option = frozenset(question.names), str
+    else:
+        options, option = range(len(question.levels)), int
+
+    def chosen(entry: object, origin: object) -> _Read | None:
+        if (
+            type(entry) is not dict
+            or entry.keys() != _QUESTION_FIELDS_CONFIDENCE
+            or entry["ask"] != ask
+            or entry["kind"] != kind
+        ):
+            return None
+        answer, confidence = entry["answer"], entry["confidence"]
+        if (
+            (type(confidence) is not float and type(confidence) is not int)
+            or not 0 <= confidence <= 1
+            or type(answer) is not option
+            or answer not in options
+        ):
+            return None
+        source = shown = None
+        if origin is not None:
+            source, shown = _origin(origin)
+            if source is False or (shown is not None and not _fits(shown, options, option, answer)):
+                return None
+        # The schema's reading makes a confidence a float (1 is read as 1.0).
+        given: Answer
+        if option is str:
+            # One text per answer name, not one per line (calibration keeps answers).
+            given = ChoiceAnswer(sys.intern(cast("str", answer)), float(confidence))
+        else:
+            given = RubricAnswer(answer, float(confidence))
+        result = entry["result"]
+        if grade_fitting(question, given) != result:
+            return None
+        return given, result, shown, source
+
+    return chosen
 
 
 class _Checks:
@@ -1063,7 +1130,7 @@ def _facts(
     keys must add up, with ``colons`` more for a check's text within it."""
     body = data["verdict"]
     origins = data.get("provenance", _ABSENT)
-    made = _verdict_body(body, found.plan, origins)
+    made = _verdict_body(body, found.check, found.plan, origins)
     if made is None:
         return None
     if text is not None:
@@ -1252,13 +1319,16 @@ def _value(answer: Answer) -> float | str | int:
 _worst = functools.cache(worst_of)
 
 
-def _verdict_body(data: object, plan: tuple[_Step, ...], origins: object) -> _Body | None:
-    """The answers, results, distributions and sources of the verdict ``data`` and the
-    provenance ``origins`` (``_ABSENT``: there is none), when plain type checks find both in
-    the shape the verdict schema and :func:`provenance_from_json` take, each answer fits its
-    question as :func:`~checkprofile.answer_problem` asks (or more strictly), its thresholds
-    give every recorded result, and each distribution is plainly one the core takes for its
-    answer (:func:`_fits`); ``None`` otherwise."""
+def _verdict_body(
+    data: object, check: Check, plan: tuple[_Step, ...], origins: object
+) -> _Body | None:
+    """The answers, results, distributions and sources of the verdict ``data`` of ``check``
+    and the provenance ``origins`` (``_ABSENT``: there is none), when plain type checks find
+    both in the shape the verdict schema and :func:`provenance_from_json` take, each answer
+    fits its question as :func:`~checkprofile.answer_problem` asks (or more strictly), its
+    thresholds give every recorded result, and each distribution is plainly one the core
+    takes for its answer (:func:`_fits`); ``None`` otherwise. ``plan`` reads each question
+    (:func:`_plan`)."""
     if type(data) is not dict:
         return None
     keys = data.keys()
@@ -1285,78 +1355,30 @@ def _verdict_body(data: object, plan: tuple[_Step, ...], origins: object) -> _Bo
     if not _is_at(at):
         return None
     if name == "error":
-        for (_, ask, kind, _, _, _), entry in zip(plan, questions, strict=True):
+        for question, entry in zip(check, questions, strict=True):
             if (
                 type(entry) is not dict
                 or entry.keys() != _QUESTION_FIELDS
-                or entry["ask"] != ask
-                or entry["kind"] != kind
+                or entry["ask"] != question.ask
+                or entry["kind"] != question.kind
                 or entry["answer"] is not None
                 or entry["result"] != "unsure"
             ):
                 return None
         return (), ("unsure",) * len(plan), (None,) * len(plan), None
-    answers: list[Answer] = []
-    results: list[str] = []
-    distributions: list[Distribution | None] = []
-    sources: list[str | None] = []
-    for (question, ask, kind, fields, options, option), entry, origin in zip(
-        plan, questions, origins, strict=True
-    ):
-        if (
-            type(entry) is not dict
-            or entry.keys() != fields
-            or entry["ask"] != ask
-            or entry["kind"] != kind
-        ):
-            return None
-        if origin is None:
-            source = shown = None
-        else:
-            source, shown = _origin(origin)
-            if source is False:
-                return None
-        answer = entry["answer"]
-        given: Answer
-        if kind == "yes_no":
-            # A probability: a finite number in [0, 1] (a NaN or an infinity fails the test).
-            if (type(answer) is not float and type(answer) is not int) or not 0 <= answer <= 1:
-                return None
-            if shown is not None:  # the full reading keeps a yes/no distribution unchecked
-                return None
-            given = YesNoAnswer(answer)
-        else:
-            confidence = entry["confidence"]
-            if (
-                (type(confidence) is not float and type(confidence) is not int)
-                or not 0 <= confidence <= 1
-                or type(answer) is not option
-                or answer not in options
-            ):
-                return None
-            if shown is not None and not _fits(shown, options, option, answer):
-                return None
-            # The schema's reading makes a confidence a float (1 is read as 1.0).
-            if kind == "choice":
-                # One text per answer name, not one per line (calibration keeps answers).
-                given = ChoiceAnswer(sys.intern(cast("str", answer)), float(confidence))
-            else:
-                given = RubricAnswer(answer, float(confidence))
-        result = entry["result"]
-        if grade_fitting(question, given) != result:
-            return None
-        answers.append(given)
-        results.append(result)
-        distributions.append(shown)
-        sources.append(source)
-    graded = tuple(results)
-    if _worst(graded) != name:
+    read = [
+        step(entry, origin) for step, entry, origin in zip(plan, questions, origins, strict=True)
+    ]
+    if None in read:
+        return None
+    answers, results, distributions, sources = zip(*read, strict=True)
+    if _worst(results) != name:
         return None
     if absent:
-        return tuple(answers), graded, tuple(distributions), None
-    if all(source is None for source in sources):
+        return answers, results, distributions, None
+    if sources.count(None) == len(sources):
         return None  # provenance that knows no source is left out, not written
-    return tuple(answers), graded, tuple(distributions), tuple(sources)
+    return answers, results, distributions, sources
 
 
 #: One distribution: (option, probability) pairs.
