@@ -730,11 +730,11 @@ def _step(question: Question) -> _Step:
             # A probability: a finite number in [0, 1] (a NaN or an infinity fails the test).
             if (type(p) is not float and type(p) is not int) or not 0 <= p <= 1:
                 return None
-            source = shown = None
+            source = None
             if origin is not None:
-                source, shown = _origin(origin)
+                source, pairs = _origin(origin)
                 # (the full reading keeps a yes/no distribution unchecked)
-                if source is False or shown is not None:
+                if source is False or pairs is not None:
                     return None
             given = YesNoAnswer(p)
             result = entry["result"]
@@ -768,9 +768,13 @@ def _step(question: Question) -> _Step:
             return None
         source = shown = None
         if origin is not None:
-            source, shown = _origin(origin)
-            if source is False or (shown is not None and not _fits(shown, options, option, answer)):
+            source, pairs = _origin(origin)
+            if source is False:
                 return None
+            if pairs is not None:
+                shown = _distribution(pairs, options, option, answer)
+                if shown is None:
+                    return None
         # The schema's reading makes a confidence a float (1 is read as 1.0).
         given: Answer
         if option is str:
@@ -1327,7 +1331,7 @@ def _verdict_body(
     both in the shape the verdict schema and :func:`provenance_from_json` take, each answer
     fits its question as :func:`~checkprofile.answer_problem` asks (or more strictly), its
     thresholds give every recorded result, and each distribution is plainly one the core
-    takes for its answer (:func:`_fits`); ``None`` otherwise. ``plan`` reads each question
+    takes for its answer (:func:`_distribution`); ``None`` otherwise. ``plan`` reads each question
     (:func:`_plan`)."""
     if type(data) is not dict:
         return None
@@ -1391,27 +1395,39 @@ _Body = tuple[
 ]
 
 
-def _fits(
-    distribution: Distribution, options: Container[object], option: type, chosen: object
-) -> bool:
-    """Whether ``distribution`` is plainly one the core takes beside the answer ``chosen``
-    (each of the question's ``options``, all of type ``option``, at most once; probabilities
-    in [0, 1] summing to 1 within the core's tolerance; ``chosen`` the most probable).
-    Stricter than the core where that is simpler (the core also takes a level written
-    ``2.0``, and a chosen answer a hair below the top): what this refuses, the full reading
-    decides."""
-    seen: dict[object, float] = {}
-    for name, probability in distribution:
-        if type(name) is not option or name not in options or name in seen:
-            return False
+def _distribution(
+    pairs: object, options: Container[object], option: type, chosen: object
+) -> Distribution | None:
+    """The distribution ``pairs`` (a list of ``[option, probability]`` lists) as kept beside
+    the answer ``chosen``, when it is plainly one the core takes (each of the question's
+    ``options``, all of type ``option``, at most once; probabilities in [0, 1] summing to 1
+    within the core's tolerance; ``chosen`` the most probable); ``None`` otherwise. Stricter
+    than the core where that is simpler (the core also takes a level written ``2.0``, and a
+    chosen answer a hair below the top): what this refuses, the full reading decides."""
+    if type(pairs) is not list or not pairs:
+        return None
+    shown = []
+    names: set[object] = set()
+    top = mine = -1.0
+    for pair in pairs:
+        if type(pair) is not list or len(pair) != 2:
+            return None
+        name, probability = pair
+        if type(name) is not option or name not in options or name in names:
+            return None
         if (type(probability) is not float and type(probability) is not int) or not (
             0 <= probability <= 1
         ):
-            return False
-        seen[name] = probability
-    if not seen or abs(math.fsum(seen.values()) - 1) > DISTRIBUTION_TOLERANCE:
-        return False
-    return seen.get(chosen, -1.0) >= max(seen.values())
+            return None
+        names.add(name)
+        shown.append((name, probability))
+        if probability > top:
+            top = probability
+        if name == chosen:
+            mine = probability
+    if mine < top or abs(math.fsum(p for _, p in shown) - 1) > DISTRIBUTION_TOLERANCE:
+        return None
+    return tuple(shown)
 
 
 _NO_ORIGIN = Provenance()
@@ -1420,8 +1436,9 @@ _NONE = [None]
 
 
 def _origin(origin: object) -> tuple[Any, Any]:
-    """The source and distribution of a provenance entry that is not null: ``(None, None)``
-    for ``{}``, ``(False, None)`` for an entry the fast path leaves to the full reading."""
+    """The source and distribution (as written: ``None`` for none) of a provenance entry that
+    is not null: ``(None, None)`` for ``{}``, ``(False, None)`` for an entry the fast path
+    leaves to the full reading."""
     if type(origin) is not dict:
         return False, None
     if not origin:
@@ -1433,17 +1450,7 @@ def _origin(origin: object) -> tuple[Any, Any]:
         return source, None
     if len(origin) != 2 or "distribution" not in origin:
         return False, None
-    pairs = origin["distribution"]
-    if pairs is None:
-        return source, None
-    if type(pairs) is not list:
-        return False, None
-    shown = []
-    for pair in pairs:
-        if type(pair) is not list or len(pair) != 2:
-            return False, None
-        shown.append((pair[0], pair[1]))
-    return source, tuple(shown)
+    return source, origin["distribution"]
 
 
 def _lines(path: str | os.PathLike[str]) -> Iterator[tuple[str, int, bytes]]:
