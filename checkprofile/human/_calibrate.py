@@ -52,7 +52,6 @@ from .._verdict import (
     Result,
     YesNoAnswer,
     grade,
-    grade_fitting,
     recorded_answer,
     worst_of,
 )
@@ -388,13 +387,9 @@ class _Sweep:
 
     def __init__(self, question: Question, answers: Sequence[Answer], people: Sequence[Person]):
         self.question = question
-        # Per bucket: an answer of it, and how many accepted and refused cases it holds.
+        # Per bucket: its first answer, and how many accepted and refused cases it holds.
         parts: dict[Hashable, dict[int, tuple[Answer, list[int]]]] = {}
-        # Each distinct answer object is bucketed once, with how many people saw each side.
-        distinct = {id(answer): answer for answer in answers}
-        sides = Counter(zip(map(id, answers), people, strict=True))
-        for (identity, person), count in sides.items():
-            answer = distinct[identity]
+        for answer, person in zip(answers, people, strict=True):
             part, index = _bucket(answer)
             buckets = parts.get(part)
             if buckets is None:
@@ -402,7 +397,7 @@ class _Sweep:
             bucket = buckets.get(index)
             if bucket is None:
                 bucket = buckets[index] = (answer, [0, 0])
-            bucket[1][person != "accepted"] += count
+            bucket[1][person != "accepted"] += 1
         # Per name or level: bucket indexes ascending, an answer of each, and running totals
         # of accepted and refused cases (totals[j] counts the buckets before j).
         self.parts: list[tuple[list[int], list[Answer], list[tuple[int, int]]]] = []
@@ -431,9 +426,7 @@ class _Sweep:
         for indexes, answers, totals in self.parts:
             cuts = sorted({0, len(indexes), *(bisect.bisect_right(indexes, k) for k in grid)})
             for lo, hi in itertools.pairwise(cuts):
-                # Every answer was graded with grade() first (_calibrate_check), so each fits
-                # its question: whether one does never depends on the thresholds.
-                result = grade_fitting(question, answers[lo])
+                result = grade(question, answers[lo])
                 counts[(result, "accepted")] += totals[hi][0] - totals[lo][0]
                 counts[(result, "refused")] += totals[hi][1] - totals[lo][1]
         figures = self._figures[signature] = _figures(counts, min_cases)
