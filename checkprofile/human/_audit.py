@@ -698,6 +698,7 @@ class _Known(NamedTuple):
     key: str
     plan: tuple[_Step, ...]
     colons: int | None = None
+    tail: _Tail | None = None
 
 
 #: What a question's entry in a verdict and its provenance entry hold, plainly right: the
@@ -705,39 +706,54 @@ class _Known(NamedTuple):
 _Read = tuple["Answer", str, "Distribution | None", "str | None"]
 # Reads one question's entry and provenance entry (``None``: no provenance), or gives ``None``.
 _Step = Callable[[object, object], "_Read | None"]
+# Checks one question's values: answer, confidence, result, source and distribution as
+# written (``None``: none), or gives ``None``.
+_Values = Callable[[Any, Any, Any, Any, Any], "_Read | None"]
 
 
 def _plan(check: Check) -> tuple[_Step, ...]:
     """A reader for each question of ``check`` (see :func:`_verdict_body`)."""
-    return tuple(_step(question) for question in check)
+    return tuple(_step(question, _values(question)) for question in check)
 
 
-def _step(question: Question) -> _Step:
-    """The reader of ``question``'s entries: plain type checks that take an answer only where
-    :func:`~checkprofile.answer_problem` takes it (or more strictly), then its thresholds."""
+def _step(question: Question, values: _Values) -> _Step:
+    """The reader of ``question``'s entry in a verdict, and its provenance entry."""
     ask, kind = question.ask, question.kind
+    fields = _QUESTION_FIELDS if kind == "yes_no" else _QUESTION_FIELDS_CONFIDENCE
+
+    def read(entry: object, origin: object) -> _Read | None:
+        if (
+            type(entry) is not dict
+            or entry.keys() != fields
+            or entry["ask"] != ask
+            or entry["kind"] != kind
+        ):
+            return None
+        source = pairs = None
+        if origin is not None:
+            source, pairs = _origin(origin)
+            if source is False:
+                return None
+        return values(entry["answer"], entry.get("confidence"), entry["result"], source, pairs)
+
+    return read
+
+
+def _values(question: Question) -> _Values:
+    """The checker of ``question``'s values: plain type checks that take an answer only where
+    :func:`~checkprofile.answer_problem` takes it (or more strictly), then its thresholds."""
     if isinstance(question, YesNoQuestion):
 
-        def yes_no(entry: object, origin: object) -> _Read | None:
+        def yes_no(p: Any, _: Any, result: Any, source: Any, pairs: Any) -> _Read | None:
+            # A probability: a finite number in [0, 1] (a NaN or an infinity fails the test).
+            # (The full reading keeps a yes/no distribution unchecked.)
             if (
-                type(entry) is not dict
-                or entry.keys() != _QUESTION_FIELDS
-                or entry["ask"] != ask
-                or entry["kind"] != "yes_no"
+                (type(p) is not float and type(p) is not int)
+                or not 0 <= p <= 1
+                or pairs is not None
             ):
                 return None
-            p = entry["answer"]
-            # A probability: a finite number in [0, 1] (a NaN or an infinity fails the test).
-            if (type(p) is not float and type(p) is not int) or not 0 <= p <= 1:
-                return None
-            source = None
-            if origin is not None:
-                source, pairs = _origin(origin)
-                # (the full reading keeps a yes/no distribution unchecked)
-                if source is False or pairs is not None:
-                    return None
             given = YesNoAnswer(p)
-            result = entry["result"]
             if grade_fitting(question, given) != result:
                 return None
             return given, result, None, source
@@ -750,15 +766,7 @@ def _step(question: Question) -> _Step:
     else:
         options, option = range(len(question.levels)), int
 
-    def chosen(entry: object, origin: object) -> _Read | None:
-        if (
-            type(entry) is not dict
-            or entry.keys() != _QUESTION_FIELDS_CONFIDENCE
-            or entry["ask"] != ask
-            or entry["kind"] != kind
-        ):
-            return None
-        answer, confidence = entry["answer"], entry["confidence"]
+    def chosen(answer: Any, confidence: Any, result: Any, source: Any, pairs: Any) -> _Read | None:
         if (
             (type(confidence) is not float and type(confidence) is not int)
             or not 0 <= confidence <= 1
@@ -766,15 +774,11 @@ def _step(question: Question) -> _Step:
             or answer not in options
         ):
             return None
-        source = shown = None
-        if origin is not None:
-            source, pairs = _origin(origin)
-            if source is False:
+        shown = None
+        if pairs is not None:
+            shown = _distribution(pairs, options, option, answer)
+            if shown is None:
                 return None
-            if pairs is not None:
-                shown = _distribution(pairs, options, option, answer)
-                if shown is None:
-                    return None
         # The schema's reading makes a confidence a float (1 is read as 1.0).
         given: Answer
         if option is str:
@@ -782,12 +786,100 @@ def _step(question: Question) -> _Step:
             given = ChoiceAnswer(sys.intern(cast("str", answer)), float(confidence))
         else:
             given = RubricAnswer(answer, float(confidence))
-        result = entry["result"]
         if grade_fitting(question, given) != result:
             return None
         return given, result, shown, source
 
     return chosen
+
+
+# What follows a writer's verdict line's check, for one check: its results, texts and numbers
+# as the writer writes them (a number as JSON writes it; an integer of up to 18 digits).
+_RESULT = '"(pass|fail|unsure)"'
+_NUMBER = r"(-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]+)?(?:[eE][+-]?[0-9]{1,3})?)"
+_LEVEL = r"(-?(?:0|[1-9][0-9]{0,17}))"
+_ORIGIN = (
+    r'(null|\{\}|\{"source":"([a-z_]+)"'
+    r'(?:,"distribution":(null|\[[^"{}]*(?:"[^"\x00-\x1f]*"[^"{}]*)*\]))?\})'
+)
+_PLAIN_TEXT = re.compile(r'[^"\\\x00-\x1f]*')
+
+#: Reads the end of a verdict line from where its check ends (see :func:`_tail`): the
+#: verdict's name, advisory, model, at, truncated, and what :func:`_finish` gives.
+_Tail = Callable[[str, int], "tuple[str, bool, str, str, bool, _Body | None] | None"]
+
+
+def _number(text: str) -> int | float:
+    """A JSON number's text as the json module reads it."""
+    return float(text) if "." in text or "e" in text or "E" in text else int(text)
+
+
+def _tail(check: Check) -> _Tail | None:
+    """A reader of what follows ``check`` in a verdict line the writer wrote, ``None`` when
+    an ask is not plain text (then the line holds escapes, and is read the other way).
+
+    Its pattern pins every key, once, in the writer's order, and every value as the writer
+    writes it (no whitespace, no escapes): what it matches is the JSON text of exactly the
+    values it captures. A distribution is captured as its text and parsed (lists hold no
+    keys). Anything else is left to the other readings."""
+    if not all(_PLAIN_TEXT.fullmatch(question.ask) for question in check):
+        return None
+    entries: list[str] = []
+    layout: list[tuple[str, int]] = []
+    group = 3
+    for question in check:
+        entry = f'\\{{"ask":"{re.escape(question.ask)}","kind":"{question.kind}","answer":'
+        if question.kind == "yes_no":
+            entries.append(entry + _NUMBER + ',"result":' + _RESULT + "\\}")
+            layout.append((question.kind, group))
+            group += 2
+        else:
+            answer = _TEXT if question.kind == "choice" else _LEVEL
+            entries.append(
+                entry + answer + ',"confidence":' + _NUMBER + ',"result":' + _RESULT + "\\}"
+            )
+            layout.append((question.kind, group))
+            group += 3
+    truncated, at, origins = group, group + 1, group + 2
+    pattern = re.compile(
+        ',"verdict":\\{"verdict":' + _RESULT + ',"advisory":(true|false),"model":' + _TEXT
+        + ',"questions":\\[' + ",".join(entries) + '\\](,"truncated":true)?,"at":' + _TEXT
+        + '\\}(?:,"provenance":\\[' + ",".join([_ORIGIN] * len(check)) + "\\])?\\}"
+    )  # fmt: skip
+    checkers = tuple(_values(question) for question in check)
+
+    def tail(text: str, start: int) -> tuple[str, bool, str, str, bool, _Body | None] | None:
+        match = pattern.fullmatch(text, start)
+        if match is None:
+            return None
+        found = match.groups()
+        absent = found[origins] is None
+        reads = []
+        for index, ((kind, at_group), values) in enumerate(zip(layout, checkers, strict=True)):
+            answer: Any
+            confidence: Any
+            if kind == "yes_no":
+                answer, confidence, result = _number(found[at_group]), None, found[at_group + 1]
+            else:
+                answer = found[at_group] if kind == "choice" else int(found[at_group])
+                confidence, result = _number(found[at_group + 1]), found[at_group + 2]
+            source = pairs = None
+            origin = origins + 3 * index
+            if not absent and found[origin] != "null" and found[origin] != "{}":
+                source, written = found[origin + 1], found[origin + 2]
+                if source not in _SOURCES:
+                    return None
+                if written is not None and written != "null":
+                    try:
+                        pairs = _PLAIN_DECODER.decode(written)
+                    except (ValueError, RecursionError):
+                        return None
+            reads.append(values(answer, confidence, result, source, pairs))
+        name, model, when = found[0], found[2], found[at]
+        body = _finish(name, model, when, reads, absent)
+        return name, found[1] == "true", model, when, found[truncated] is not None, body
+
+    return tail
 
 
 class _Checks:
@@ -835,7 +927,8 @@ class _Checks:
                 name for q in found.check if isinstance(q, ChoiceQuestion) for name in q.names
             ]
             colons = None if any(name.startswith(":") for name in names) else written.count('":')
-            found = self._keep(self._written, written, found._replace(colons=colons))
+            found = found._replace(colons=colons, tail=_tail(found.check))
+            found = self._keep(self._written, written, found)
         return found
 
     def written(self, text: str) -> _Known | None:
@@ -1047,6 +1140,23 @@ class _Reader:
         found = self._checks.written(text[start : end + 1]) if end > 0 else None
         if found is None:
             return None
+        key, run, step, digest, bundle, check, action, attempts = head.groups()
+        if (
+            not run.strip()
+            or not step.strip()
+            or check != found.key
+            or key != _key_from(run, step, digest)
+        ):
+            return None
+        tail = found.tail(text, end + 1) if found.tail is not None else None
+        if tail is not None:
+            name, advisory, model, at, truncated, body = tail
+            if body is None:
+                return None
+            return VerdictFacts(
+                key, run, step, digest, bundle, found.key, action, int(attempts), found.check,
+                name, advisory, model, at, truncated, *body,
+            )  # fmt: skip
         rest = "{" + text[end + 2 :]
         try:
             data = _PLAIN_DECODER.decode(rest)
@@ -1054,14 +1164,6 @@ class _Reader:
             return None
         if type(data) is not dict or (
             data.keys() != _REST_FIELDS and data.keys() != _REST_FIELDS_PROVENANCE
-        ):
-            return None
-        key, run, step, digest, bundle, check, action, attempts = head.groups()
-        if (
-            not run.strip()
-            or not step.strip()
-            or check != found.key
-            or key != _key_from(run, step, digest)
         ):
             return None
         return _facts(data, found, rest, 0, key, run, step, digest, bundle, action, int(attempts))
@@ -1356,9 +1458,9 @@ def _verdict_body(
         origins = _NONE * len(plan)
     elif type(origins) is not list or len(origins) != len(plan) or name == "error":
         return None  # (an error verdict has no provenance to speak of)
-    if not _is_at(at):
-        return None
     if name == "error":
+        if not _is_at(at):
+            return None
         for question, entry in zip(check, questions, strict=True):
             if (
                 type(entry) is not dict
@@ -1373,7 +1475,14 @@ def _verdict_body(
     read = [
         step(entry, origin) for step, entry, origin in zip(plan, questions, origins, strict=True)
     ]
-    if None in read:
+    return _finish(name, model, at, read, absent)
+
+
+def _finish(name: str, model: str, at: str, read: list[_Read | None], absent: bool) -> _Body | None:
+    """The body of a verdict named ``name`` whose questions read as ``read`` (``absent``: it
+    has no provenance), when the model is named, the time is one, each question was plainly
+    right and the name is the worst of their results; ``None`` otherwise."""
+    if not model.strip() or not _is_at(at) or None in read:
         return None
     answers, results, distributions, sources = zip(*read, strict=True)
     if _worst(results) != name:
