@@ -73,6 +73,13 @@ _TIE = 1e-9
 _RANK: dict[Result, int] = {"pass": 0, "fail": 1, "unsure": 2}
 
 
+def worst_of(results: Iterable[Result]) -> Result:
+    """The verdict of a check whose questions gave ``results`` (decision 7): ``unsure``
+    outranks ``fail``, ``fail`` outranks ``pass``. Raises :class:`ValueError` for no results
+    and :class:`KeyError` for a text that is not a result."""
+    return max(results, key=_RANK.__getitem__)
+
+
 def _distribution(value: object) -> object:
     """A distribution as a tuple of ``(option, probability)`` pairs of plain values; anything
     that is not a list or tuple of pairs is left as it is, for :func:`answer_problem` to
@@ -227,6 +234,13 @@ def grade(question: Question, answer: Answer) -> Result:
     problem = answer_problem(question, answer)
     if problem is not None:
         raise AnswerError(f"question {show(question.ask)}: {problem}")
+    return grade_fitting(question, answer)
+
+
+def grade_fitting(question: Question, answer: Answer) -> Result:
+    """:func:`grade` for an answer already known to fit ``question`` (:func:`answer_problem`
+    gave ``None``, or a reader checked at least as much): the thresholds alone decide. For
+    readers of many recorded answers; anything else calls :func:`grade`."""
     # Equality is never "below": every comparison with a threshold is `>=` to pass.
     if isinstance(question, YesNoQuestion):
         p = answer.p  # type: ignore[union-attr]
@@ -318,7 +332,7 @@ class Verdict:
             ],
         )
         if verdict.verdict != "error":
-            worst = max((q.result for q in verdict.questions), key=_RANK.__getitem__)
+            worst = worst_of(q.result for q in verdict.questions)
             if worst != verdict.verdict:
                 raise VerdictError(
                     f"verdict {show(verdict.verdict)} is not the worst of its questions'"
@@ -339,7 +353,7 @@ def _must_answer(verdict: Verdict, check: Check) -> None:
     if verdict.verdict == "error":
         return
     for index, (question, record) in enumerate(zip(check, verdict.questions, strict=True)):
-        answer = _answer_of(record)
+        answer = recorded_answer(record)
         problem = answer_problem(question, answer)
         if problem is not None:
             raise VerdictError(f"at /questions/{index}/answer: {problem}")
@@ -351,7 +365,10 @@ def _must_answer(verdict: Verdict, check: Check) -> None:
             )
 
 
-def _answer_of(record: QuestionResult) -> Answer:
+def recorded_answer(record: QuestionResult) -> Answer:
+    """The answer a question of a verdict record holds, as an :class:`Answer` to grade (its
+    source and distribution are not part of the record). ``record.answer`` must not be
+    ``None`` (an ``error`` verdict answers nothing)."""
     if record.kind == "yes_no":
         return YesNoAnswer(record.answer)
     if record.kind == "choice":
@@ -457,7 +474,7 @@ def combine(
     records = tuple(
         _record(question, answer) for question, answer in zip(check, ordered, strict=True)
     )
-    worst = max((record.result for record in records), key=_RANK.__getitem__)
+    worst = worst_of(record.result for record in records)
     return Verdict(
         verdict=worst,
         advisory=_flag("advisory", advisory),

@@ -15,6 +15,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -51,6 +52,7 @@ from checkprofile.human import (
     read_records,
     verdict_record,
 )
+from checkprofile.human._audit import _lines, _Reader, record_line
 from checkprofile.human._calibrate import (
     GRID,
     Calibration,
@@ -1103,3 +1105,103 @@ def test_the_browser_check_would_see_a_page_that_fetches(tmp_path: Path) -> None
     finally:
         browser.close()
     assert any("Content Security Policy" in line for line in complaints(browser.events))
+
+
+# --- the fast reading calibrates as the full reading does --------------------------------------
+
+FAST_CHECK = parse_check(
+    [
+        {"ask": "The cleared verdict matches the report.", "pass": 0.9, "fail": 0.5},
+        {
+            "ask": "What does the summary do?",
+            "one_of": {"states": "States the verdict.", "hedges": "Avoids a verdict."},
+            "pass": ["states"],
+            "confidence": 0.8,
+        },
+        {
+            "ask": "How complete is the screening?",
+            "levels": ["Neither list.", "One list.", "Both lists."],
+            "pass": 2,
+            "confidence": 0.8,
+        },
+    ]
+)
+fast_answers = st.tuples(
+    st.floats(0, 1).map(lambda p: YesNoAnswer(p, source="native")),
+    st.tuples(st.sampled_from(["states", "hedges"]), st.floats(0.5, 1)).map(
+        lambda drawn: ChoiceAnswer(
+            drawn[0],
+            drawn[1],
+            source="native",
+            distribution=(
+                (drawn[0], drawn[1]),
+                ("hedges" if drawn[0] == "states" else "states", 1 - drawn[1]),
+            ),
+        )
+    ),
+    st.tuples(st.integers(0, 2), st.sampled_from([0.5, 0.8, 0.9, 1.0])).map(
+        lambda drawn: RubricAnswer(drawn[0], drawn[1], source="logprobs")
+    ),
+)
+fast_decisions = st.sampled_from([ACCEPT, RETURN, FAIL, OWN, None])
+moments = st.sampled_from(
+    ["2026-10-31T23:59:59Z", "2026-11-01T00:00:00Z", AT, LATER, "2026-11-02T15:30:00.5Z"]
+)
+
+
+@st.composite
+def fast_trails(draw: st.DrawFn) -> list[tuple[str, list[bytes]]]:
+    """Verdicts and decisions of a few submissions, dealt to two replicas' files as lines,
+    some written twice, some recorded again later, and a torn last line now and then."""
+    files: list[list[bytes]] = [[], []]
+    for number in range(draw(st.integers(1, 12))):
+        run, submission = f"run-{number % 9}", Submission({"report": number % 9})
+        at, advisory = draw(moments), draw(st.booleans() | st.just(True))
+        if draw(st.integers(0, 9)) == 0:
+            verdict = error_verdict(FAST_CHECK, model="m", at=at, advisory=advisory)
+            outcome = outcome_for(verdict)
+        else:
+            answers = draw(fast_answers)
+            verdict = combine(
+                FAST_CHECK, answers, model=draw(st.sampled_from(["m", "n"])), at=at,
+                advisory=advisory,
+            )  # fmt: skip
+            outcome = outcome_for(verdict, answers=answers)
+        line = record_line(
+            verdict_record(outcome, run_id=run, step_id="screen", submission=submission)
+        )
+        files[draw(st.integers(0, 1))].append(line)
+        if draw(st.integers(0, 5)) == 0:
+            files[draw(st.integers(0, 1))].append(line)
+        decision = draw(fast_decisions)
+        if decision is not None:
+            decision = evolve(decision, at=draw(moments))
+            made = decision_record(decision, run_id=run, step_id="screen", submission=submission)
+            files[draw(st.integers(0, 1))].append(record_line(made))
+    for lines in files:
+        if lines and draw(st.integers(0, 4)) == 0:
+            lines.append(lines[0][: draw(st.integers(1, len(lines[0]) - 2))])  # torn
+    return [(f"replica-{n}.jsonl", lines) for n, lines in enumerate(files) if lines]
+
+
+def fully_read(path: Path) -> list[Any]:
+    """Every record of ``path`` as the full reading (no fast path) reads it."""
+    reader = _Reader(fast=False)
+    return [reader.line(name, number, line) for name, number, line in _lines(path)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(fast_trails(), st.sampled_from([(None, None), ("2026-11-01", None), (None, AT)]))
+def test_calibrating_files_gives_the_report_the_full_reading_gives(
+    trail: list[tuple[str, list[bytes]]], window: tuple[str | None, str | None]
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        paths = []
+        for name, lines in trail:
+            path = Path(folder) / name
+            path.write_bytes(b"".join(lines))
+            paths.append(path)
+        since, until = window
+        fast = calibrate(*paths, since=since, until=until, min_cases=1)
+        full = calibrate(*map(fully_read, paths), since=since, until=until, min_cases=1)
+    assert fast.to_json() == {**full.to_json(), "sources": [str(path) for path in paths]}

@@ -93,7 +93,7 @@ from typing import (
 import attrs
 
 from .._bundle import Submission, canonical_json
-from .._check import Check, ChoiceQuestion, Question, RubricQuestion
+from .._check import Check, ChoiceQuestion, Question, YesNoQuestion
 from .._convert import file_name, show
 from .._run import Action, Outcome
 from .._validate import parse_check
@@ -108,15 +108,19 @@ from .._verdict import (
     VerdictName,
     YesNoAnswer,
     format_at,
-    grade,
+    grade_fitting,
+    worst_of,
 )
-from ..errors import AnswerError, CheckError, CheckprofileError, MaterialError, VerdictError
+from ..errors import CheckError, CheckprofileError, MaterialError, VerdictError
 from ._decisions import (
     Completed,
     Decision,
+    DecisionKind,
     DecisionRequiredError,
     Resolution,
     decision_from_json,
+    plain_decision,
+    plain_decision_of,
 )
 from ._receipts import (
     Provenance,
@@ -191,11 +195,11 @@ _PLAIN = re.compile(r"[ !#-\[\]-~]*")
 
 
 def _key_from(run_id: str, step_id: str, submission_hash: str) -> str:
-    parts = (run_id, step_id, submission_hash)
-    if all(_PLAIN.fullmatch(part) for part in parts):
+    # (The class of _PLAIN is per character: the parts are plain when they are, joined.)
+    if _PLAIN.fullmatch(run_id + step_id + submission_hash):
         # canonical_json of the list, written out (a reader computes this for every record)
-        return _sha256('["' + '","'.join(parts) + '"]')
-    return _sha256(canonical_json(list(parts)))
+        return _sha256(f'["{run_id}","{step_id}","{submission_hash}"]')
+    return _sha256(canonical_json([run_id, step_id, submission_hash]))
 
 
 def submission_key(run_id: str, step_id: str, submission: Submission) -> str:
@@ -694,25 +698,188 @@ class _Known(NamedTuple):
     key: str
     plan: tuple[_Step, ...]
     colons: int | None = None
+    tail: _Tail | None = None
 
 
-# A question, its ask and kind, the fields of an answered entry, and the options and their
-# type that a distribution of its answer may name.
-_Step = tuple[Question, str, str, frozenset[str], Container[object], type]
+#: What a question's entry in a verdict and its provenance entry hold, plainly right: the
+#: answer, its recorded result, the distribution kept beside it and its source.
+_Read = tuple["Answer", str, "Distribution | None", "str | None"]
+# Reads one question's entry and provenance entry (``None``: no provenance), or gives ``None``.
+_Step = Callable[[object, object], "_Read | None"]
+# Checks one question's values: answer, confidence, result, source and distribution as
+# written (``None``: none), or gives ``None``.
+_Values = Callable[[Any, Any, Any, Any, Any], "_Read | None"]
 
 
 def _plan(check: Check) -> tuple[_Step, ...]:
-    steps: list[_Step] = []
+    """A reader for each question of ``check`` (see :func:`_verdict_body`)."""
+    return tuple(_step(question, _values(question)) for question in check)
+
+
+def _step(question: Question, values: _Values) -> _Step:
+    """The reader of ``question``'s entry in a verdict, and its provenance entry."""
+    ask, kind = question.ask, question.kind
+    fields = _QUESTION_FIELDS if kind == "yes_no" else _QUESTION_FIELDS_CONFIDENCE
+
+    def read(entry: object, origin: object) -> _Read | None:
+        if (
+            type(entry) is not dict
+            or entry.keys() != fields
+            or entry["ask"] != ask
+            or entry["kind"] != kind
+        ):
+            return None
+        source = pairs = None
+        if origin is not None:
+            source, pairs = _origin(origin)
+            if source is False:
+                return None
+        return values(entry["answer"], entry.get("confidence"), entry["result"], source, pairs)
+
+    return read
+
+
+def _values(question: Question) -> _Values:
+    """The checker of ``question``'s values: plain type checks that take an answer only where
+    :func:`~checkprofile.answer_problem` takes it (or more strictly), then its thresholds."""
+    if isinstance(question, YesNoQuestion):
+
+        def yes_no(p: Any, _: Any, result: Any, source: Any, pairs: Any) -> _Read | None:
+            # A probability: a finite number in [0, 1] (a NaN or an infinity fails the test).
+            # (The full reading keeps a yes/no distribution unchecked.)
+            if (
+                (type(p) is not float and type(p) is not int)
+                or not 0 <= p <= 1
+                or pairs is not None
+            ):
+                return None
+            given = YesNoAnswer(p)
+            if grade_fitting(question, given) != result:
+                return None
+            return given, result, None, source
+
+        return yes_no
+    options: Container[object]
+    option: type
+    if isinstance(question, ChoiceQuestion):
+        options, option = frozenset(question.names), str
+    else:
+        options, option = range(len(question.levels)), int
+
+    def chosen(answer: Any, confidence: Any, result: Any, source: Any, pairs: Any) -> _Read | None:
+        if (
+            (type(confidence) is not float and type(confidence) is not int)
+            or not 0 <= confidence <= 1
+            or type(answer) is not option
+            or answer not in options
+        ):
+            return None
+        shown = None
+        if pairs is not None:
+            shown = _distribution(pairs, options, option, answer)
+            if shown is None:
+                return None
+        # The schema's reading makes a confidence a float (1 is read as 1.0).
+        given: Answer
+        if option is str:
+            # One text per answer name, not one per line (calibration keeps answers).
+            given = ChoiceAnswer(sys.intern(cast("str", answer)), float(confidence))
+        else:
+            given = RubricAnswer(answer, float(confidence))
+        if grade_fitting(question, given) != result:
+            return None
+        return given, result, shown, source
+
+    return chosen
+
+
+# What follows a writer's verdict line's check, for one check: its results, texts and numbers
+# as the writer writes them (a number as JSON writes it; an integer of up to 18 digits).
+_RESULT = '"(pass|fail|unsure)"'
+_NUMBER = r"(-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]+)?(?:[eE][+-]?[0-9]{1,3})?)"
+_LEVEL = r"(-?(?:0|[1-9][0-9]{0,17}))"
+_ORIGIN = (
+    r'(null|\{\}|\{"source":"([a-z_]+)"'
+    r'(?:,"distribution":(null|\[[^"{}]*(?:"[^"\x00-\x1f]*"[^"{}]*)*\]))?\})'
+)
+_PLAIN_TEXT = re.compile(r'[^"\\\x00-\x1f]*')
+
+#: Reads the end of a verdict line from where its check ends (see :func:`_tail`): the
+#: verdict's name, advisory, model, at, truncated, and what :func:`_finish` gives.
+_Tail = Callable[[str, int], "tuple[str, bool, str, str, bool, _Body | None] | None"]
+
+
+def _number(text: str) -> int | float:
+    """A JSON number's text as the json module reads it."""
+    return float(text) if "." in text or "e" in text or "E" in text else int(text)
+
+
+def _tail(check: Check) -> _Tail | None:
+    """A reader of what follows ``check`` in a verdict line the writer wrote, ``None`` when
+    an ask is not plain text (then the line holds escapes, and is read the other way).
+
+    Its pattern pins every key, once, in the writer's order, and every value as the writer
+    writes it (no whitespace, no escapes): what it matches is the JSON text of exactly the
+    values it captures. A distribution is captured as its text and parsed (lists hold no
+    keys). Anything else is left to the other readings."""
+    if not all(_PLAIN_TEXT.fullmatch(question.ask) for question in check):
+        return None
+    entries: list[str] = []
+    layout: list[tuple[str, int]] = []
+    group = 3
     for question in check:
-        options: Container[object] = ()
-        kind: type = int
-        if isinstance(question, ChoiceQuestion):
-            options, kind = frozenset(question.names), str
-        elif isinstance(question, RubricQuestion):
-            options = range(len(question.levels))
-        fields = _QUESTION_FIELDS if question.kind == "yes_no" else _QUESTION_FIELDS_CONFIDENCE
-        steps.append((question, question.ask, question.kind, fields, options, kind))
-    return tuple(steps)
+        entry = f'\\{{"ask":"{re.escape(question.ask)}","kind":"{question.kind}","answer":'
+        if question.kind == "yes_no":
+            entries.append(entry + _NUMBER + ',"result":' + _RESULT + "\\}")
+            layout.append((question.kind, group))
+            group += 2
+        else:
+            answer = _TEXT if question.kind == "choice" else _LEVEL
+            entries.append(
+                entry + answer + ',"confidence":' + _NUMBER + ',"result":' + _RESULT + "\\}"
+            )
+            layout.append((question.kind, group))
+            group += 3
+    truncated, at, origins = group, group + 1, group + 2
+    pattern = re.compile(
+        ',"verdict":\\{"verdict":' + _RESULT + ',"advisory":(true|false),"model":' + _TEXT
+        + ',"questions":\\[' + ",".join(entries) + '\\](,"truncated":true)?,"at":' + _TEXT
+        + '\\}(?:,"provenance":\\[' + ",".join([_ORIGIN] * len(check)) + "\\])?\\}"
+    )  # fmt: skip
+    checkers = tuple(_values(question) for question in check)
+
+    def tail(text: str, start: int) -> tuple[str, bool, str, str, bool, _Body | None] | None:
+        match = pattern.fullmatch(text, start)
+        if match is None:
+            return None
+        found = match.groups()
+        absent = found[origins] is None
+        reads = []
+        for index, ((kind, at_group), values) in enumerate(zip(layout, checkers, strict=True)):
+            answer: Any
+            confidence: Any
+            if kind == "yes_no":
+                answer, confidence, result = _number(found[at_group]), None, found[at_group + 1]
+            else:
+                answer = found[at_group] if kind == "choice" else int(found[at_group])
+                confidence, result = _number(found[at_group + 1]), found[at_group + 2]
+            source = pairs = None
+            origin = origins + 3 * index
+            if not absent and found[origin] != "null" and found[origin] != "{}":
+                source, written = found[origin + 1], found[origin + 2]
+                if source not in _SOURCES:
+                    return None
+                if written is not None and written != "null":
+                    try:
+                        pairs = _PLAIN_DECODER.decode(written)
+                    except (ValueError, RecursionError):
+                        return None
+            reads.append(values(answer, confidence, result, source, pairs))
+        name, model, when = found[0], found[2], found[at]
+        body = _finish(name, model, when, reads, absent)
+        return name, found[1] == "true", model, when, found[truncated] is not None, body
+
+    return tail
 
 
 class _Checks:
@@ -760,8 +927,14 @@ class _Checks:
                 name for q in found.check if isinstance(q, ChoiceQuestion) for name in q.names
             ]
             colons = None if any(name.startswith(":") for name in names) else written.count('":')
-            found = self._keep(self._written, written, found._replace(colons=colons))
+            found = found._replace(colons=colons, tail=_tail(found.check))
+            found = self._keep(self._written, written, found)
         return found
+
+    def written(self, text: str) -> _Known | None:
+        """The check whose JSON text, as a line of the writer's holds it, is ``text``: one
+        seen before, read strictly (see :meth:`get`)."""
+        return self._written.get(text)
 
     def _keep(self, table: dict[str, _Known], text: str, found: _Known) -> _Known:
         if len(table) >= self._LIMIT:
@@ -782,6 +955,26 @@ _ORIGIN_FIELDS = (frozenset(("source",)), frozenset(("source", "distribution")))
 _SOURCES = frozenset(get_args(Source))
 # The cut of a writer's verdict line that holds its check: after the key, up to the next key.
 _CHECK_AT, _CHECK_END = ',"check":[', '],"verdict":{'
+# A writer's verdict line up to its check: each value as the writer writes it, every text
+# plain (the line holds no backslash, so no text holds an escape).
+_HASH_TEXT = r'"(sha256:[0-9a-f]{64})"'
+_TEXT = r'"([^"\x00-\x1f]*)"'
+_VERDICT_HEAD = re.compile(
+    rf'\{{"record":"verdict","format":1,"key":{_HASH_TEXT},"run":{_TEXT},"step":{_TEXT},'
+    rf'"submission_sha256":{_HASH_TEXT},"bundle_sha256":(?:{_HASH_TEXT}|null),'
+    rf'"check_key":{_HASH_TEXT},"action":"(complete|not_accepted|escalate|retry)",'
+    r'"attempts":([12]),"check":'
+)
+# A writer's line of a plain decision (plain_decision), whole: the kind, then the note of a
+# return or failure, by, at, and the note of a completion (written last).
+_DECISION_LINE = re.compile(
+    rf'\{{"record":"decision","format":1,"key":{_HASH_TEXT},"run":{_TEXT},"step":{_TEXT},'
+    rf'"submission_sha256":{_HASH_TEXT},"escalated_at":(?:{_TEXT}|null),"accepted":(true|false),'
+    rf'"decision":\{{"kind":"(completed|returned|failed)",(?:"note":{_TEXT},)?"by":{_TEXT},'
+    rf'"at":{_TEXT}(?:,"note":{_TEXT})?\}}\}}'
+)
+_REST_FIELDS = frozenset(("verdict",))
+_REST_FIELDS_PROVENANCE = frozenset(("verdict", "provenance"))
 
 
 class _Reader:
@@ -791,23 +984,26 @@ class _Reader:
     with one that is not: it validates each verdict against the verdict schema, parses its
     check, and grades its answers again. The fast path here takes a verdict record only when
     plain type checks find every field in the shape the schema asks for, its check is one
-    already parsed (:class:`_Checks`), and the core's own :func:`~checkprofile.grade` gives
-    each recorded result; it builds exactly the record :func:`record_from_json` would (the
-    tests compare the two on generated and hand-broken records). Anything else, right or
-    wrong, goes the full way.
+    already parsed (:class:`_Checks`), and the core's own thresholds give each recorded
+    result; and a decision record only when it is one of the plain decisions people make
+    most (:func:`~checkprofile.human._decisions.plain_decision`). It builds exactly the record
+    :func:`record_from_json` would (the tests compare the two on generated and broken
+    records). Anything else, right or wrong, goes the full way. ``fast=False`` reads every
+    line the full way (the tests' reference).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, fast: bool = True) -> None:
         self._checks = _Checks()
+        self._fast = fast
 
     def line(self, name: str, number: int, line: bytes) -> AuditRecord | TornLine:
         """The record on ``line`` (its bytes, without the newline), or the fragment a writer
         left; raises :class:`AuditError` for anything else."""
         read = self.read(name, number, line)
-        return read.record() if isinstance(read, VerdictFacts) else read
+        return read.record() if isinstance(read, (VerdictFacts, DecisionFacts)) else read
 
-    def read(self, name: str, number: int, line: bytes) -> AuditRecord | VerdictFacts | TornLine:
-        """As :meth:`line`, but a verdict the fast path reads comes as its facts."""
+    def read(self, name: str, number: int, line: bytes) -> AuditRecord | Facts | TornLine:
+        """As :meth:`line`, but a record the fast path reads comes as its facts."""
         if not line.strip():
             raise AuditError(name, number, "an empty line")
         try:
@@ -821,16 +1017,29 @@ class _Reader:
             ):
                 return TornLine(name, number)
             raise AuditError(name, number, f"not JSON: {error}") from None
-        if _PLAIN_ROUTE and "\\" not in text and text.startswith('{"record":"verdict"'):
-            # A verdict line as the writer writes it: parsed by the json module alone (its
-            # hooks cost a third more), and taken when the fast path finds it right and its
-            # keys add up to what the text holds (a repeated key would not).
+        if self._fast and _PLAIN_ROUTE and text.startswith('{"record":"') and "\\" not in text:
+            # A line as the writer writes it: parsed by the json module alone (its hooks cost a
+            # third more), and taken when the fast path finds it right and its keys add up to
+            # what the text holds (a repeated key would not). A verdict whose check was seen
+            # before, in a line of the same layout, has only what follows its check parsed.
+            facts: Facts | None = None
+            if text.startswith('{"record":"verdict"'):
+                facts = self._verdict_line(text)
+            elif text.startswith('{"record":"decision"'):
+                facts = self._decision_line(text)
+            if facts is not None:
+                return facts
             try:
                 plain = _PLAIN_DECODER.decode(text)
             except (ValueError, RecursionError):
                 plain = None
             if type(plain) is dict:
-                found = self._verdict(plain, text, counted=True)
+                kind = plain.get("record")
+                found: Facts | None = None
+                if kind == "verdict":
+                    found = self._verdict(plain, text)
+                elif kind == "decision":
+                    found = self._decision(plain, text)
                 if found is not None:
                     return found
         try:
@@ -857,7 +1066,7 @@ class _Reader:
                     " which is not Unicode text",
                 )
         try:
-            return self.record(data, text)
+            return self.record(data)
         except DecisionRequiredError as error:
             raise AuditError(name, number, f"decision: {error}") from None
         except (VerdictError, MaterialError, ValueError, TypeError) as error:
@@ -865,96 +1074,234 @@ class _Reader:
         except RecursionError:
             raise AuditError(name, number, "not a record: nested too deeply") from None
 
-    def record(self, data: object, text: str | None = None) -> AuditRecord | VerdictFacts:
-        """The record ``data`` (``text``: the line it was read from, if any)."""
-        if type(data) is dict and data.get("record") == "verdict":
-            found = self._verdict(data, text)
+    def record(self, data: object) -> AuditRecord | Facts:
+        """The record ``data``, read strictly (no key repeated, no lone surrogate)."""
+        if self._fast and type(data) is dict:
+            kind = data.get("record")
+            found: Facts | None = None
+            if kind == "verdict":
+                found = self._verdict(data)
+            elif kind == "decision":
+                found = self._decision(data)
             if found is not None:
                 return found
         return record_from_json(data)
 
-    def _verdict(
-        self, data: dict[str, Any], text: str | None, *, counted: bool = False
-    ) -> VerdictFacts | None:
+    def _verdict(self, data: dict[str, Any], text: str | None = None) -> VerdictFacts | None:
         """The facts of verdict record ``data``, or ``None`` to read it the full way.
-        ``counted``: ``data`` was parsed without the check for repeated keys, so the keys
-        must be counted against the text."""
+        ``text``: ``data`` was parsed from this line without the check for repeated keys, so
+        the keys must be counted against it (:func:`_keys_add_up`)."""
         keys = data.keys()
         if keys != _VERDICT_FIELDS and keys != _VERDICT_FIELDS_PROVENANCE:
             return None
         run, step, digest, key = data["run"], data["step"], data["submission_sha256"], data["key"]
         action, attempts, bundle = data["action"], data["attempts"], data["bundle_sha256"]
-        if (
-            type(data["format"]) is not int
-            or data["format"] != AUDIT_FORMAT
-            or type(run) is not str
-            or type(step) is not str
-            or not run.strip()
-            or not step.strip()
-            or not _is_hash(key)
-            or not _is_hash(digest)
-            or not (bundle is None or _is_hash(bundle))
-            or type(action) is not str
-            or action not in _ACTIONS
-            or type(attempts) is not int
-            or attempts not in (1, 2)
-            or key != _key_from(run, step, digest)
+        if not (
+            _subject(data, run, step, digest, key)
+            and (bundle is None or _is_hash(bundle))
+            and type(action) is str
+            and action in _ACTIONS
+            and type(attempts) is int
+            and (attempts == 1 or attempts == 2)
         ):
             return None
         written = None
-        if text is not None and tuple(data) in _VERDICT_ORDER:
+        if text is not None:
+            if tuple(data) not in _VERDICT_ORDER:
+                return None
             # Every value before "check" is a plain string, number or null, in which no
             # unescaped quote can stand: the first `,"check":[` is the key itself.
             start = text.find(_CHECK_AT)
             end = text.find(_CHECK_END, start)
-            if 0 <= start < end:
-                written = text[start + len(_CHECK_AT) - 1 : end + 1]
+            if not 0 <= start < end:
+                return None
+            written = text[start + len(_CHECK_AT) - 1 : end + 1]
         found = self._checks.get(data["check"], written)
         if found is None or found.key != data["check_key"]:
             return None
-        body = data["verdict"]
-        origins = data.get("provenance", _ABSENT)
-        made = _verdict_body(body, found.plan, origins)
-        if made is None:
+        if text is not None and found.colons is None:
             return None
-        if counted:
-            # Each key ends in `":`, and in a line with no backslash nothing else does but a
-            # text that starts with ":" (none here: run, step and model are looked at, the
-            # check's asks and names were when it was kept).
-            if (
-                written is None
-                or found.colons is None
-                or run[:1] == ":"
-                or step[:1] == ":"
-                or body["model"][:1] == ":"
-            ):
+        return _facts(data, found, text, found.colons or 0, key, run, step, digest, bundle)
+
+    def _verdict_line(self, text: str) -> VerdictFacts | None:
+        """The facts of the verdict line ``text`` (no backslash in it) when it is laid out as
+        the writer lays it out and its check's text is one already read (:meth:`_Checks.get`):
+        only what follows the check is parsed. ``None`` to read it another way.
+
+        The line is then the head that :data:`_VERDICT_HEAD` matches (each key once, each
+        value plain), the check's own text (one whole JSON value: what follows it is not part
+        of it), and ``,"verdict":…}``: read as the object ``{"verdict":…}``, with no key of
+        the head in it, it gives what the whole line would."""
+        head = _VERDICT_HEAD.match(text)
+        if head is None:
+            return None
+        start = head.end()
+        end = text.find(_CHECK_END, start)
+        found = self._checks.written(text[start : end + 1]) if end > 0 else None
+        if found is None:
+            return None
+        key, run, step, digest, bundle, check, action, attempts = head.groups()
+        if (
+            not run.strip()
+            or not step.strip()
+            or check != found.key
+            or key != _key_from(run, step, digest)
+        ):
+            return None
+        tail = found.tail(text, end + 1) if found.tail is not None else None
+        if tail is not None:
+            name, advisory, model, at, truncated, body = tail
+            if body is None:
                 return None
-            keys_seen = len(data) + len(body) + sum(map(len, body["questions"]))
-            if origins is not _ABSENT:
-                keys_seen += sum(len(origin) for origin in origins if origin is not None)
-            if text.count('":') - found.colons != keys_seen:  # type: ignore[union-attr]
-                return None
-        answers, results, distributions, sources = made
-        return VerdictFacts(
-            key,
-            run,
-            step,
-            digest,
-            bundle,
-            found.key,
-            action,
-            attempts,
-            found.check,
-            body["verdict"],
-            body["advisory"],
-            body["model"],
-            body["at"],
-            body.get("truncated", False),
-            answers,
-            results,
-            distributions,
-            sources,
-        )
+            return VerdictFacts(
+                key, run, step, digest, bundle, found.key, action, int(attempts), found.check,
+                name, advisory, model, at, truncated, *body,
+            )  # fmt: skip
+        rest = "{" + text[end + 2 :]
+        try:
+            data = _PLAIN_DECODER.decode(rest)
+        except (ValueError, RecursionError):
+            return None
+        if type(data) is not dict or (
+            data.keys() != _REST_FIELDS and data.keys() != _REST_FIELDS_PROVENANCE
+        ):
+            return None
+        return _facts(data, found, rest, 0, key, run, step, digest, bundle, action, int(attempts))
+
+    def _decision_line(self, text: str) -> DecisionFacts | None:
+        """The facts of the decision line ``text`` (no backslash in it) when it is a plain
+        decision laid out as the writer lays it out (:data:`_DECISION_LINE`: each key once,
+        each value plain, nothing else), without parsing it as JSON; ``None`` otherwise."""
+        line = _DECISION_LINE.fullmatch(text)
+        if line is None:
+            return None
+        key, run, step, digest, escalated, accepted, kind, before, by, at, after = line.groups()
+        if before is not None and after is not None:
+            return None  # a note twice
+        note = after if before is None else before
+        body = {"kind": kind, "by": by, "at": at}
+        if note is not None:
+            body["note"] = note
+        data = {
+            "format": AUDIT_FORMAT,
+            "key": key,
+            "run": run,
+            "step": step,
+            "submission_sha256": digest,
+            "escalated_at": escalated,
+            "accepted": accepted == "true",
+            "decision": body,
+        }
+        return self._decision(data, checked=True)
+
+    def _decision(
+        self, data: dict[str, Any], text: str | None = None, *, checked: bool = False
+    ) -> DecisionFacts | None:
+        """The facts of decision record ``data``, or ``None`` to read it the full way
+        (``text`` as for :meth:`_verdict`; ``checked``: its keys are known to be right)."""
+        if not checked and data.keys() != _DECISION_FIELDS:
+            return None
+        run, step, digest, key = data["run"], data["step"], data["submission_sha256"], data["key"]
+        escalated, body = data["escalated_at"], data["decision"]
+        if not _subject(data, run, step, digest, key):
+            return None
+        if escalated is not None and (type(escalated) is not str or not _is_at(escalated)):
+            return None
+        made = plain_decision(body)
+        # A plain decision lets the candidate stand exactly when it completes.
+        if made is None or data["accepted"] is not (made[0] == "completed"):
+            return None
+        if text is not None and not _keys_add_up(text, len(data) + len(body)):
+            return None
+        return DecisionFacts(key, run, step, digest, escalated, *made)
+
+
+def _facts(
+    data: dict[str, Any],
+    found: _Known,
+    text: str | None,
+    colons: int,
+    key: str,
+    run: str,
+    step: str,
+    digest: str,
+    bundle: str | None,
+    action: str | None = None,
+    attempts: int | None = None,
+) -> VerdictFacts | None:
+    """The facts of a verdict record whose head (``key`` to ``bundle``; ``action`` and
+    ``attempts`` when ``data`` does not hold them) and check (``found``) are right, from its
+    ``"verdict"`` and ``"provenance"`` in ``data``; ``None`` when those are not plainly right.
+    ``text``: ``data`` was parsed from this text without the check for repeated keys, so its
+    keys must add up, with ``colons`` more for a check's text within it."""
+    body = data["verdict"]
+    origins = data.get("provenance", _ABSENT)
+    made = _verdict_body(body, found.check, found.plan, origins)
+    if made is None:
+        return None
+    if text is not None:
+        keys_seen = len(data) + len(body) + sum(map(len, body["questions"]))
+        if origins is not _ABSENT:
+            keys_seen += sum(len(origin) for origin in origins if origin is not None)
+        if not _keys_add_up(text, keys_seen + colons):
+            return None
+    answers, results, distributions, sources = made
+    return VerdictFacts(
+        key,
+        run,
+        step,
+        digest,
+        bundle,
+        found.key,
+        data["action"] if action is None else action,
+        data["attempts"] if attempts is None else attempts,
+        found.check,
+        body["verdict"],
+        body["advisory"],
+        body["model"],
+        body["at"],
+        body.get("truncated", False),
+        answers,
+        results,
+        distributions,
+        sources,
+    )
+
+
+def _subject(data: dict[str, Any], run: object, step: object, digest: object, key: object) -> bool:
+    """Whether a record's format, run, step, submission hash and key are plainly right (the
+    key is the submission key of the others, so it is a hash too)."""
+    return (
+        type(data["format"]) is int
+        and data["format"] == AUDIT_FORMAT
+        and type(run) is str
+        and type(step) is str
+        and type(key) is str
+        and bool(run.strip())
+        and bool(step.strip())
+        and _is_hash(digest)
+        and key == _key_from(run, step, digest)  # type: ignore[arg-type]
+    )
+
+
+def _keys_add_up(text: str, keys: int) -> bool:
+    """Whether the line ``text`` (no backslash in it), parsed without the check for repeated
+    keys into objects with ``keys`` keys in all, holds no key twice.
+
+    Each key in the text is a string followed by ``:``. When no ``"`` is followed by
+    whitespace, every key shows as ``":``, and so does every other string that starts with
+    ``:`` (a string holds no ``"``); nothing else does. So the text counts at least as many as
+    the keys read, and exactly as many only when no key was written twice."""
+    return '" ' not in text and '"\t' not in text and '"\r' not in text and text.count('":') == keys
+
+
+def _is_at(text: str) -> bool:
+    """Whether ``text`` is a time as records hold it (see :func:`format_at`)."""
+    try:
+        format_at(text)
+    except ValueError:
+        return False
+    return True
 
 
 class VerdictFacts(NamedTuple):
@@ -1031,6 +1378,42 @@ class VerdictFacts(NamedTuple):
         )
 
 
+class DecisionFacts(NamedTuple):
+    """A decision record as the fast path read it (one of the plain decisions: ``completed``
+    with the candidate, ``returned``, ``failed``), every field checked, before it is built as
+    a :class:`DecisionRecord` (:meth:`record`); calibration takes these as they are."""
+
+    key: str
+    run: str
+    step: str
+    submission_sha256: str
+    escalated_at: str | None
+    kind: DecisionKind
+    by: str
+    at: str
+    note: str | None
+
+    @property
+    def accepted(self) -> bool:
+        """Whether the person let the candidate stand (a plain ``completed`` does)."""
+        return self.kind == "completed"
+
+    def record(self) -> DecisionRecord:
+        """The typed record: what :func:`record_from_json` makes of the same line."""
+        return DecisionRecord(
+            key=self.key,
+            run=self.run,
+            step=self.step,
+            submission_sha256=self.submission_sha256,
+            escalated_at=self.escalated_at,
+            decision=plain_decision_of(self.kind, self.by, self.at, self.note),
+        )
+
+
+#: A record as the fast path read it.
+Facts = VerdictFacts | DecisionFacts
+
+
 def _value(answer: Answer) -> float | str | int:
     """The recorded ``answer`` of a question: the probability, name or level."""
     if isinstance(answer, YesNoAnswer):
@@ -1038,12 +1421,20 @@ def _value(answer: Answer) -> float | str | int:
     return answer.name if isinstance(answer, ChoiceAnswer) else answer.level
 
 
-def _verdict_body(data: object, plan: tuple[_Step, ...], origins: object) -> _Body | None:
-    """The answers, results, distributions and sources of the verdict ``data`` and the
-    provenance ``origins`` (``_ABSENT``: there is none), when plain type checks find both in
-    the shape the verdict schema and :func:`provenance_from_json` take, grading each answer
-    under the check of ``plan`` gives every recorded result, and each distribution is plainly
-    one the core takes for its answer (:func:`_fits`); ``None`` otherwise."""
+# The core's worst-of rule (decision 7), once for each combination of results.
+_worst = functools.cache(worst_of)
+
+
+def _verdict_body(
+    data: object, check: Check, plan: tuple[_Step, ...], origins: object
+) -> _Body | None:
+    """The answers, results, distributions and sources of the verdict ``data`` of ``check``
+    and the provenance ``origins`` (``_ABSENT``: there is none), when plain type checks find
+    both in the shape the verdict schema and :func:`provenance_from_json` take, each answer
+    fits its question as :func:`~checkprofile.answer_problem` asks (or more strictly), its
+    thresholds give every recorded result, and each distribution is plainly one the core
+    takes for its answer (:func:`_distribution`); ``None`` otherwise. ``plan`` reads each question
+    (:func:`_plan`)."""
     if type(data) is not dict:
         return None
     keys = data.keys()
@@ -1067,76 +1458,40 @@ def _verdict_body(data: object, plan: tuple[_Step, ...], origins: object) -> _Bo
         origins = _NONE * len(plan)
     elif type(origins) is not list or len(origins) != len(plan) or name == "error":
         return None  # (an error verdict has no provenance to speak of)
-    try:
-        format_at(at)
-    except ValueError:
-        return None
     if name == "error":
-        for (_, ask, kind, _, _, _), entry in zip(plan, questions, strict=True):
+        if not _is_at(at):
+            return None
+        for question, entry in zip(check, questions, strict=True):
             if (
                 type(entry) is not dict
                 or entry.keys() != _QUESTION_FIELDS
-                or entry["ask"] != ask
-                or entry["kind"] != kind
+                or entry["ask"] != question.ask
+                or entry["kind"] != question.kind
                 or entry["answer"] is not None
                 or entry["result"] != "unsure"
             ):
                 return None
         return (), ("unsure",) * len(plan), (None,) * len(plan), None
-    answers: list[Answer] = []
-    results: list[str] = []
-    distributions: list[Distribution | None] = []
-    sources: list[str | None] = []
-    for (question, ask, kind, fields, options, option), entry, origin in zip(
-        plan, questions, origins, strict=True
-    ):
-        if type(entry) is not dict or entry.keys() != fields:
-            return None
-        answer, result = entry["answer"], entry["result"]
-        if entry["ask"] != ask or entry["kind"] != kind:
-            return None
-        source, shown = _origin(origin)
-        if source is False:
-            return None
-        given: Answer
-        if kind == "yes_no":
-            if type(answer) not in (int, float):
-                return None
-            if shown is not None:  # the full reading keeps a yes/no distribution unchecked
-                return None
-            given = YesNoAnswer(answer)
-        else:
-            confidence = entry["confidence"]
-            if type(confidence) not in (int, float):
-                return None
-            # The schema's reading makes a confidence a float (1 is read as 1.0).
-            if kind == "choice" and type(answer) is str:
-                # One text per answer name, not one per line (calibration keeps answers).
-                given = ChoiceAnswer(sys.intern(answer), float(confidence))
-            elif kind == "rubric" and type(answer) is int:
-                given = RubricAnswer(answer, float(confidence))
-            else:
-                return None
-            if shown is not None and not _fits(shown, options, option, answer):
-                return None
-        try:  # grading checks that the answer fits the question
-            if grade(question, given) != result:
-                return None
-        except AnswerError:
-            return None
-        answers.append(given)
-        results.append(result)
-        distributions.append(shown)
-        sources.append(source)
-    # Worst-of (decision 7): unsure outranks fail, fail outranks pass.
-    worst = "unsure" if "unsure" in results else "fail" if "fail" in results else "pass"
-    if worst != name:
+    read = [
+        step(entry, origin) for step, entry, origin in zip(plan, questions, origins, strict=True)
+    ]
+    return _finish(name, model, at, read, absent)
+
+
+def _finish(name: str, model: str, at: str, read: list[_Read | None], absent: bool) -> _Body | None:
+    """The body of a verdict named ``name`` whose questions read as ``read`` (``absent``: it
+    has no provenance), when the model is named, the time is one, each question was plainly
+    right and the name is the worst of their results; ``None`` otherwise."""
+    if not model.strip() or not _is_at(at) or None in read:
+        return None
+    answers, results, distributions, sources = zip(*read, strict=True)
+    if _worst(results) != name:
         return None
     if absent:
-        return tuple(answers), tuple(results), tuple(distributions), None
-    if all(source is None for source in sources):
+        return answers, results, distributions, None
+    if sources.count(None) == len(sources):
         return None  # provenance that knows no source is left out, not written
-    return tuple(answers), tuple(results), tuple(distributions), tuple(sources)
+    return answers, results, distributions, sources
 
 
 #: One distribution: (option, probability) pairs.
@@ -1149,25 +1504,39 @@ _Body = tuple[
 ]
 
 
-def _fits(
-    distribution: Distribution, options: Container[object], option: type, chosen: object
-) -> bool:
-    """Whether ``distribution`` is plainly one the core takes beside the answer ``chosen``
-    (each of the question's ``options``, all of type ``option``, at most once; probabilities
-    in [0, 1] summing to 1 within the core's tolerance; ``chosen`` the most probable).
-    Stricter than the core where that is simpler (the core also takes a level written
-    ``2.0``, and a chosen answer a hair below the top): what this refuses, the full reading
-    decides."""
-    seen: dict[object, float] = {}
-    for name, probability in distribution:
-        if type(name) is not option or name not in options or name in seen:
-            return False
-        if type(probability) not in (int, float) or not 0 <= probability <= 1:
-            return False
-        seen[name] = probability
-    if not seen or abs(math.fsum(seen.values()) - 1) > DISTRIBUTION_TOLERANCE:
-        return False
-    return seen.get(chosen, -1.0) >= max(seen.values())
+def _distribution(
+    pairs: object, options: Container[object], option: type, chosen: object
+) -> Distribution | None:
+    """The distribution ``pairs`` (a list of ``[option, probability]`` lists) as kept beside
+    the answer ``chosen``, when it is plainly one the core takes (each of the question's
+    ``options``, all of type ``option``, at most once; probabilities in [0, 1] summing to 1
+    within the core's tolerance; ``chosen`` the most probable); ``None`` otherwise. Stricter
+    than the core where that is simpler (the core also takes a level written ``2.0``, and a
+    chosen answer a hair below the top): what this refuses, the full reading decides."""
+    if type(pairs) is not list or not pairs:
+        return None
+    shown = []
+    names: set[object] = set()
+    top = mine = -1.0
+    for pair in pairs:
+        if type(pair) is not list or len(pair) != 2:
+            return None
+        name, probability = pair
+        if type(name) is not option or name not in options or name in names:
+            return None
+        if (type(probability) is not float and type(probability) is not int) or not (
+            0 <= probability <= 1
+        ):
+            return None
+        names.add(name)
+        shown.append((name, probability))
+        if probability > top:
+            top = probability
+        if name == chosen:
+            mine = probability
+    if mine < top or abs(math.fsum(p for _, p in shown) - 1) > DISTRIBUTION_TOLERANCE:
+        return None
+    return tuple(shown)
 
 
 _NO_ORIGIN = Provenance()
@@ -1176,25 +1545,21 @@ _NONE = [None]
 
 
 def _origin(origin: object) -> tuple[Any, Any]:
-    """The source and distribution of a provenance entry: ``(None, None)`` for none (or
-    ``{}``), ``(False, None)`` for an entry the fast path leaves to the full reading."""
-    if origin is None or origin == {}:
-        return None, None
+    """The source and distribution (as written: ``None`` for none) of a provenance entry that
+    is not null: ``(None, None)`` for ``{}``, ``(False, None)`` for an entry the fast path
+    leaves to the full reading."""
     if type(origin) is not dict:
         return False, None
-    source, pairs = origin.get("source"), origin.get("distribution")
-    if origin.keys() not in _ORIGIN_FIELDS or type(source) is not str or source not in _SOURCES:
+    if not origin:
+        return None, None
+    source = origin.get("source")
+    if type(source) is not str or source not in _SOURCES:
         return False, None
-    if pairs is None:
+    if len(origin) == 1:
         return source, None
-    if type(pairs) is not list:
+    if len(origin) != 2 or "distribution" not in origin:
         return False, None
-    shown = []
-    for pair in pairs:
-        if type(pair) is not list or len(pair) != 2:
-            return False, None
-        shown.append((pair[0], pair[1]))
-    return source, tuple(shown)
+    return source, origin["distribution"]
 
 
 def _lines(path: str | os.PathLike[str]) -> Iterator[tuple[str, int, bytes]]:
@@ -1218,9 +1583,9 @@ def _lines(path: str | os.PathLike[str]) -> Iterator[tuple[str, int, bytes]]:
             yield name, number, line
 
 
-#: What calibration reads: a record (a verdict the fast path read comes as its facts), or a
+#: What calibration reads: a record (one the fast path read comes as its facts), or a
 #: fragment, each with a fingerprint of its text.
-Read = tuple["AuditRecord | VerdictFacts | TornLine", int]
+Read = tuple["AuditRecord | Facts | TornLine", int]
 
 
 def _file_stream(path: str | os.PathLike[str], reader: _Reader) -> Iterator[Read]:

@@ -38,7 +38,6 @@ import itertools
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from datetime import datetime
-from fractions import Fraction
 from typing import Any, Final, Literal
 
 import attrs
@@ -48,17 +47,19 @@ from .._bundle import canonical_json
 from .._check import Check, Question, YesNoQuestion
 from .._convert import converter, register_renamed, show
 from .._verdict import (
-    _RANK,
     Answer,
     ChoiceAnswer,
     Result,
     YesNoAnswer,
-    _answer_of,
     grade,
+    recorded_answer,
+    worst_of,
 )
 from ._audit import (
     AuditRecord,
+    DecisionFacts,
     DecisionRecord,
+    Facts,
     TornLine,
     VerdictFacts,
     VerdictRecord,
@@ -147,12 +148,12 @@ class Confusion:
 
     @property
     def cases(self) -> int:
-        return sum(self.count(r, p) for r in _RESULTS for p in _PEOPLE)
+        return self.decided + self.unsure
 
     @property
     def decided(self) -> int:
         """Cases the model would have passed or failed on its own."""
-        return self.cases - self.unsure
+        return self.pass_accepted + self.pass_refused + self.fail_accepted + self.fail_refused
 
     @property
     def unsure(self) -> int:
@@ -325,20 +326,30 @@ register_renamed(
 
 
 def _figures(counts: Counter[tuple[Result, Person]], min_cases: int) -> Figures:
-    confusion = Confusion(**{f"{r}_{p}": counts[(r, p)] for r in _RESULTS for p in _PEOPLE})
+    confusion = Confusion(
+        pass_accepted=counts[("pass", "accepted")],
+        pass_refused=counts[("pass", "refused")],
+        fail_accepted=counts[("fail", "accepted")],
+        fail_refused=counts[("fail", "refused")],
+        unsure_accepted=counts[("unsure", "accepted")],
+        unsure_refused=counts[("unsure", "refused")],
+    )
     decided, cases = confusion.decided, confusion.cases
     agreement: float | None = None
     kappa: float | None = None
     if decided:
-        # Exact fractions, so a hand computation in the docs and tests gives the same digits.
-        po = Fraction(confusion.agreed, decided)
+        # Exact, so a hand computation in the docs and tests gives the same digits: with
+        # po = agreed / decided and pe = chance / decided**2, kappa = (po - pe) / (1 - pe) is
+        # (agreed * decided - chance) / (decided**2 - chance), and Python divides integers
+        # exactly, rounding once (as float(Fraction(...)) does).
         passed = confusion.pass_accepted + confusion.pass_refused
         accepted = confusion.pass_accepted + confusion.fail_accepted
-        pe = Fraction(
-            passed * accepted + (decided - passed) * (decided - accepted), decided * decided
+        chance = passed * accepted + (decided - passed) * (decided - accepted)
+        agreement = confusion.agreed / decided
+        square = decided * decided
+        kappa = (
+            (confusion.agreed * decided - chance) / (square - chance) if chance != square else None
         )
-        agreement = float(po)
-        kappa = float((po - pe) / (1 - pe)) if pe != 1 else None
     return Figures(
         confusion=confusion,
         agreement=Figure(value=agreement, cases=decided, too_few=decided < min_cases),
@@ -350,11 +361,6 @@ def _figures(counts: Counter[tuple[Result, Person]], min_cases: int) -> Figures:
             too_few=cases < min_cases,
         ),
     )
-
-
-def _worst(results: Iterable[Result]) -> Result:
-    # The core's own worst-of order: unsure outranks fail, fail outranks pass.
-    return max(results, key=_RANK.__getitem__)
 
 
 def _bucket(answer: Answer) -> tuple[Hashable, int]:
@@ -381,15 +387,17 @@ class _Sweep:
 
     def __init__(self, question: Question, answers: Sequence[Answer], people: Sequence[Person]):
         self.question = question
-        parts: dict[Hashable, dict[int, tuple[Answer, Counter[Person]]]] = {}
-        # Each distinct answer object is bucketed once, with how many people saw each side.
-        distinct = {id(answer): answer for answer in answers}
-        sides = Counter(zip(map(id, answers), people, strict=True))
-        for (identity, person), count in sides.items():
-            answer = distinct[identity]
+        # Per bucket: its first answer, and how many accepted and refused cases it holds.
+        parts: dict[Hashable, dict[int, tuple[Answer, list[int]]]] = {}
+        for answer, person in zip(answers, people, strict=True):
             part, index = _bucket(answer)
-            _, tally = parts.setdefault(part, {}).setdefault(index, (answer, Counter()))
-            tally[person] += count
+            buckets = parts.get(part)
+            if buckets is None:
+                buckets = parts[part] = {}
+            bucket = buckets.get(index)
+            if bucket is None:
+                bucket = buckets[index] = (answer, [0, 0])
+            bucket[1][person != "accepted"] += 1
         # Per name or level: bucket indexes ascending, an answer of each, and running totals
         # of accepted and refused cases (totals[j] counts the buckets before j).
         self.parts: list[tuple[list[int], list[Answer], list[tuple[int, int]]]] = []
@@ -399,7 +407,7 @@ class _Sweep:
             for index in indexes:
                 tally = buckets[index][1]
                 accepted, refused = totals[-1]
-                totals.append((accepted + tally["accepted"], refused + tally["refused"]))
+                totals.append((accepted + tally[0], refused + tally[1]))
             self.parts.append((indexes, [buckets[i][0] for i in indexes], totals))
         # Grid index k splits answers into those below GRID[k] (bucket index <= k) and those
         # at or above it; two indexes with no occupied bucket between them split alike.
@@ -574,9 +582,8 @@ def _grades(question: Question, answers: Sequence[Answer]) -> list[Result]:
     return results
 
 
-@functools.cache
-def _worst_of(results: tuple[Result, ...]) -> Result:
-    return _worst(results)
+# The core's own worst-of rule, once for each combination of results.
+_worst_of = functools.cache(worst_of)
 
 
 def _calibrate_check(group: CheckCases, *, target: float, min_cases: int) -> CheckCalibration:
@@ -742,7 +749,7 @@ class _Join:
         self.groups: dict[tuple[str, str, str], int] = {}
         self.asked: dict[str, str] = {}  # check key -> what it asks
 
-    def add(self, item: AuditRecord | VerdictFacts | TornLine, fingerprint: int) -> None:
+    def add(self, item: AuditRecord | Facts | TornLine, fingerprint: int) -> None:
         self.position += 1
         if isinstance(item, VerdictFacts):
             self._verdict(
@@ -769,10 +776,14 @@ class _Join:
                 verdict.model,
                 item.check,
                 item.check_key,
-                () if verdict.verdict == "error" else tuple(map(_answer_of, verdict.questions)),
+                ()
+                if verdict.verdict == "error"
+                else tuple(map(recorded_answer, verdict.questions)),
             )
+        elif isinstance(item, DecisionFacts):
+            self._decision(item.key, fingerprint, item.at, item.accepted)
         elif isinstance(item, DecisionRecord):
-            self._decision(item, fingerprint)
+            self._decision(item.key, fingerprint, item.decision.at, item.accepted)
         elif isinstance(item, TornLine):
             self.torn_lines += 1
             if len(self.torn) < TORN_SHOWN:
@@ -831,17 +842,17 @@ class _Join:
         submission.verdict_at, submission.verdict_position = at, self.position
         submission.check, submission.answers = check, answers
 
-    def _decision(self, record: DecisionRecord, fingerprint: int) -> None:
-        submission = self._submission(record.key)
+    def _decision(self, key: str, fingerprint: int, at_text: str, accepted: bool) -> None:
+        submission = self._submission(key)
         known = _new(submission.decisions, fingerprint)
         if known is None:
             self.duplicates += 1
             return
         submission.decisions = known
-        at = at_order(record.decision.at)
+        at = at_order(at_text)
         if (at, self.position) >= (submission.decided_at, submission.decided_position):
             submission.decided_at, submission.decided_position = at, self.position
-            submission.accepted = record.accepted
+            submission.accepted = accepted
             submission.decided_in_window = self._in_window(at)
 
     def cases(self) -> list[CheckCases]:

@@ -418,6 +418,48 @@ def decision_from_json(data: object) -> Decision:
     return Failed(note=note, by=by, at=at)
 
 
+# The keys of the decisions people make most, with nothing of their own: a completed
+# decision that lets the candidate stand (with or without a note), a return or a failure.
+_PLAIN_KEYS = {
+    "completed": (frozenset(("kind", "by", "at")), frozenset(("kind", "by", "at", "note"))),
+    "returned": (frozenset(("kind", "note", "by", "at")),) * 2,
+    "failed": (frozenset(("kind", "note", "by", "at")),) * 2,
+}
+
+
+def plain_decision(data: object) -> tuple[DecisionKind, str, str, str | None] | None:
+    """The kind, ``by``, ``at`` and ``note`` of a decision read from JSON, when it is one of
+    the plain shapes (``completed`` without the person's own output, ``returned``,
+    ``failed``) and :func:`decision_from_json` takes it as it is; ``None`` for anything else,
+    right or wrong, which :func:`decision_from_json` reads (and explains). For readers of
+    many records: it checks what :func:`decision_from_json` checks, and builds nothing."""
+    if type(data) is not dict:
+        return None
+    kind = data.get("kind")
+    shapes = _PLAIN_KEYS.get(kind) if type(kind) is str else None
+    keys = data.keys()
+    if shapes is None or (keys != shapes[0] and keys != shapes[1]):
+        return None
+    by, at, note = data["by"], data["at"], data.get("note")
+    if type(by) is not str or is_blank(by) or type(at) is not str:
+        return None
+    # A completed decision's note may be null (none given); the others need one.
+    if (note is not None or kind != "completed") and (type(note) is not str or is_blank(note)):
+        return None
+    if _format_at_or_none(at) is None:
+        return None
+    return kind, by, at, note  # type: ignore[return-value]
+
+
+def plain_decision_of(kind: DecisionKind, by: str, at: str, note: str | None) -> Decision:
+    """The decision :func:`plain_decision` read: what :func:`decision_from_json` makes of it."""
+    if kind == "completed":
+        return Completed(by=by, at=at, note=note)
+    if kind == "returned":
+        return Returned(note=note, by=by, at=at)
+    return Failed(note=note, by=by, at=at)
+
+
 @attrs.frozen(kw_only=True)
 class Resolution:
     """The records a decision on an escalation gives, for step ``step_id``.

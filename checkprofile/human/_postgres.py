@@ -37,6 +37,7 @@ from .._convert import show
 from ..errors import CheckprofileError
 from ._audit import (
     AuditRecord,
+    DecisionFacts,
     DecisionRecord,
     Read,
     VerdictFacts,
@@ -261,7 +262,7 @@ class PostgresRecorder:
         batches: memory holds a batch, not the table. A row that is not a record raises
         :class:`~checkprofile.human.AuditError` naming ``STORE:SEQ``."""
         for item, _ in self.stream(Window.of(since, until)):
-            if isinstance(item, VerdictFacts):
+            if isinstance(item, (VerdictFacts, DecisionFacts)):
                 yield item.record()
             elif isinstance(item, (VerdictRecord, DecisionRecord)):
                 yield item

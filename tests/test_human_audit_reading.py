@@ -1,0 +1,365 @@
+"""Reading audit lines fast reads exactly what the full reading reads: each record the same
+(type and value), each refusal the same words naming FILE:LINE, each torn line a torn line.
+
+The reader takes the lines a writer writes by a fast path (its check parsed once, plain type
+checks, a pinned layout) and leaves everything else to the full reading (:func:`record_from_json`
+after a strict parse). These properties compare the two on records made by the library, broken
+as JSON (a value replaced, removed or added anywhere) and as text (a character changed, a key
+written twice, whitespace, a cut), with a reader that has already read the check, as a reader of
+a long trail has."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from datetime import timezone
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_human_audit import SUBMISSION, json_leaves, nearby_values, paths_of, verdict_records
+from test_human_records import CHECK, MODEL, RUN, SCRIPTS, STEP, make_outcome
+
+from checkprofile import RubricAnswer, Verdict, canonical_json, format_at
+from checkprofile._convert import is_blank
+from checkprofile.errors import VerdictError
+from checkprofile.human import (
+    AuditError,
+    AuditRecord,
+    Completed,
+    Decision,
+    Failed,
+    Returned,
+    TornLine,
+    decision_record,
+    verdict_record,
+)
+from checkprofile.human._audit import _Reader, record_line
+from support import AT, SPEC_RUBRIC_ASK
+
+GOOD = verdict_record(make_outcome(SCRIPTS["pass"]), run_id=RUN, step_id=STEP)
+
+
+def dump(data: Any) -> bytes:
+    """A record as the writer lays out a line (without its newline)."""
+    return json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode()
+
+
+def seasoned() -> _Reader:
+    """A reader that has read a verdict of CHECK already (as one has, a few lines into a
+    trail): the fast path then knows the check by its text."""
+    reader = _Reader()
+    reader.line("audit.jsonl", 1, record_line(GOOD)[:-1])
+    return reader
+
+
+def reading(reader: _Reader, line: bytes) -> Any:
+    """What ``reader`` makes of ``line`` as line 7 of a file: the record, the torn line, or
+    the words of the AuditError."""
+    try:
+        return reader.line("audit.jsonl", 7, line)
+    except AuditError as error:
+        assert error.path == "audit.jsonl" and error.line == 7
+        return str(error)
+
+
+def assert_read_alike(line: bytes) -> Any:
+    fast, full = reading(seasoned(), line), reading(_Reader(fast=False), line)
+    assert fast == full
+    assert repr(fast) == repr(full)  # the same types too: 1.0 is not read as 1
+    return fast
+
+
+# --- records to break ------------------------------------------------------------------------
+
+# Texts a person or host may write: plain, blank, with a leading colon (a key's mark), quotes
+# and backslashes (escaped in the line), whitespace the JSON reader knows and whitespace it
+# does not, other scripts.
+texts = st.text(max_size=8) | st.sampled_from(
+    ["pat", ":pat", '"', "\\", " pat", "pat ", "\t", "\u2028", "é", "a:b", "", " "]
+)
+# Ids are judged by str.strip, a person's texts by Unicode's White_Space: neither blank.
+non_blank = texts.filter(lambda text: bool(text.strip()) and not is_blank(text))
+times = st.datetimes(timezones=st.just(timezone.utc)).map(format_at)
+
+
+@st.composite
+def decisions(draw: st.DrawFn) -> Decision:
+    kind = draw(st.sampled_from(["completed", "returned", "failed", "own", "noted"]))
+    by, at = draw(non_blank), draw(times | st.just(AT))
+    try:
+        if kind == "completed":
+            return Completed(by=by, at=at)
+        if kind == "noted":
+            return Completed(by=by, at=at, note=draw(non_blank))
+        if kind == "own":
+            return Completed(by=by, at=at, output={"fixed": draw(texts)}, summary=draw(texts))
+        made = Returned if kind == "returned" else Failed
+        return made(note=draw(non_blank), by=by, at=at)
+    except ValueError:  # a text the decision refuses (e.g. blank by a rule of its own)
+        return Completed(by="pat", at=AT)
+
+
+@st.composite
+def decision_records(draw: st.DrawFn) -> dict[str, Any]:
+    record = decision_record(
+        draw(decisions()),
+        run_id=draw(non_blank | st.just(RUN)),
+        step_id=draw(non_blank | st.just(STEP)),
+        submission=SUBMISSION,
+        escalated_at=draw(st.none() | times),
+    )
+    data: dict[str, Any] = json.loads(dump(record.to_json()))
+    return data
+
+
+records = verdict_records() | decision_records()
+
+
+def broken(data: Any, draws: st.DataObject) -> Any:
+    """``data`` with one part broken in one way, anywhere."""
+    path = draws.draw(st.sampled_from(paths_of(data)[1:]), label="where")
+    *parent_path, last = path
+    parent: Any = data
+    for step in parent_path:
+        parent = parent[step]
+    how = draws.draw(st.sampled_from(["replace", "remove", "add"]), label="how")
+    if how == "replace":
+        parent[last] = draws.draw(nearby_values | json_leaves | texts, label="value")
+    elif how == "remove":
+        del parent[last]
+    elif isinstance(parent, dict):
+        parent[draws.draw(st.sampled_from(["extra", "confidence", "truncated", "note"]))] = True
+    else:
+        parent.append(draws.draw(nearby_values))
+    return data
+
+
+# Characters that mean something to JSON or to the fast path's reading of a line.
+MARKS = [*'"\\:,{}[] \t\r0123456789.eE-+ntfalsru', "\x00", "\x7f", "é"]
+
+
+def cut_and_changed(line: str, draws: st.DataObject) -> str:
+    """``line`` changed as text: a character changed, added or taken out, a key and its value
+    written twice, whitespace before a colon, or the line cut short."""
+    how = draws.draw(
+        st.sampled_from(["insert", "delete", "replace", "twice", "space", "cut"]), label="how"
+    )
+    where = draws.draw(st.integers(0, len(line) - 1), label="at")
+    if how == "insert":
+        return line[:where] + str(draws.draw(st.sampled_from(MARKS))) + line[where:]
+    if how == "delete":
+        return line[:where] + line[where + 1 :]
+    if how == "replace":
+        return line[:where] + str(draws.draw(st.sampled_from(MARKS))) + line[where + 1 :]
+    if how == "cut":
+        return line[:where]
+    pairs = list(re.finditer(r'"([^"\\]+)":("[^"\\]*"|-?[0-9.eE+-]+|true|false|null)', line))
+    if not pairs:
+        return line
+    pair = draws.draw(st.sampled_from(pairs), label="pair")
+    if how == "space":  # `"key" :` -- JSON takes it; a key written so is still a key
+        at = pair.start() + len(pair.group(1)) + 2
+        return line[:at] + draws.draw(st.sampled_from([" ", "\t", "\r", "  "])) + line[at:]
+    value = draws.draw(st.sampled_from([pair.group(2), "null", "1", '"x"', "true"]))
+    spacing = draws.draw(st.sampled_from(["", " "]))
+    twice = f',"{pair.group(1)}"{spacing}:{value}'
+    return line[: pair.end()] + twice + line[pair.end() :]
+
+
+# --- the properties --------------------------------------------------------------------------
+
+
+@given(records)
+def test_good_records_are_read_as_the_full_reading_reads_them(data: dict[str, Any]) -> None:
+    read = assert_read_alike(dump(data))
+    assert not isinstance(read, (str, TornLine))
+    assert read.to_json() == data
+
+
+@settings(max_examples=400)
+@given(records, st.data())
+def test_records_broken_as_json_are_read_or_refused_alike(
+    data: dict[str, Any], draws: st.DataObject
+) -> None:
+    assert_read_alike(dump(broken(data, draws)))
+
+
+@settings(max_examples=400)
+@given(records, st.data())
+def test_lines_broken_as_text_are_read_or_refused_alike(
+    data: dict[str, Any], draws: st.DataObject
+) -> None:
+    line = cut_and_changed(dump(data).decode(), draws)
+    if line:
+        assert_read_alike(line.encode("utf-8"))
+
+
+def test_the_fast_path_takes_the_lines_a_writer_writes() -> None:
+    # Not a test of speed: that the fast path is taken at all (the properties above would
+    # pass with none). Its facts come back as what record_from_json makes of the line.
+    from checkprofile.human._audit import DecisionFacts, VerdictFacts
+
+    reader = seasoned()
+    decision = decision_record(
+        Returned(note="Attach the report.", by="pat", at=AT),
+        run_id=RUN,
+        step_id=STEP,
+        submission=SUBMISSION,
+    )
+    read_verdict = reader.read("a", 2, record_line(GOOD)[:-1])
+    read_decision = reader.read("a", 3, record_line(decision)[:-1])
+    assert isinstance(read_verdict, VerdictFacts) and read_verdict.record() == GOOD
+    assert isinstance(read_decision, DecisionFacts) and read_decision.record() == decision
+
+
+@pytest.mark.parametrize("space", [" ", "\t", "\r"])
+@pytest.mark.parametrize("kind", ["verdict", "decision"])
+def test_a_key_written_twice_is_refused_though_whitespace_hides_one(kind: str, space: str) -> None:
+    # The fast path counts keys in the text (`":`); whitespace before a colon must not hide
+    # the second of two equal keys.
+    record: AuditRecord
+    if kind == "verdict":
+        record = verdict_record(
+            make_outcome(
+                {**SCRIPTS["unsure"], SPEC_RUBRIC_ASK: RubricAnswer(1, 0.9, source="native")}
+            ),
+            run_id=RUN,
+            step_id=STEP,
+        )
+        name, value = "model", f'"{MODEL}"'
+    else:
+        record = decision_record(
+            Completed(by="pat", at=AT), run_id=RUN, step_id=STEP, submission=SUBMISSION
+        )
+        name, value = "by", '"pat"'
+    line = record_line(record)[:-1].decode()
+    assert line.count(f'"{name}":{value}') == 1
+    twice = line.replace(f'"{name}":{value}', f'"{name}"{space}:"other","{name}":{value}')
+    for reader in (seasoned(), _Reader(fast=False)):
+        with pytest.raises(AuditError, match=f'audit.jsonl:7: .*the key "{name}" appears twice'):
+            reader.line("audit.jsonl", 7, twice.encode())
+
+
+def test_a_time_with_a_line_break_after_it_is_no_time() -> None:
+    # The schema's pattern ends with (?![\s\S]), not $ (which takes a "\n" before the end).
+    data = GOOD.verdict.to_json()
+    data["at"] += "\n"
+    with pytest.raises(VerdictError, match=r"at /at: expected an RFC 3339 time"):
+        Verdict.from_json(data, check=CHECK)
+    record = GOOD.to_json()
+    record["verdict"]["at"] += "\n"
+    message = assert_read_alike(dump(record))
+    assert isinstance(message, str) and "expected an RFC 3339 time" in message
+
+
+# --- every field, every nearby value -----------------------------------------------------------
+
+NEARBY: list[Any] = [
+    0, 1, 2, 1.0, 2.0, 0.0, -0.0, True, False, None, "", " ", "x", "pass", "fail", "unsure",
+    "error", "yes_no", "choice", "rubric", "native", [], {}, 0.5, 1e-9, [1, 2],
+    1.5, -1, 0.95, 0.9, 0.85, 0.3, 1e-300, float("inf"), float("nan"), 10**30, "completed",
+    "returned", "failed", "note", ":x", "\u2028", "\t", "states", "hedges", "2026-11-01T00:00:00Z",
+    "2026-11-01T00:00:00.5Z", "2026-02-30T00:00:00Z", "2026-11-01T00:00:00z", [[0, 1]], {"a": 1},
+    {"source": "native"}, [["states", 1]], [[2, 1.0]], [[2, 0.5], [1, 0.5]], "complete", 3,
+]  # fmt: skip
+
+UNSURE = verdict_record(
+    make_outcome({**SCRIPTS["unsure"], SPEC_RUBRIC_ASK: RubricAnswer(1, 0.9, source="native")}),
+    run_id=RUN,
+    step_id=STEP,
+)
+SAMPLES: dict[str, AuditRecord] = {
+    "a verdict": UNSURE,
+    "a verdict that passed": GOOD,
+    "a completed decision": decision_record(
+        Completed(by="pat", at=AT), run_id=RUN, step_id=STEP, submission=SUBMISSION
+    ),
+    "a completed decision with a note": decision_record(
+        Completed(by="pat", at=AT, note="Fine."),
+        run_id=RUN,
+        step_id=STEP,
+        submission=SUBMISSION,
+        escalated_at=AT,
+    ),
+    "a returned decision": decision_record(
+        Returned(note="Attach the report.", by="pat", at=AT),
+        run_id=RUN,
+        step_id=STEP,
+        submission=SUBMISSION,
+    ),
+    "a failed decision": decision_record(
+        Failed(note="Not a report.", by="sam", at=AT),
+        run_id=RUN,
+        step_id=STEP,
+        submission=SUBMISSION,
+        escalated_at=AT,
+    ),
+}
+
+
+def replaced(data: Any, path: tuple[Any, ...], value: Any) -> Any:
+    """A copy of ``data`` with the value at ``path`` replaced (``REMOVE``: taken out)."""
+    copy = json.loads(json.dumps(data))
+    parent = copy
+    for step in path[:-1]:
+        parent = parent[step]
+    if value is REMOVE:
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = value
+    return copy
+
+
+REMOVE = object()
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_every_field_replaced_by_every_nearby_value_is_read_alike(sample: str) -> None:
+    data = SAMPLES[sample].to_json()
+    for path in paths_of(data)[1:]:
+        for value in [*NEARBY, REMOVE]:
+            line = json.dumps(replaced(data, path, value), separators=(",", ":")).encode()
+            assert_read_alike(line)
+
+
+def end_of_object(line: str, start: int) -> int:
+    """Where the object holding the text at ``start`` closes (the samples' texts hold no
+    brackets)."""
+    depth = 0
+    for at in range(start, len(line)):
+        if line[at] in "{[":
+            depth += 1
+        elif line[at] in "]}":
+            if not depth:
+                return at
+            depth -= 1
+    raise AssertionError("no end")
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_every_key_written_again_at_the_end_of_its_object_is_refused(sample: str) -> None:
+    line = record_line(SAMPLES[sample])[:-1].decode()
+    for pair in re.finditer(r'"([^"\\]+)":("[^"\\]*"|-?[0-9.eE+-]+|true|false|null)', line):
+        end = end_of_object(line, pair.end())
+        for value in (pair.group(2), '"x"', "null"):
+            twice = line[:end] + f',"{pair.group(1)}":{value}' + line[end:]
+            message = assert_read_alike(twice.encode())
+            assert isinstance(message, str) and "appears twice" in message
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+@pytest.mark.parametrize("where", ["run", "step"])
+@pytest.mark.parametrize("blank", ["", " ", "\t", "\u3000"])
+def test_a_blank_run_or_step_is_refused_though_the_key_is_its_own(
+    sample: str, where: str, blank: str
+) -> None:
+    # A key that matches a blank run or step: the key check alone would not refuse it.
+    data = SAMPLES[sample].to_json()
+    data[where] = blank
+    parts = [data["run"], data["step"], data["submission_sha256"]]
+    data["key"] = "sha256:" + hashlib.sha256(canonical_json(parts).encode()).hexdigest()
+    message = assert_read_alike(dump(data))
+    assert message == f"audit.jsonl:7: {where} must be a non-blank string, got {json.dumps(blank)}"
