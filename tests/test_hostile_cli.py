@@ -485,6 +485,8 @@ def test_a_line_of_an_audit_file_that_is_not_a_record_is_one_located_line_and_ex
     else:
         assert result.returncode == 2
         assert result.stderr.startswith(f"checkprofile: {path}:{at + 1}: "), result.stderr
+    if name == "another-format":  # named as a format this version does not read
+        assert result.stderr.endswith(": format 99 is not 1\n"), result.stderr
 
 
 @pytest.mark.parametrize("name", sorted(name for name, line in AUDIT_LINES.items() if line))

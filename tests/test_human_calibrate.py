@@ -1205,3 +1205,23 @@ def test_calibrating_files_gives_the_report_the_full_reading_gives(
         fast = calibrate(*paths, since=since, until=until, min_cases=1)
         full = calibrate(*map(fully_read, paths), since=since, until=until, min_cases=1)
     assert fast.to_json() == {**full.to_json(), "sources": [str(path) for path in paths]}
+
+
+@pytest.mark.parametrize("position", [0, 1, 3])
+def test_an_answer_that_does_not_fit_is_refused_wherever_it_is_among_the_cases(
+    position: int,
+) -> None:
+    # Grading would refuse it, so calibration never counts it, first case or last.
+    check = parse_check([{"ask": "How complete?", "levels": ["none", "some", "all"], "pass": 1}])
+    answers = [
+        RubricAnswer(2, 0.9),
+        RubricAnswer(1, 0.8),
+        RubricAnswer(0, 0.9),
+        RubricAnswer(2, 0.7),
+    ]
+    answers[position] = RubricAnswer(7, 0.9)
+    cases = tuple(
+        Case(key=f"k{i}", answers=(answer,), person="accepted") for i, answer in enumerate(answers)
+    )
+    with pytest.raises(ValueError, match=rf'case "k{position}" of "r", question "How complete\?"'):
+        calibrate_cases([CheckCases(name="r", check=check, cases=cases)], min_cases=1)

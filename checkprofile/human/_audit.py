@@ -460,6 +460,9 @@ def record_from_json(data: object) -> AuditRecord:
     fields = (
         (_VERDICT_FIELDS, _VERDICT_FIELDS_PROVENANCE) if kind == "verdict" else (_DECISION_FIELDS,)
     )
+    # Another format is named as such, before its keys are judged by this format's.
+    if "format" in data and (type(data["format"]) is not int or data["format"] != AUDIT_FORMAT):
+        raise ValueError(f"format {show(data['format'])} is not {AUDIT_FORMAT}")
     keys = data.keys()
     if not (keys == fields[0] or keys == fields[-1]):  # then say which is missing or unknown
         missing = [key for key in expected if key not in data]

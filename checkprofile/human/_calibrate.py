@@ -51,6 +51,7 @@ from .._verdict import (
     ChoiceAnswer,
     Result,
     YesNoAnswer,
+    answer_problem,
     grade,
     recorded_answer,
     worst_of,
@@ -622,8 +623,31 @@ def calibrate_cases(
     skipped: Iterable[tuple[str, int]] = (),
 ) -> Calibration:
     """Calibrate each check of ``groups`` at ``target`` agreement (see the module docs for
-    every definition). ``skipped`` is carried into the report as it is."""
+    every definition). ``skipped`` is carried into the report as it is. Raises
+    :class:`ValueError` naming the case and the question for an answer that does not fit its
+    question: no answer is counted that grading would refuse."""
     _options(target, min_cases)
+    groups = tuple(groups)
+    for group in groups:
+        for case in group.cases:
+            for question, answer in zip(group.check, case.answers, strict=True):
+                problem = answer_problem(question, answer)
+                if problem is not None:
+                    raise ValueError(
+                        f"case {show(case.key)} of {show(group.name)}, question"
+                        f" {show(question.ask)}: {problem}"
+                    )
+    return _calibrated(groups, target=target, min_cases=min_cases, skipped=skipped)
+
+
+def _calibrated(
+    groups: Iterable[CheckCases],
+    *,
+    target: float,
+    min_cases: int,
+    skipped: Iterable[tuple[str, int]] = (),
+) -> Calibration:
+    # calibrate_cases for cases whose every answer the audit reader has checked already.
     checks = [
         _calibrate_check(group, target=float(target), min_cases=min_cases)
         for group in groups
@@ -950,7 +974,7 @@ def calibrate(
     try:
         for item, fingerprint in stream:
             join.add(item, fingerprint)
-        report = calibrate_cases(
+        report = _calibrated(
             join.cases(),
             target=target,
             min_cases=min_cases,
