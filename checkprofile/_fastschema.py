@@ -70,36 +70,8 @@ VALIDATED: Final = frozenset(
         "else",
     }
 )
-#: The keywords :meth:`Validator.iter_errors` interprets.
-EXPLAINED: Final = frozenset(
-    {
-        "$ref",
-        "type",
-        "enum",
-        "const",
-        "allOf",
-        "anyOf",
-        "oneOf",
-        "not",
-        "properties",
-        "additionalProperties",
-        "required",
-        "propertyNames",
-        "minProperties",
-        "items",
-        "minItems",
-        "maxItems",
-        "uniqueItems",
-        "minLength",
-        "maxLength",
-        "pattern",
-        "minimum",
-        "maximum",
-        "if",
-        "then",
-        "else",
-    }
-)
+#: The keywords :meth:`Validator.iter_errors` interprets: all but ``unevaluatedProperties``.
+EXPLAINED: Final = VALIDATED - {"unevaluatedProperties"}
 
 Path = tuple[Any, ...]
 _Check = Callable[[Any], bool]
