@@ -184,29 +184,25 @@ def test_pre_commit_try_repo_runs_the_hook(tmp_path: Path) -> None:
         pytest.fail("CHECKPROFILE_TRY_REPO=1, but pip cannot reach a package index")
     repository = make_repository(tmp_path, {"PROCESS.md": CLEAN, "vendor/PROCESS.md": BROKEN})
     environment = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
-    done = subprocess.run(
-        ["pre-commit", "try-repo", str(ROOT), "checkprofile-lint", "--all-files"],
-        cwd=repository,
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=900,
-        check=False,
-    )
+
+    def try_repo() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["pre-commit", "try-repo", str(ROOT), "checkprofile-lint", "--all-files"],
+            cwd=repository,
+            capture_output=True,
+            text=True,
+            env=environment,
+            timeout=900,
+            check=False,
+        )
+
+    done = try_repo()
     assert done.returncode == 1, done.stdout + done.stderr
     assert "checkprofile lint" in done.stdout
     assert "Failed" in done.stdout
     assert 'vendor/PROCESS.md:9:9: /steps/0/check/0/pas: unknown key "pas"' in done.stdout
     (repository / "vendor" / "PROCESS.md").write_text(CLEAN, encoding="utf-8")
     git(repository, "add", "-A")
-    again = subprocess.run(
-        ["pre-commit", "try-repo", str(ROOT), "checkprofile-lint", "--all-files"],
-        cwd=repository,
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=900,
-        check=False,
-    )
+    again = try_repo()
     assert again.returncode == 0, again.stdout + again.stderr
     assert "Passed" in again.stdout
