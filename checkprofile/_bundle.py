@@ -1,8 +1,9 @@
 """What the evaluator sees: the material of one submission, with run data cut to a budget.
 
 The run data view is the exact JSON text the evaluator is shown -- compact, keys sorted, UTF-8
--- and the budget is measured on that text (design decision 13). To cost what it shows, the
-text is assembled from separately serialized pieces (per input field, per other top-level key,
+-- and the budget is measured on that text (design decision 13). Run data that is plain JSON
+data and fits is looked at once and encoded once, whole (:func:`_whole`). Else, to cost what it
+shows, the text is assembled from separately serialized pieces (per input field, per other top-level key,
 and steps in batches or one by one). Steps are first encoded in doubling batches of
 consecutive ids, stopping as soon as the running size is over the budget; only if they do not
 all fit are they ordered by age and encoded newest first, stopping at the first that does not
@@ -17,7 +18,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from itertools import chain, repeat
-from typing import Any, TypeGuard, cast
+from typing import Any, cast
 
 import attrs
 
@@ -26,6 +27,7 @@ from ._convert import (
     NotJson,
     converter,
     escape_surrogates,
+    look,
     override,
     plain,
     plain_floats,
@@ -48,8 +50,30 @@ __all__ = [
 ]
 
 
-_ASCII = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False)
-_UTF8 = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
+def _encoder(ensure_ascii: bool) -> Callable[[Any], str]:
+    """The canonical writer, ASCII-escaped or not, for plain data (which holds no cycle: it
+    is written without the cycle check's bookkeeping, a tenth of the cost of a text of long
+    strings). A cycle that slipped through would be a RecursionError, as deep nesting is."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # an interpreter without the C accelerator
+        encode = json.JSONEncoder(
+            ensure_ascii=ensure_ascii, sort_keys=True, separators=(",", ":"), allow_nan=False
+        ).encode
+        return encode
+    strings = (
+        json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
+    )
+
+    def refuse(value: object) -> Any:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+    write = make(None, refuse, strings, None, ":", ",", True, False, False)
+    join = "".join
+    return lambda value: join(write(value, 0))
+
+
+_ascii_encode = _encoder(ensure_ascii=True)
+_utf8_encode = _encoder(ensure_ascii=False)
 
 
 def canonical_json(value: Any) -> str:
@@ -105,10 +129,10 @@ def _canonical(value: Any, *, floats: bool = True) -> str:
     # The ASCII encoder is the C fast path (ensure_ascii=False costs about 1.6 times as much).
     # Its output differs from the UTF-8 form only where it wrote a \u escape, so only then is
     # the value encoded again. (A one-character search is a memchr; most text has no "\\".)
-    ascii_text = _ASCII.encode(value)
+    ascii_text = _ascii_encode(value)
     if "\\" not in ascii_text or "\\u" not in ascii_text:
         return ascii_text
-    text = _UTF8.encode(value)
+    text = _utf8_encode(value)
     # Only a \ud8xx-\udfxx escape (a pair for a character beyond U+FFFF, or a lone half) can
     # have left a surrogate in the UTF-8 form; pairs came through as one character.
     return escape_surrogates(text) if "\\ud" in ascii_text else text
@@ -582,6 +606,9 @@ def _members(value: object, what: str) -> dict[str, Any]:
 
 
 def _cut(run_data: object, budget: int) -> _View:
+    whole = _whole(run_data, budget)
+    if whole is not None:
+        return _View(whole, (), ())
     if not (issubclass(type(run_data), dict) or isinstance(run_data, Mapping)):
         raise MaterialError(f"run data must be a JSON object, got {show(run_data)}")
     top = _members(run_data, "run data")
@@ -652,6 +679,52 @@ def _cut(run_data: object, budget: int) -> _View:
     if "steps" in top_sizes:
         members["steps"] = '"steps":' + steps_text
     return _View(_object(members), dropped_steps, tuple(dropped_fields))
+
+
+def _whole(run_data: object, budget: int) -> str | None:
+    """The whole run data as its canonical text when it is plain JSON data that fits in
+    ``budget``, in one encoding; ``None`` when it is not (the pieces then judge, cut, and name
+    what cannot be shown).
+
+    Run data that fits is nearly always plain already. One quick look, which gives up as soon
+    as it has seen more than the budget could hold, and one encoding of the whole with the
+    steps' evidence ``url``s left out give exactly the bytes the pieces would join to. The
+    look counts the maps that hold a ``url`` key: when the steps' evidence held them all, no
+    ``"url"`` is left anywhere (the text need not be searched); else the pieces judge.
+    """
+    if type(run_data) is not dict:
+        return None
+    steps = run_data.get("steps", _NO_STEPS)
+    if type(steps) is not dict or type(run_data.get("inputs", _NO_STEPS)) is not dict:
+        return None
+    if len(steps) > 1:
+        # A guess from the first step at what they all weigh (to give up at once on a long
+        # run): a wrong guess costs time only.
+        first = look(next(iter(steps.values())), finite=False, limit=budget)
+        if first is not None and first[2] * len(steps) > 2 * budget:
+            return None
+    seen = look(run_data, finite=False, limit=budget, counting="url")
+    if seen is None:
+        return None
+    floats, urls, _ = seen
+    shown = run_data
+    if urls:
+        shown = dict(run_data)
+        shown_steps = {}
+        for step_id, record in steps.items():
+            shown_steps[step_id], removed = _without_urls_counted(record)
+            urls -= removed
+        if urls:
+            return None  # a "url" kept: the pieces say where the evidence ones are
+        shown["steps"] = shown_steps
+    try:
+        text = _canonical(shown, floats=bool(floats))
+    except (TypeError, ValueError, RecursionError):
+        return None  # NaN, say: the pieces name where
+    return text if _size(text) <= budget else None
+
+
+_NO_STEPS: dict[str, Any] = {}
 
 
 def _all_steps(steps: Mapping[str, Any], ids: list[str], room: int) -> str | None:
@@ -989,29 +1062,28 @@ def _year_key(year: int) -> str:
     return ":000" if year > 9999 else f"{year:04d}"
 
 
-def _is_map(value: object) -> TypeGuard[dict[str, Any]]:
-    # What is walked here is plain JSON data already (see _shown).
-    return type(value) is dict
-
-
-def _strip_evidence(entry: Mapping[str, Any]) -> Mapping[str, Any]:
-    # Plain loops: this runs once per step and history entry, on the hot path.
-    if "evidence" not in entry:
-        return entry
-    evidence = entry["evidence"]
+def _strip_evidence(entry: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """The entry (a map) without its evidence ``url``s, and how many were removed."""
+    # Plain loops, no call per item: this runs once per step and history entry, on the hot
+    # path of every bundle.
+    evidence = entry.get("evidence")
     if type(evidence) is not list:
-        return entry
-    for item in evidence:
-        if _is_map(item) and "url" in item:
-            break
-    else:
-        return entry
+        return entry, 0
+    copies = None
+    removed = 0
+    for index, item in enumerate(evidence):
+        if type(item) is dict and "url" in item:
+            if copies is None:
+                copies = list(evidence)
+            item = dict(item)
+            del item["url"]
+            copies[index] = item
+            removed += 1
+    if copies is None:
+        return entry, 0
     copy = dict(entry)
-    copy["evidence"] = [
-        {k: v for k, v in item.items() if k != "url"} if _is_map(item) else item
-        for item in evidence
-    ]
-    return copy
+    copy["evidence"] = copies
+    return copy, removed
 
 
 def _without_urls(record: object) -> object:
@@ -1019,24 +1091,29 @@ def _without_urls(record: object) -> object:
 
     Only the parts that change are copied; the host's run data is never modified.
     """
-    if not _is_map(record):
-        return record
-    result = _strip_evidence(record)
-    if "history" not in record:
-        return result
-    history = record["history"]
+    return _without_urls_counted(record)[0]
+
+
+def _without_urls_counted(record: object) -> tuple[object, int]:
+    """:func:`_without_urls`, and how many ``url`` keys were removed."""
+    if type(record) is not dict:
+        return record, 0
+    result, removed = _strip_evidence(record)
+    history = record.get("history")
     if type(history) is not list:
-        return result
+        return result, removed
     stripped = None
     for index, entry in enumerate(history):
-        if _is_map(entry):
-            new = _strip_evidence(entry)
-            if new is not entry:
+        if type(entry) is dict and "evidence" in entry:
+            new, count = _strip_evidence(entry)
+            if count:
+                removed += count
                 if stripped is None:
                     stripped = list(history)
                 stripped[index] = new
     if stripped is None:
-        return result
-    result = dict(result)
+        return result, removed
+    if result is record:
+        result = dict(record)
     result["history"] = stripped
-    return result
+    return result, removed

@@ -14,7 +14,7 @@ import itertools
 import math
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeGuard, TypeVar, cast
 
 import attrs
@@ -565,7 +565,7 @@ def _scalar_boolean(kind: type) -> bool:
     return kind.__name__ == "ScalarBoolean" and kind.__module__.startswith("ruamel.")
 
 
-# How much the quick look at a value (see _as_is) walks, in values and characters, before it
+# How much the quick look at a value (see look) walks, in values and characters, before it
 # leaves the value to the full walk: a bound on what a hostile value can cost it.
 _AS_IS_LIMIT = 1_000_000
 
@@ -576,50 +576,81 @@ def _as_is(value: object, finite: bool) -> int:
 
     Run data is nearly always plain already, and the full walk (which reads subclasses, names
     where a value is not JSON, and walks a shared part once) costs several times the encoding
-    of it. This look only says yes for exact types: maps of text keys, lists, text, integers,
-    booleans, null, and floats (finite ones with ``finite``), at most ``MAX_DEPTH - 1`` deep,
-    walking at most ``_AS_IS_LIMIT`` values and characters, every shared part counted each
-    time it is met (so never more than ``MAX_EXPANSION`` of them). A cycle is too deep.
+    of it. This look (:func:`look`) only says yes for exact types.
+    """
+    seen = look(value, finite=finite)
+    return -1 if seen is None else seen[0]
+
+
+def look(
+    value: object, *, finite: bool = True, limit: int = _AS_IS_LIMIT, counting: str = ""
+) -> tuple[int, int, int] | None:
+    """A quick look at a map or list: ``(floats, maps, weight)`` when it is plain JSON data
+    made of exact types only (maps of text keys, lists, text, integers, booleans, null, and
+    floats, finite ones with ``finite``) at most ``MAX_DEPTH - 1`` deep, else ``None``.
+    ``floats`` is 1 if it holds a float, else 0; ``maps`` is how many of its maps hold the
+    key ``counting``; ``weight`` is how many values and characters were walked.
+
+    It walks at most ``limit`` values and characters (never more than ``_AS_IS_LIMIT``),
+    every shared part counted each time it is met, so a value made of parts shared over and
+    over is given up on, never expanded; a cycle is too deep. No value's own code is run.
+    Depth first, on a stack of iterators rather than a call per container: it runs on every
+    bundle and every boundary, and gives up on a big value soon after it starts.
     """
     kind = type(value)
     if kind is not dict and kind is not list:
-        return -1  # a scalar: the full walk costs nothing
-    state = [_AS_IS_LIMIT, 0]
-    if not _as_is_container(value, kind is dict, finite, 0, state):
-        return -1
-    return state[1]
-
-
-def _as_is_container(value: Any, is_map: bool, finite: bool, depth: int, state: list[int]) -> bool:
-    if depth >= MAX_DEPTH - 1:
-        return False
-    state[0] -= 1 + len(value)
-    if state[0] < 0:
-        return False
-    if is_map:
-        for key in value:
+        return None
+    limit = min(limit, _AS_IS_LIMIT)
+    left = limit - 1 - len(value)  # type: ignore[arg-type]
+    if left < 0:
+        return None
+    floats = maps = 0
+    if kind is dict:
+        for key in value:  # type: ignore[attr-defined]
             if type(key) is not str:
-                return False
-        items = value.values()
+                return None
+        maps = 1 if counting in value else 0  # type: ignore[operator]
+        stack: list[Iterator[Any]] = [iter(value.values())]  # type: ignore[attr-defined]
     else:
-        items = value
-    depth += 1
-    for item in items:
-        kind = type(item)
-        if kind is str:
-            state[0] -= len(item)
-        elif kind is int or kind is bool or item is None:
-            pass
-        elif kind is dict or kind is list:
-            if not _as_is_container(item, kind is dict, finite, depth, state):
-                return False
-        elif kind is float:
-            state[1] = 1
-            if finite and not math.isfinite(item):
-                return False
+        stack = [iter(value)]  # type: ignore[call-overload]
+    push = stack.append
+    isfinite = math.isfinite
+    deepest = MAX_DEPTH - 1
+    while stack:
+        # Each pass resumes the innermost container's iterator where it left off, and leaves
+        # it for a container found inside (which is walked first).
+        for item in stack[-1]:
+            kind = type(item)
+            if kind is str:
+                left -= len(item)
+            elif kind is dict:
+                left -= 1 + len(item)
+                if left < 0 or len(stack) >= deepest:
+                    return None
+                for key in item:
+                    if type(key) is not str:
+                        return None
+                if counting in item:
+                    maps += 1
+                push(iter(item.values()))
+                break
+            elif kind is list:
+                left -= 1 + len(item)
+                if left < 0 or len(stack) >= deepest:
+                    return None
+                push(iter(item))
+                break
+            elif kind is int or kind is bool or item is None:
+                pass
+            elif kind is float:
+                floats = 1
+                if finite and not isfinite(item):
+                    return None
+            else:
+                return None
         else:
-            return False
-    return state[0] >= 0
+            stack.pop()
+    return (floats, maps, limit - left) if left >= 0 else None
 
 
 # Marks a container whose walk has begun and not ended: met again, it contains itself.

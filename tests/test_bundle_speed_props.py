@@ -215,9 +215,16 @@ scalars = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False),
     texts,
 )
+# Keys the cut treats specially wherever they are, so that an evidence entry or a "url" turns up
+# where the steps' evidence is not (it is the host's data there, or stripped by the deep walk).
+keys = st.one_of(texts, st.sampled_from(["evidence", "url", "history", "at", "steps", "inputs"]))
+evidence_lists = st.lists(
+    st.fixed_dictionaries({"kind": st.just("link"), "ref": texts}, optional={"url": texts}),
+    max_size=2,
+)
 values = st.recursive(
-    scalars,
-    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(texts, inner, max_size=4)),
+    st.one_of(scalars, evidence_lists),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=4)),
     max_leaves=12,
 )
 
@@ -225,11 +232,23 @@ values = st.recursive(
 @st.composite
 def cut_steps(draw: st.DrawFn) -> dict[str, Any]:
     steps = draw(step_maps(uniform=draw(st.booleans())))
+    if draw(st.booleans()):
+        steps["evidence"] = {"at": "2026-10-06T09:04:20Z", "url": "a step's own"}
+    shared = {"kind": "file", "ref": "s.pdf", "url": "https://x/?shared"}  # in several steps
     for record in steps.values():
         if type(record) is dict:
             record["output"] = draw(values)
             if draw(st.booleans()):
                 record["evidence"] = [{"kind": "file", "ref": "r.pdf", "url": "https://x/?sig"}]
+            if draw(st.booleans()):
+                record.setdefault("evidence", []).append(shared)
+            if draw(st.integers(0, 3)) == 0:
+                record["evidence"] = draw(st.one_of(values, st.just(shared)))
+            history: Any = record.get("history")
+            for index, entry in enumerate(history if type(history) is list else []):
+                if type(entry) is dict and draw(st.booleans()):  # a copy: st.just's is shared
+                    evidence = draw(st.one_of(evidence_lists, st.just([shared])))
+                    history[index] = {**entry, "evidence": evidence}
     return steps
 
 
