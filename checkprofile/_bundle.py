@@ -2,13 +2,13 @@
 
 The run data view is the exact JSON text the evaluator is shown -- compact, keys sorted, UTF-8
 -- and the budget is measured on that text (design decision 13). Run data that is plain JSON
-data and fits is looked at once and encoded once, whole (:func:`_whole`). Else, to cost what it
-shows, the text is assembled from separately serialized pieces (per input field, per other top-level key,
-and steps in batches or one by one). Steps are first encoded in doubling batches of
-consecutive ids, stopping as soon as the running size is over the budget; only if they do not
-all fit are they ordered by age and encoded newest first, stopping at the first that does not
-fit. So a 9 MB run cut to 64 KB encodes about twice the budget, and run data that fits is
-encoded once. Joining the pieces in key order gives exactly the bytes
+data and fits is looked at once and encoded once, whole (:func:`_whole`). Else, to cost what
+it shows, the text is assembled from separately serialized pieces (per input field, per other
+top-level key, and steps in batches or one by one). Steps are first encoded in doubling
+batches of consecutive ids, stopping as soon as the running size is over the budget; only if
+they do not all fit are they ordered by age and encoded newest first, stopping at the first
+that does not fit. So a 9 MB run cut to 64 KB encodes about twice the budget. Joining the
+pieces in key order gives exactly the bytes
 ``json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` would.
 """
 

@@ -51,6 +51,7 @@ from checkprofile.adapters.openai_chat import (
     material_message,
     question_message,
     read_response,
+    request_head,
 )
 from support import AT
 
@@ -903,3 +904,33 @@ def test_the_material_state_is_every_text_made_sendable(
         }
     )
     assert json.dumps(state) == json.dumps(expected)
+
+
+_any_texts = st.text(
+    st.characters(codec="utf-8")
+    | st.sampled_from(["\ud800", "\\", '"', "\x00", "\n", "\x1f", "\x7f", "\x85", "`", "\u2028"]),
+    max_size=8,
+)
+
+
+@settings(max_examples=200)
+@given(
+    run=st.dictionaries(_any_texts, st.dictionaries(_any_texts, _any_texts, max_size=3)),
+    instructions=_any_texts,
+    body=_any_texts,
+    summary=_any_texts,
+    budget=st.integers(2, 400),
+)
+def test_the_request_head_is_what_the_sdk_would_write(
+    run: dict[str, Any], instructions: str, body: str, summary: str, budget: int
+) -> None:
+    # Written once per bundle without escaping every character again (issue 13): the bytes of
+    # the first two messages as the SDK writes a request body.
+    shown = Material(instructions, body, {"steps": run}, Submission({"s": summary}, summary))
+    bundle = build_bundle(CHECK, shown, state_bytes=budget)
+    messages = [
+        {"role": "system", "content": SYSTEM_MESSAGE},
+        {"role": "user", "content": material_message(bundle)},
+    ]
+    written = json.dumps(messages, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    assert request_head(bundle) == b'{"messages":' + written[:-1].encode() + b","

@@ -69,6 +69,7 @@ __all__ = [
     "material_message",
     "question_message",
     "read_response",
+    "request_head",
 ]
 
 #: Names the wording of the messages below. It is part of :attr:`ChatEvaluator.cache_identity`,
@@ -95,6 +96,7 @@ _ESCAPED: Final = {
     ord(char): f"\\u{ord(char):04x}"
     for char in ["`", "<", ">", "\x7f", "\u2028", "\u2029", *map(chr, range(0x80, 0xA0))]
 }
+_ASCII_ESCAPED: Final = "`<>\x7f"
 
 _YES_NO: Final = ("yes", "no")
 _LETTERS: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -115,15 +117,35 @@ _LEFTOVER_TOLERANCE: Final = 0.02
 
 
 def _escape(json_text: str) -> str:
+    # Most material is ASCII with none of the few characters escaped: four searches (each a
+    # memchr) instead of a translation of every character.
+    if json_text.isascii() and not any(map(json_text.__contains__, _ASCII_ESCAPED)):
+        return json_text
     return json_text.translate(_ESCAPED)
+
+
+_MESSAGE_START: Final = "Material (JSON):\n```json\n"
+_MESSAGE_END: Final = "\n```"
 
 
 def material_message(bundle: Bundle) -> str:
     """The second message of every request for ``bundle``: the material (the adapters' shared
     JSON state) as one line of JSON in a fenced block. It depends on the bundle's material
     only, never on its questions."""
-    text = _escape(material_text(bundle))
-    return f"Material (JSON):\n```json\n{text}\n```"
+    return _MESSAGE_START + _escape(material_text(bundle)) + _MESSAGE_END
+
+
+def _material_message_json(bundle: Bundle) -> str:
+    """``material_message(bundle)`` as a JSON string, as ``json.dumps(..., ensure_ascii=False)``
+    writes it, without a pass over every character: the material is canonical JSON text (and
+    its escapes), which holds no control character, so only its quotes and backslashes are
+    escaped; the message's own line breaks are written here as ``\\n``."""
+    text = _escape(material_text(bundle)).replace("\\", "\\\\").replace('"', '\\"')
+    return _MESSAGE_START_JSON + text + _MESSAGE_END_JSON
+
+
+_MESSAGE_START_JSON: Final = json.dumps(_MESSAGE_START, ensure_ascii=False)[:-1]
+_MESSAGE_END_JSON: Final = json.dumps(_MESSAGE_END, ensure_ascii=False)[1:]
 
 
 def labels_for(question: Question) -> tuple[str, ...]:
@@ -291,13 +313,7 @@ class ChatEvaluator:
         client = self._clients.get()
         # The start of every request body, written once per bundle (the SDK would write the
         # whole material again for each question): the byte-identical prefix.
-        prefix = _json_bytes(
-            [
-                {"role": "system", "content": SYSTEM_MESSAGE},
-                {"role": "user", "content": material_message(bundle)},
-            ]
-        )
-        head = b'{"messages":' + prefix[:-1] + b","
+        head = request_head(bundle)
         results = await asyncio.gather(
             *(self._ask(client, head, question) for question in bundle.check)
         )
@@ -312,6 +328,11 @@ class ChatEvaluator:
         for client in self._clients.current():
             await client.close()
 
+    def _body(self, head: bytes, question_text: str) -> bytes:
+        # The chat completions request the SDK would send, written here once per check: the
+        # SDK's own `create` would check and copy the messages and write them all again.
+        return head + _json_bytes({"role": "user", "content": question_text}) + b"]," + self._tail
+
     async def _ask(
         self, client: Any, head: bytes, question: Question
     ) -> tuple[str | None, Answer | Failure]:
@@ -319,9 +340,7 @@ class ChatEvaluator:
             last = question_message(question)
         except ValueError as error:  # more answers than labels: this backend cannot ask it
             return None, Failure("unknown", str(error))
-        # The chat completions request the SDK would send, written here once per check: the
-        # SDK's own `create` would check and copy the messages and write them all again.
-        content = head + _json_bytes({"role": "user", "content": last}) + b"]," + self._tail
+        content = self._body(head, last)
         try:
             request = client.post(
                 "/chat/completions",
@@ -344,9 +363,23 @@ class ChatEvaluator:
         return read_response(data, question, min_label_mass=self._min_label_mass)
 
 
+def request_head(bundle: Bundle) -> bytes:
+    """The start of every request body for ``bundle``, up to its questions's message: the
+    bytes the SDK would write for ``{"messages": [system, material, ...``, once per bundle."""
+    message = _material_message_json(bundle)
+    return (_HEAD_START + message + "},").encode()
+
+
 def _json_bytes(value: object) -> bytes:
     # As the SDK writes a request body: compact, UTF-8, key order kept.
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+_HEAD_START: Final = (
+    '{"messages":['
+    + _json_bytes({"role": "system", "content": SYSTEM_MESSAGE}).decode()
+    + ',{"role":"user","content":'
+)
 
 
 def read_response(
