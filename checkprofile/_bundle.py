@@ -483,9 +483,9 @@ class _View:
 def _piece(key: str, value: Any, path: tuple[str, ...], *, step: bool = False) -> str:
     """One ``"key":value`` member of a JSON object, in the canonical form (one encoder call).
     ``path`` says where it is in run data; a ``step`` is a step record under its id."""
-    shown, floats = _shown(value, path, step=step)
+    shown, floats, clean = _shown(value, path, step=step)
     try:
-        return _encode({key: shown}, floats=floats, steps=step)[1:-1]
+        return _encode({key: shown}, floats=floats, steps=step, clean=clean)[1:-1]
     except (TypeError, ValueError, RecursionError) as error:
         raise MaterialError(
             f"run data {'.'.join(path)} cannot be shown as JSON: {json_problem(error)}",
@@ -493,31 +493,42 @@ def _piece(key: str, value: Any, path: tuple[str, ...], *, step: bool = False) -
         ) from None
 
 
-def _shown(value: object, path: tuple[str, ...], *, step: bool = False) -> tuple[Any, bool]:
+def _shown(value: object, path: tuple[str, ...], *, step: bool = False) -> tuple[Any, bool, bool]:
     """``value`` as plain JSON data (NaN is left for the encoder to name), and a step record
     without its evidence ``url``s; a :class:`MaterialError` naming where it is not JSON data.
-    Also whether it holds a float."""
+    Also whether it holds a float, and whether it is known to hold no ``url`` key any more
+    (the quick look counted the maps that hold one, and the steps' evidence held them all)."""
+    seen = look(value, finite=False, counting="url")
+    if seen is not None:
+        floats, urls, _ = seen
+        if step and urls:
+            value, removed = _without_urls_counted(value)
+            urls -= removed
+        return value, bool(floats), not urls
     try:
-        data, floats = plain_floats(value, finite=False)
+        data, has_float = plain_floats(value, finite=False)
     except NotJson as error:
         raise MaterialError(
             f"run data {'.'.join(path)} cannot be shown as JSON: {error}",
             path=(*path, *error.path),
         ) from None
-    return (_without_urls(data) if step else data), floats
+    return (_without_urls(data) if step else data), has_float, False
 
 
-def _encode(members: Mapping[str, Any], *, floats: bool = True, steps: bool = False) -> str:
+def _encode(
+    members: Mapping[str, Any], *, floats: bool = True, steps: bool = False, clean: bool = False
+) -> str:
     """``members`` as canonical JSON with every evidence ``url`` removed, wherever it is.
 
     The common places (a step's ``evidence`` and its history's) are already stripped by
-    :func:`_without_urls`; the text then says whether a ``"url"`` key is left anywhere, and
-    only then is the value walked (a scan of the text costs a fraction of encoding it). With
+    :func:`_without_urls`. With ``clean`` no ``url`` key is left in the values (see
+    :func:`_shown`); else the text says whether a ``"url"`` key is left anywhere, and only
+    then is the value walked (a scan of the text costs a fraction of encoding it). With
     ``steps``, the members are step records under their ids: an id is not a field name, so a
     step whose id is ``evidence`` is a step, not an evidence entry.
     """
     text = _canonical(members, floats=floats)
-    if '"url"' in text:
+    if not clean and '"url"' in text:
         if steps:
             stripped = {key: _deep_without_urls(value) for key, value in members.items()}
             text = _canonical(stripped, floats=floats)
@@ -745,11 +756,14 @@ def _all_steps(steps: Mapping[str, Any], ids: list[str], room: int) -> str | Non
     while start < count:
         members = {}
         floats = False
+        clean = True
         try:
             for step_id in ids[start : start + size]:
-                members[step_id], has_float = _shown(steps[step_id], ("steps", step_id), step=True)
+                shown, has_float, has_none = _shown(steps[step_id], ("steps", step_id), step=True)
+                members[step_id] = shown
                 floats = floats or has_float
-            text = _encode(members, floats=floats, steps=True)
+                clean = clean and has_none
+            text = _encode(members, floats=floats, steps=True, clean=clean)
         except (TypeError, ValueError, RecursionError, MaterialError):
             return None  # the cut names the step that cannot be shown
         used += _size(text) - 2 + (1 if inners else 0)
