@@ -36,6 +36,7 @@ from ._convert import (
     show,
 )
 from ._shapes import described, shallow_members, submission_problems
+from ._types import all_of_type, is_mapping
 from .errors import LimitsError, MaterialError, pointer_token
 
 __all__ = [
@@ -594,11 +595,11 @@ def _members(value: object, what: str) -> dict[str, Any]:
     """The members of a map of run data (the root, ``steps``, ``inputs``) keyed by plain text,
     the values as they are; a :class:`MaterialError` for anything else."""
     kind = type(value)
-    if kind is dict and set(map(type, cast(dict[Any, Any], value))) <= {str}:
+    if kind is dict and all_of_type(str, cast(dict[Any, Any], value)):
         return dict(cast(dict[str, Any], value))  # plain text keys: nothing to check
     if issubclass(kind, dict):
         pairs: Iterable[tuple[Any, Any]] = dict.items(value)  # type: ignore[arg-type]
-    elif isinstance(value, Mapping):
+    elif is_mapping(value):
         try:
             pairs = list(value.items())
         except Exception:  # a Mapping of a host's own that cannot list itself
@@ -620,12 +621,12 @@ def _cut(run_data: object, budget: int) -> _View:
     whole = _whole(run_data, budget)
     if whole is not None:
         return _View(whole, (), ())
-    if not (issubclass(type(run_data), dict) or isinstance(run_data, Mapping)):
+    if not (issubclass(type(run_data), dict) or is_mapping(run_data)):
         raise MaterialError(f"run data must be a JSON object, got {show(run_data)}")
     top = _members(run_data, "run data")
     for name in ("steps", "inputs"):
         value = top.get(name, {})
-        if not (issubclass(type(value), dict) or isinstance(value, Mapping)):
+        if not (issubclass(type(value), dict) or is_mapping(value)):
             raise MaterialError(
                 f"run data {name} must be a map keyed by strings, got {show(value)}"
             )
@@ -708,9 +709,9 @@ def _whole(run_data: object, budget: int) -> str | None:
     steps = run_data.get("steps", _NO_STEPS)
     if type(steps) is not dict or type(run_data.get("inputs", _NO_STEPS)) is not dict:
         return None
-    if len(steps) > 1:
-        # A guess from the first step at what they all weigh (to give up at once on a long
-        # run): a wrong guess costs time only.
+    if len(steps) > 64:
+        # A guess from the first step at what they all weigh, to give up at once on a long
+        # run (a few steps are looked at whole): a wrong guess costs time only.
         first = look(next(iter(steps.values())), finite=False, limit=budget)
         if first is not None and first[2] * len(steps) > 2 * budget:
             return None
@@ -813,7 +814,7 @@ def _order(steps: Mapping[str, Any], ids: list[str]) -> list[str]:
     ages = _zulu_ages(steps, ids)
     if ages is None:
         ages = _ages(steps, ids)
-    return [ids[index] for index in sorted(range(len(ids)), key=ages.__getitem__)]
+    return list(map(ids.__getitem__, sorted(range(len(ids)), key=ages.__getitem__)))
 
 
 def _zulu_ages(steps: Mapping[str, Any], ids: list[str]) -> list[str] | None:
@@ -826,16 +827,15 @@ def _zulu_ages(steps: Mapping[str, Any], ids: list[str]) -> list[str] | None:
         records: list[Any] = list(map(steps.__getitem__, ids))
         stamps: list[Any] = list(map(get, records, repeat("at")))
         histories: list[Any] = list(map(get, records, repeat("history")))
-        kinds = set(map(type, histories))
-        if kinds == {type(None)}:
+        if all_of_type(type(None), histories):
             size = 0
-        elif kinds == {list}:
+        elif all_of_type(list, histories):
             sizes = set(map(len, histories))
             if len(sizes) != 1:
                 return None
             size = sizes.pop()
             entries = list(chain.from_iterable(histories))
-            if entries and set(map(type, entries)) != {dict}:
+            if not all_of_type(dict, entries):
                 return None
             stamps += map(get, entries, repeat("at"))
         else:
@@ -960,7 +960,7 @@ def _zulu_keys(stamps: list[object]) -> list[str] | None:
             day = value
     # The stamps themselves are the keys when they are all plain text (a str subclass would
     # be compared by its own methods); else the rows, as plain text.
-    keys = stamps if set(map(type, stamps)) == {str} else joined.split("\n")
+    keys = stamps if all_of_type(str, stamps) else joined.split("\n")
 
     def equal(value: int, number: int) -> int:
         # High bit of each byte that is ``number`` (bytes 0..99: xor <= 127, no carries).

@@ -33,6 +33,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final, NamedTuple
 from urllib.parse import urldefrag, urljoin
 
+from ._types import is_mapping, is_sequence, of_type
+
 __all__ = ["EXPLAINED", "VALIDATED", "SchemaError", "Validator"]
 
 #: Keywords that say nothing about validity.
@@ -125,9 +127,9 @@ def _equal(one: Any, two: Any) -> bool:
         return True
     if isinstance(one, str) or isinstance(two, str):
         return bool(one == two)
-    if isinstance(one, Sequence) and isinstance(two, Sequence):
+    if is_sequence(one) and is_sequence(two):
         return len(one) == len(two) and all(_equal(i, j) for i, j in zip(one, two, strict=True))
-    if isinstance(one, Mapping) and isinstance(two, Mapping):
+    if is_mapping(one) and is_mapping(two):
         return len(one) == len(two) and all(
             key in two and _equal(value, two[key]) for key, value in one.items()
         )
@@ -460,10 +462,10 @@ class Validator:
         return lambda value: type(value) is not str or search(value) is not None
 
     def _k_minimum(self, limit: Any, schema: Mapping[str, Any], base: str) -> _Check:
-        return lambda value: type(value) not in (int, float) or not value < limit
+        return lambda value: not _is_number(value) or not value < limit
 
     def _k_maximum(self, limit: Any, schema: Mapping[str, Any], base: str) -> _Check:
-        return lambda value: type(value) not in (int, float) or not value > limit
+        return lambda value: not _is_number(value) or not value > limit
 
     def _k_allOf(self, subs: Any, schema: Mapping[str, Any], base: str) -> _Check:
         compiled = [self._compile(sub, base) for sub in subs]
@@ -652,3 +654,7 @@ class Validator:
             or (keyword == "uniqueItems" and value and not _uniq(instance))
         ):
             yield error()
+
+
+def _is_number(value: object) -> bool:
+    return of_type(value, int, float)

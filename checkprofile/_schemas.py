@@ -13,6 +13,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 from ._convert import show
+from ._types import is_mapping
 
 if TYPE_CHECKING:
     from referencing import Registry
@@ -324,7 +325,7 @@ def schema_message(error: Any) -> str:
     :func:`show` (bounded): ``expected <description>, got <value>``, ``missing "key"``,
     ``unknown key "key"``."""
     keyword = error.validator
-    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    schema = error.schema if is_mapping(error.schema) else {}
     instance = error.instance
     value = error.validator_value
     got = show(instance)

@@ -23,6 +23,7 @@ from typing import Any, cast, get_args
 from ._convert import NotJson, meant, plain, show
 from ._fastschema import Validator
 from ._schemas import CoreShape, schema_file
+from ._types import of_type
 from ._verdict import Verdict
 from .errors import MaterialError, Problem, VerdictError, problems_text
 
@@ -237,7 +238,9 @@ def _listed(words: list[str]) -> str:
 def _token(token: object) -> str | int:
     # A path leads through map keys (strings) and list indexes; a key of another type (from a
     # Python host: JSON has none) is named by its text.
-    return token if type(token) in (str, int) else str(token)  # type: ignore[return-value]
+    if of_type(token, str, int):
+        return token  # type: ignore[return-value]
+    return str.__str__(token) if issubclass(type(token), str) else show(token)
 
 
 def _in_order(problems: list[Problem]) -> tuple[Problem, ...]:

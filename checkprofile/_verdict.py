@@ -35,6 +35,7 @@ from ._convert import (
 )
 from ._fastschema import Validator
 from ._schemas import safe_validator, schema_file, schema_message
+from ._types import of_type
 from .errors import AnswerError, FailureReason, VerdictError, pointer_token
 
 if TYPE_CHECKING:
@@ -156,7 +157,7 @@ class Failure:
 def answer_problem(question: Question, answer: object) -> str | None:
     """Why ``answer`` does not fit ``question`` (decision 8), or ``None`` when it does.
     Raises :class:`TypeError` when ``question`` is not a question of a :class:`Check`."""
-    if type(question) not in (YesNoQuestion, ChoiceQuestion, RubricQuestion):
+    if not of_type(question, YesNoQuestion, ChoiceQuestion, RubricQuestion):
         raise TypeError(f"question must be a question of a Check, got {show(question)}")
     if isinstance(question, YesNoQuestion):
         if not isinstance(answer, YesNoAnswer):
@@ -206,7 +207,7 @@ def _distribution_problem(
     seen: dict[object, float] = {}
     for option, probability in distribution:
         # Judged by its type first: an option of another type may not even be hashable.
-        if type(option) not in (str, int) or option not in allowed:
+        if not of_type(option, str, int) or option not in allowed:
             return f"the distribution names {show(option)}, not an option"
         if option in seen:
             return f"the distribution names {show(option)}, twice"

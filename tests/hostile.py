@@ -70,6 +70,29 @@ class LyingStr(str):
         return 0
 
 
+#: Every call of LyingMeta's code, kept: a library that swallows what it raises has still run it.
+METACLASS_CALLS: list[str] = []
+
+
+def _meta_boom(*args: object, **kwargs: object) -> NoReturn:
+    METACLASS_CALLS.append("ran")
+    raise Boom("a hostile value's metaclass's code ran")
+
+
+class LyingMeta(type):
+    """A metaclass whose classes' ``==``, hash and repr raise: ``type(value) in (str, int)``
+    or a set of types runs it, where only ``is`` judges a type without its code."""
+
+    __eq__ = __ne__ = __hash__ = __repr__ = _meta_boom  # type: ignore[assignment]
+
+
+class OfLyingType(metaclass=LyingMeta):
+    """An instance of a class of :class:`LyingMeta`: by ``==`` on its type, it is anything."""
+
+    __eq__ = __ne__ = __lt__ = __hash__ = __repr__ = __str__ = __format__ = _boom
+    __bool__ = __len__ = __iter__ = __float__ = __int__ = __index__ = _boom
+
+
 class Pretender:
     """Says it is a float through ``__class__``, compares as yes, converts to 0.95."""
 
@@ -214,7 +237,7 @@ def describe(value: Any, depth: int = 0) -> str:
     name: str = type.__dict__["__name__"].__get__(kind)
     if depth > 3:
         return name
-    if kind in (int, bool) or value is None:
+    if kind is int or kind is bool or value is None:
         return (
             str(value)
             if kind is not int or abs(value) < 10**50
@@ -302,6 +325,7 @@ odd_objects = _pick(
         Pretender(),
         PretendMap(),
         RaisingObject(),
+        OfLyingType(),
         RaisingMapping(),
         EndlessMapping(),
         RaisingDict(ask="Is it done?"),

@@ -853,3 +853,139 @@ def test_the_security_page_names_tests_that_exist() -> None:
         module = file or module
         source = (tests / module).read_text(encoding="utf-8")
         assert re.search(rf"^def {name}\(", source, re.MULTILINE), f"{module}::{name}"
+
+
+# Types are judged by identity (checkprofile._types) ------------------------------------------
+#
+# ``type(value) in (str, int)``, ``==`` on a type and a set of types all run the code of the
+# value's metaclass (its ``__eq__``, its ``__hash__``): a hostile value's own code, which may
+# raise or say yes. Only ``is`` judges a type without it (``_convert.of_type``).
+
+
+def _metaclass_calls() -> list[tuple[str, Callable[[], object], tuple[type[BaseException], ...]]]:
+    from hostile import OfLyingType
+
+    from checkprofile import Material, parse_check, process_problems
+    from checkprofile.human import (
+        Escalation,
+        apply_decision,
+        decision_from_json,
+        distance_from_passing,
+        record_from_json,
+    )
+
+    evil = OfLyingType()
+    check = parse_check(
+        [
+            {"ask": "Done?", "fail": 0.5},
+            {"ask": "Which?", "one_of": {"a": "A.", "b": "B."}, "pass": ["a"]},
+        ]
+    )
+    stamp = "2026-10-06T09:04:20Z"
+
+    def bundle(run: object, budget: int = 80) -> object:
+        material = Material("Check.", "# B\n", cast(Any, run), Submission({}))
+        return build_bundle(check, material, state_bytes=budget)
+
+    many = {f"s{i:03d}": {"at": stamp, "output": "x" * 40} for i in range(100)}
+    choice = ChoiceAnswer("a", 0.9, distribution=(("b", 0.5), ("a", 0.5)))
+    object.__setattr__(choice, "distribution", ((evil, 0.5), ("a", 0.5)))  # past its checks
+    frontmatter = {
+        "name": "p",
+        "steps": [{"id": "a", "agent": "Do it.", "check": [{"ask": "Done?", "fail": evil}]}],
+    }
+    return [
+        (
+            "build_bundle(history of a lying type)",
+            lambda: bundle({"steps": {**many, "x": {"at": stamp, "history": evil}}}),
+            (MaterialError,),
+        ),
+        (
+            "build_bundle(at of a lying type)",
+            lambda: bundle({"steps": {**many, "x": {"at": evil}}}),
+            (MaterialError,),
+        ),
+        (
+            "build_bundle(a history entry of a lying type)",
+            lambda: bundle(
+                {
+                    "steps": {
+                        **{k: {**v, "history": [{"at": stamp}]} for k, v in many.items()},
+                        "x": {"at": stamp, "history": [evil]},
+                    }
+                }
+            ),
+            (MaterialError,),
+        ),
+        (
+            "build_bundle(input of a lying type)",
+            lambda: bundle({"inputs": {"a": evil}}),
+            (MaterialError,),
+        ),
+        ("answer_problem(option of a lying type)", lambda: answer_problem(check[1], choice), ()),
+        (
+            "answer_problem(question of a lying type)",
+            lambda: answer_problem(cast(Any, evil), YesNoAnswer(0.5)),
+            (TypeError,),
+        ),
+        (
+            "distance_from_passing(question of a lying type)",
+            lambda: distance_from_passing(cast(Any, evil), cast(Any, evil)),
+            (TypeError,),
+        ),
+        ("decision_from_json(a lying type)", lambda: decision_from_json(evil), ()),
+        (
+            "apply_decision(a lying type)",
+            lambda: apply_decision(cast(Any, evil), cast(Escalation, evil)),
+            (TypeError,),
+        ),
+        (
+            "record_from_json(record of a lying type)",
+            lambda: record_from_json({"record": evil}),
+            (ValueError,),
+        ),
+        (
+            "process_problems(a threshold of a lying type)",
+            lambda: process_problems(frontmatter, profiles=["check-1"]),
+            (),
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    "call, run, allowed",
+    _metaclass_calls(),
+    ids=[name for name, _, _ in _metaclass_calls()],
+)
+def test_a_type_is_judged_by_identity_never_by_its_metaclass(
+    call: str, run: Callable[[], object], allowed: tuple[type[BaseException], ...]
+) -> None:
+    from hostile import METACLASS_CALLS
+
+    METACLASS_CALLS.clear()
+    try:
+        run()
+    except Exception as error:  # what it raises must be documented, never the value's own
+        _documented(call, allowed, error)
+    assert not METACLASS_CALLS, f"{call}: the metaclass's code ran (and was swallowed)"
+
+
+def test_no_module_judges_a_type_by_equality() -> None:
+    # The rule, kept everywhere: no `type(x) in (...)`, no set of types.
+    import pathlib
+    import re
+
+    package = pathlib.Path(checkprofile.__file__).parent
+    # Code only: what a comment or a docstring's ``quote`` says is not run.
+    pattern = re.compile(
+        r"type\([^()]*\)\)? (not )?in [(\[{A-Z_]|set\(map\(type"
+        r"|(isinstance|issubclass)\([^)]*\b(Mapping|Sequence|Iterable|Sized|Collection)\)"
+    )
+    found = [
+        f"{path.relative_to(package)}:{number}: {line.strip()}"
+        for path in sorted(package.rglob("*.py"))
+        if path.name != "_types.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(re.sub(r"``.*?``", "", line.split("#")[0]))
+    ]
+    assert not found, "judge a type by identity (checkprofile._types):\n" + "\n".join(found)

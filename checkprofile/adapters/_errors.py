@@ -21,6 +21,7 @@ from types import ModuleType
 
 from .. import Failure
 from .._convert import error_text, escaped_text, one_line
+from .._types import is_mapping
 from ..errors import EvaluatorError, FailureReason
 
 __all__ = ["failure_from_exception", "failure_from_status", "retry_after_seconds"]
@@ -123,9 +124,9 @@ def failure_from_status(
 def _message(body: object) -> str:
     """The server's own words about the error, shortened; ``""`` when it gave none."""
     text: object = body
-    if isinstance(body, Mapping):
+    if is_mapping(body):
         error = body.get("error")
-        if isinstance(error, Mapping):
+        if is_mapping(error):
             text = error.get("message")
         elif isinstance(error, str):
             text = error
@@ -140,10 +141,10 @@ def _message(body: object) -> str:
 
 
 def _code(body: object) -> str:
-    if not isinstance(body, Mapping):
+    if not is_mapping(body):
         return ""
     error = body.get("error")
-    source = error if isinstance(error, Mapping) else body
+    source = error if is_mapping(error) else body
     code = source.get("code") or source.get("type")
     return str(code)[:80] if isinstance(code, (str, int)) else ""
 

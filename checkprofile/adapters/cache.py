@@ -23,7 +23,6 @@ import logging
 import os
 import re
 import tempfile
-from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any, Final, Protocol, cast, runtime_checkable
 
@@ -45,6 +44,7 @@ from .. import (
     canonical_json,
 )
 from .._convert import is_blank, is_finite, plain_text, show
+from .._types import is_mapping, is_sequence
 
 __all__ = [
     "CacheStore",
@@ -315,7 +315,7 @@ def answer_to_json(answer: Answer) -> dict[str, Any]:
 
 def _from_json(text: str, key: str, check: Check) -> dict[int, tuple[str, Answer]]:
     data = json.loads(text)
-    if not isinstance(data, Mapping) or data.get("format") != CACHE_FORMAT:
+    if not is_mapping(data) or data.get("format") != CACHE_FORMAT:
         raise ValueError(f"not a {CACHE_FORMAT} entry")
     if data.get("key") != key:
         raise ValueError(f"the entry is for key {show(data.get('key'))}")  # a misplaced file
@@ -323,7 +323,7 @@ def _from_json(text: str, key: str, check: Check) -> dict[int, tuple[str, Answer
     if type(model) is not str or is_blank(model):
         raise ValueError(f"the entry names no model: {show(model)}")
     answers = data.get("answers")
-    if not isinstance(answers, Mapping) or not answers:
+    if not is_mapping(answers) or not answers:
         raise ValueError(f"the entry holds no answers: {show(answers)}")
     result: dict[int, tuple[str, Answer]] = {}
     for position, stored in answers.items():
@@ -348,7 +348,7 @@ def answer_from_json(question: Question, stored: object) -> Answer:
     (the stored source is where the number first came from). Raises ``ValueError``,
     ``KeyError`` or ``TypeError`` for a stored value of the wrong shape; whether the answer
     fits its question is for :func:`~checkprofile.answer_problem` to say."""
-    if not isinstance(stored, Mapping):
+    if not is_mapping(stored):
         raise ValueError(f"an answer must be a JSON object, got {show(stored)}")
     if isinstance(question, ChoiceQuestion):
         return ChoiceAnswer(
@@ -371,12 +371,12 @@ def answer_from_json(question: Question, stored: object) -> Answer:
 def _pairs(value: object, kind: type[Any]) -> tuple[tuple[Any, float], ...] | None:
     if value is None:
         return None
-    if not isinstance(value, Sequence) or isinstance(value, str):
+    if not is_sequence(value) or isinstance(value, str):
         raise ValueError(f"a distribution must be a list of pairs, got {show(value)}")
     pairs = []
     for pair in value:
         if (
-            not isinstance(pair, Sequence)
+            not is_sequence(pair)
             or len(pair) != 2
             or type(pair[0]) is not kind
             or not is_finite(pair[1])

@@ -43,6 +43,7 @@ from .. import (
     canonical_json,
 )
 from .._convert import escaped_text, is_blank, is_probability, one_line, plain_scalar, show
+from .._types import is_mapping
 from ._common import (
     DEFAULT_TIMEOUT,
     LoopClients,
@@ -387,24 +388,24 @@ def read_response(
 ) -> tuple[str | None, Answer | Failure]:
     """The model named by a chat completion response ``data`` (parsed JSON) and the answer to
     ``question`` read from its first token's logprobs, or why it cannot be read."""
-    if not isinstance(data, Mapping):
+    if not is_mapping(data):
         return None, Failure("malformed", f"the response is not a JSON object: {show(data)}")
     model = data.get("model")
     if not isinstance(model, str) or is_blank(model):
         return None, Failure("malformed", f"the response names no model: {show(model)}")
     choices = data.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
+    if not isinstance(choices, list) or not choices or not is_mapping(choices[0]):
         return model, Failure("malformed", f"the response has no choice: {show(choices)}")
     choice = choices[0]
     message = choice.get("message")
-    refusal = message.get("refusal") if isinstance(message, Mapping) else None
+    refusal = message.get("refusal") if is_mapping(message) else None
     if isinstance(refusal, str) and not is_blank(refusal):
         return model, Failure("refusal", f"the model refused: {_short(refusal)}")
     if choice.get("finish_reason") == "content_filter":
         return model, Failure("refusal", "the provider's content filter stopped the answer")
     logprobs = choice.get("logprobs")
-    content = logprobs.get("content") if isinstance(logprobs, Mapping) else None
-    if not isinstance(content, list) or not content or not isinstance(content[0], Mapping):
+    content = logprobs.get("content") if is_mapping(logprobs) else None
+    if not isinstance(content, list) or not content or not is_mapping(content[0]):
         return model, Failure(
             "malformed", "the response has no token logprobs (does the server support logprobs?)"
         )
@@ -428,8 +429,8 @@ def _label_masses(
         return Failure("malformed", f"the first token has no top_logprobs: {show(top)}")
     alternatives: dict[str, float] = {}
     for entry in [first, *top]:
-        token = entry.get("token") if isinstance(entry, Mapping) else None
-        logprob = entry.get("logprob") if isinstance(entry, Mapping) else None
+        token = entry.get("token") if is_mapping(entry) else None
+        logprob = entry.get("logprob") if is_mapping(entry) else None
         if not isinstance(token, str) or not _is_number(logprob):
             return Failure(
                 "malformed", f"a logprob entry is not a token and a number: {show(entry)}"

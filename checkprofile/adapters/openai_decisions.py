@@ -8,7 +8,7 @@ See ``docs/evaluators-openai-decisions.md``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 try:
@@ -31,6 +31,7 @@ from .. import (
     RubricQuestion,
 )
 from .._convert import is_blank, show
+from .._types import is_mapping
 from ._common import (
     DEFAULT_TIMEOUT,
     LoopClients,
@@ -173,7 +174,7 @@ class DecisionsEvaluator:
 
 
 def _decision(data: object) -> tuple[str, list[object]]:
-    if not isinstance(data, Mapping):
+    if not is_mapping(data):
         raise Malformed(f"the response is not a JSON object: {show(data)}")
     model = data.get("model")
     if not isinstance(model, str) or is_blank(model):
@@ -189,7 +190,7 @@ def _by_question(answers: Sequence[object], count: int) -> list[object]:
     answer whose name is null, as the API documents answers "in question order"."""
     named: dict[str, list[object]] = {}
     for item in answers:
-        name = item.get("name") if isinstance(item, Mapping) else None
+        name = item.get("name") if is_mapping(item) else None
         if isinstance(name, str):
             named.setdefault(name, []).append(item)
     found: list[object] = []
@@ -207,7 +208,7 @@ def _by_question(answers: Sequence[object], count: int) -> list[object]:
 
 
 def _unnamed(item: object) -> bool:
-    return isinstance(item, Mapping) and item.get("name") is None
+    return is_mapping(item) and item.get("name") is None
 
 
 def _read(question: Question, item: object) -> Answer | Failure:
@@ -217,7 +218,7 @@ def _read(question: Question, item: object) -> Answer | Failure:
             raise item
         if item is None:
             raise Malformed(f"the response has no {expected} answer for {show(question.ask)}")
-        if not isinstance(item, Mapping):
+        if not is_mapping(item):
             raise Malformed(f"an answer is not a JSON object: {show(item)}")
         kind = item.get("type")
         if kind == "refusal":
@@ -251,7 +252,7 @@ def _pairs(entries: object, key: str, kind: type[Any]) -> Iterable[tuple[Any, ob
         raise Malformed(f"the probabilities are not a list: {show(entries)}")
     pairs = []
     for entry in entries:
-        if not isinstance(entry, Mapping) or "probability" not in entry:
+        if not is_mapping(entry) or "probability" not in entry:
             raise Malformed(f"a probability entry is not {{{key}, probability}}: {show(entry)}")
         value = entry.get(key)
         if isinstance(value, bool) or not isinstance(value, kind):

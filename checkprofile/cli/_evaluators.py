@@ -11,13 +11,13 @@ verdict, nor a forgotten answer into a pass.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final, get_args
 
 from .._check import Check
 from .._convert import show
 from .._run import Evaluator
+from .._types import is_mapping
 from .._verdict import Answer, ChoiceAnswer, Failure, RubricAnswer, YesNoAnswer
 from ..errors import FailureReason
 from ..testing import ScriptedEvaluator, Step
@@ -82,17 +82,17 @@ def replay_evaluator(path: Path, check: Check) -> ScriptedEvaluator:
     data = recorded.data
     model = "replay"
     entries: dict[str, tuple[tuple[str | int, ...], Any]] = {}
-    if isinstance(data, Mapping) and isinstance(data.get("questions"), list):
+    if is_mapping(data) and isinstance(data.get("questions"), list):
         if isinstance(data.get("model"), str):
             model = data["model"]
         for index, question in enumerate(data["questions"]):
             at: tuple[str | int, ...] = ("questions", index)
-            if not isinstance(question, Mapping) or not isinstance(question.get("ask"), str):
+            if not is_mapping(question) or not isinstance(question.get("ask"), str):
                 raise _bad(
                     recorded, at, f"expected a verdict question with an ask, got {show(question)}"
                 )
             entries[question["ask"]] = (at, question)
-    elif isinstance(data, Mapping):
+    elif is_mapping(data):
         entries = {str(ask): ((str(ask),), value) for ask, value in data.items()}
     else:
         raise _bad(
@@ -128,7 +128,7 @@ def _not_asked(ask: str, asks: list[str]) -> str:
 
 
 def _step(recorded: DataFile, at: tuple[str | int, ...], entry: object, kind: str) -> Step:
-    if not isinstance(entry, Mapping):
+    if not is_mapping(entry):
         raise _bad(
             recorded, at, f'expected {{"answer": ...}} or {{"error": ...}}, got {show(entry)}'
         )

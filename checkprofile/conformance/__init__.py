@@ -65,6 +65,7 @@ from .. import (
 from .._convert import NotJson, error_text, file_name, plain, show
 from .._fastschema import Validator
 from .._schemas import safe_validator, schema_message
+from .._types import is_mapping
 from ..errors import CheckprofileError
 from ..testing import ScriptedEvaluator, Step
 
@@ -492,7 +493,7 @@ def _answer(raw: object) -> Answer | None:
     Values are passed on as given, so a case can hold an answer whose values do not fit (a
     probability of 1.5, a name not in one_of); :func:`answer_problem` judges those.
     """
-    if not isinstance(raw, Mapping):
+    if not is_mapping(raw):
         return None
     kinds = [key for key in _ANSWER_KEYS if key in raw]
     if len(kinds) != 1 or not _ANSWER_KEYS[kinds[0]].issuperset(raw):

@@ -96,6 +96,7 @@ from .._bundle import Submission, canonical_json
 from .._check import Check, ChoiceQuestion, Question, YesNoQuestion
 from .._convert import file_name, show
 from .._run import Action, Outcome
+from .._types import is_mapping, of_type
 from .._validate import parse_check
 from .._verdict import (
     DISTRIBUTION_TOLERANCE,
@@ -451,10 +452,10 @@ def _hash_field(data: Mapping[str, Any], name: str, *, nullable: bool = False) -
 def record_from_json(data: object) -> AuditRecord:
     """One audit record from its JSON object. Raises :class:`ValueError` saying what is wrong
     (the record's own fields are checked against each other: keys and hashes must match)."""
-    if not isinstance(data, Mapping):
+    if not is_mapping(data):
         raise ValueError(f"a record must be a JSON object, got {show(data)}")
     kind = data.get("record")
-    if kind not in ("verdict", "decision"):
+    if type(kind) is not str or kind not in ("verdict", "decision"):
         raise ValueError(f'"record" must be "verdict" or "decision", got {show(kind)}')
     expected = _VERDICT_KEYS if kind == "verdict" else _DECISION_KEYS
     fields = (
@@ -1784,7 +1785,7 @@ def _given(records: Iterable[object]) -> Iterator[Read]:
         if type(record) is TornLine:
             yield record, 0
             continue
-        if type(record) not in (VerdictRecord, DecisionRecord):
+        if not of_type(record, VerdictRecord, DecisionRecord):
             raise TypeError(f"an audit record is needed (see read_records), got {show(record)}")
         known = cast("AuditRecord", record)
         yield known, hash(_line(known))

@@ -28,7 +28,7 @@ Choices the profile leaves open, each pinned by ``tests/test_human_decisions.py`
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Literal, cast
 
@@ -46,6 +46,7 @@ from .._convert import (
     type_name,
 )
 from .._lines import issue_lines
+from .._types import is_mapping, of_type
 from .._verdict import Verdict, format_at
 from ..errors import CheckprofileError, MaterialError
 from ._records import Escalation, Handoff, ReturnNote
@@ -116,12 +117,12 @@ def shape(value: object) -> str:
     Bounded whatever ``value`` is (its own methods are not trusted to end, or to tell the
     truth): a dict is read by dict's own methods, another map only so far."""
     kind = type(value)
-    if issubclass(kind, Mapping):
+    if is_mapping(value):
         try:
             if issubclass(kind, dict):
                 items: list[tuple[Any, Any]] = list(dict.items(cast(dict[Any, Any], value)))
             else:
-                items = list(itertools.islice(value.items(), _MAX_READ))  # type: ignore[attr-defined]
+                items = list(itertools.islice(value.items(), _MAX_READ))
         except Exception:  # a Mapping of one's own may fail to list itself
             return f"a {_type(value)} that cannot be read"
         if not items:
@@ -131,7 +132,7 @@ def shape(value: object) -> str:
         if len(named) > _MAX_KEYS:
             parts.append(f"and {len(named) - _MAX_KEYS} more")
         return f"a map with keys {', '.join(parts)}"
-    if kind in (Returned, Completed, Failed):
+    if of_type(value, Returned, Completed, Failed):
         return f"a {kind.__name__} decision"
     if issubclass(kind, (list, tuple)):
         count = list.__len__(value) if issubclass(kind, list) else tuple.__len__(value)  # type: ignore[arg-type]
@@ -346,11 +347,11 @@ def decision_from_json(data: object) -> Decision:
     output. ``at`` is RFC 3339 in UTC ending in ``Z``. No other keys. Anything else raises
     :class:`DecisionRequiredError`.
     """
-    if type(data) in (Returned, Completed, Failed):
+    if of_type(data, Returned, Completed, Failed):
         decision = cast(Decision, data)
         _checked(decision)  # frozen, but object.__setattr__ can still change it
         return decision
-    if not issubclass(type(data), Mapping):
+    if not is_mapping(data):
         raise DecisionRequiredError("not a decision", data)
     received = data
     try:
@@ -503,7 +504,7 @@ def apply_decision(escalation: Escalation, decision: Decision) -> Resolution:
     :func:`decision_from_json` first), and :class:`TypeError` when ``escalation`` is not an
     :class:`~checkprofile.human.Escalation`.
     """
-    if type(decision) not in (Returned, Completed, Failed):
+    if not of_type(decision, Returned, Completed, Failed):
         raise DecisionRequiredError(
             "apply_decision takes a Returned, Completed or Failed (see decision_from_json)",
             decision,

@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
 from typing import Any, get_args
 
 import attrs
@@ -47,6 +46,7 @@ from .._convert import (
 )
 from .._lines import answer_text, issue_lines, js_number
 from .._run import Action, Outcome
+from .._types import is_mapping, of_type
 from .._validate import parse_check
 from .._verdict import (
     Answer,
@@ -167,7 +167,7 @@ def distance_from_passing(question: Question, record: QuestionResult) -> float:
     """How far ``record``'s answer was from passing ``question``: 0 when it passes, at most 1
     (see the module docstring for each kind). Raises :class:`TypeError` for a ``question``
     that is not a question of a check, or a ``record`` that is not a ``QuestionResult``."""
-    if type(question) not in (YesNoQuestion, ChoiceQuestion, RubricQuestion):
+    if not of_type(question, YesNoQuestion, ChoiceQuestion, RubricQuestion):
         raise TypeError(f"question must be a question of a Check, got {show(question)}")
     if type(record) is not QuestionResult:
         raise TypeError(f"record must be a QuestionResult, got {show(record)}")
@@ -214,7 +214,7 @@ def drivers(check: Check, verdict: Verdict) -> tuple[int, ...]:
 def threshold_text(question: Question) -> str:
     """The thresholds of ``question`` in words, as a receipt shows them. Raises
     :class:`TypeError` for anything but a question of a check."""
-    if type(question) not in (YesNoQuestion, ChoiceQuestion, RubricQuestion):
+    if not of_type(question, YesNoQuestion, ChoiceQuestion, RubricQuestion):
         raise TypeError(f"question must be a question of a Check, got {show(question)}")
     if isinstance(question, YesNoQuestion):
         passes = f"passes at {js_number(question.pass_at)} or more"
@@ -407,7 +407,7 @@ _FAILURE_KEYS = ("ask", "reason", "detail")
 
 
 def _receipt_from_json(data: object) -> Receipt:
-    if not isinstance(data, Mapping):
+    if not is_mapping(data):
         raise ReceiptError(f"a receipt must be a JSON object, got {show(data)}")
     if data.get("receipt") != RECEIPT_FORMAT or isinstance(data.get("receipt"), bool):
         raise ReceiptError(f'"receipt" must be {RECEIPT_FORMAT}, got {show(data.get("receipt"))}')
@@ -419,7 +419,7 @@ def _receipt_from_json(data: object) -> Receipt:
     pieces = []
     for item in shown:
         if (
-            not isinstance(item, Mapping)
+            not is_mapping(item)
             or set(item) != {"name", "bytes"}
             or item["name"] not in SHOWN_PIECES
             or isinstance(item["bytes"], bool)
@@ -429,8 +429,7 @@ def _receipt_from_json(data: object) -> Receipt:
         pieces.append(ShownPiece(item["name"], item["bytes"]))
     failures = data["failures"]
     if not isinstance(failures, list) or not all(
-        isinstance(f, Mapping)
-        and all(isinstance(f.get(k), str) for k in ("ask", "reason", "detail"))
+        is_mapping(f) and all(isinstance(f.get(k), str) for k in ("ask", "reason", "detail"))
         for f in failures
     ):
         raise ReceiptError("failures are {ask, reason, detail} with string values")
@@ -473,7 +472,7 @@ def provenance_from_json(
         raise ReceiptError(f"questions must be a list of {len(check)}, got {show(questions)}")
     found = []
     for question, record, shown in zip(check, verdict.questions, questions, strict=True):
-        if not isinstance(shown, Mapping) or "source" not in shown:
+        if not is_mapping(shown) or "source" not in shown:
             found.append(Provenance())
             continue
         if shown["source"] not in get_args(Source):

@@ -14,6 +14,7 @@ import attrs
 from .._bundle import Bundle
 from .._convert import show
 from .._run import Evaluator, Reply
+from .._types import is_mapping, is_sequence
 from .._verdict import Answer, ChoiceAnswer, Failure, RubricAnswer, YesNoAnswer
 from ..errors import EvaluatorError
 
@@ -46,13 +47,13 @@ class ScriptedEvaluator:
         *,
         model: str = "scripted",
     ) -> None:
-        if not isinstance(answers, Mapping):
+        if not is_mapping(answers):
             raise TypeError(f"answers must be a map from ask to answer, got {show(answers)}")
         self._script: dict[str, list[Step] | Step] = {}
         for ask, value in answers.items():
             if isinstance(value, _ANSWER_TYPES):
                 self._script[ask] = value
-            elif isinstance(value, Sequence) and not isinstance(value, str):
+            elif is_sequence(value) and not isinstance(value, str):
                 steps = list(value)
                 for step in steps:
                     if not isinstance(step, _ANSWER_TYPES):

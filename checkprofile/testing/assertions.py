@@ -14,6 +14,7 @@ from typing import Any, Final, get_args
 
 from .._convert import show
 from .._run import Action, Outcome
+from .._types import is_mapping, is_sequence
 from .._verdict import Result, VerdictName
 
 __all__ = ["assert_outcome"]
@@ -64,7 +65,7 @@ def assert_outcome(
         _one_of("verdict", verdict, _VERDICTS)
         expected["verdict"], actual["verdict"] = verdict, outcome.verdict.verdict
     if not isinstance(issues, _Unset):
-        if isinstance(issues, str) or not isinstance(issues, Sequence):
+        if isinstance(issues, str) or not is_sequence(issues):
             raise TypeError(f"issues must be a list of issue lines, got {show(issues)}")
         expected["issues"], actual["issues"] = list(issues), list(outcome.issues)
     if not isinstance(results, _Unset):
@@ -92,14 +93,14 @@ def _one_of(name: str, value: object, allowed: tuple[str, ...]) -> None:
 def _results(outcome: Outcome, results: Sequence[Result] | Mapping[str, Result]) -> tuple[Any, Any]:
     """What was expected and what the outcome holds, in the shape ``results`` was given."""
     recorded = {question.ask: question.result for question in outcome.verdict.questions}
-    if isinstance(results, Mapping):
+    if is_mapping(results):
         for ask, result in results.items():
             if ask not in recorded:
                 asks = ", ".join(show(known) for known in recorded)
                 raise ValueError(f"results: no question asks {show(ask)} (the asks: {asks})")
             _one_of(f"the result for {show(ask)}", result, _RESULTS)
         return dict(results), {ask: recorded[ask] for ask in results}
-    if isinstance(results, str) or not isinstance(results, Sequence):
+    if isinstance(results, str) or not is_sequence(results):
         raise TypeError(
             f"results must be a list of results or a map from ask to result, got {show(results)}"
         )
