@@ -826,20 +826,20 @@ def _zulu_ages(steps: Mapping[str, Any], ids: list[str]) -> list[str] | None:
     try:
         records: list[Any] = list(map(steps.__getitem__, ids))
         stamps: list[Any] = list(map(get, records, repeat("at")))
-        histories: list[Any] = list(map(get, records, repeat("history")))
-        if all_of_type(type(None), histories):
-            size = 0
-        elif all_of_type(list, histories):
-            sizes = set(map(len, histories))
-            if len(sizes) != 1:
+        size = 0  # history entries per step
+        if any(map(dict.__contains__, records, repeat("history"))):
+            histories: list[Any] = list(map(get, records, repeat("history")))
+            if all_of_type(list, histories):
+                sizes = set(map(len, histories))
+                if len(sizes) != 1:
+                    return None
+                size = sizes.pop()
+                entries = list(chain.from_iterable(histories))
+                if not all_of_type(dict, entries):
+                    return None
+                stamps += map(get, entries, repeat("at"))
+            elif not all_of_type(type(None), histories):
                 return None
-            size = sizes.pop()
-            entries = list(chain.from_iterable(histories))
-            if not all_of_type(dict, entries):
-                return None
-            stamps += map(get, entries, repeat("at"))
-        else:
-            return None
     except Exception:  # a record that is not a dict, a key whose __eq__ raises
         return None
     keys = _zulu_keys(stamps)  # None for a missing `at` (None) too
