@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import math
 import multiprocessing
@@ -402,6 +403,7 @@ def library_cpu(repeat: int) -> dict[str, float]:
     # The adapters take turns, round after round, and each keeps its best round: a busy
     # stretch of this shared machine falls on all of them alike, and only ever adds time.
     result = dict.fromkeys(makers(), math.inf)
+    gc.collect()  # what the rounds before left behind is not collected during these
     for _ in range(repeat):
         for name in result:
             start = time.perf_counter()
