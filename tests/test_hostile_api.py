@@ -867,6 +867,7 @@ def _metaclass_calls() -> list[tuple[str, Callable[[], object], tuple[type[BaseE
 
     from checkprofile import Material, parse_check, process_problems
     from checkprofile.human import (
+        DecisionRequiredError,
         Escalation,
         apply_decision,
         decision_from_json,
@@ -936,8 +937,8 @@ def _metaclass_calls() -> list[tuple[str, Callable[[], object], tuple[type[BaseE
         ("decision_from_json(a lying type)", lambda: decision_from_json(evil), ()),
         (
             "apply_decision(a lying type)",
-            lambda: apply_decision(cast(Any, evil), cast(Escalation, evil)),
-            (TypeError,),
+            lambda: apply_decision(cast(Escalation, evil), cast(Any, evil)),
+            (TypeError, DecisionRequiredError),
         ),
         (
             "record_from_json(record of a lying type)",
