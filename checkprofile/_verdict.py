@@ -156,24 +156,28 @@ class Failure:
 
 def answer_problem(question: Question, answer: object) -> str | None:
     """Why ``answer`` does not fit ``question`` (decision 8), or ``None`` when it does.
-    Raises :class:`TypeError` when ``question`` is not a question of a :class:`Check`."""
+    Raises :class:`TypeError` when ``question`` is not a question of a :class:`Check`.
+
+    An answer is one of the answer classes exactly, judged by its type, never by what it says
+    of itself through ``__class__``: an object that only claims to be a ``YesNoAnswer`` is not
+    an answer, whatever its ``p``."""
     if not of_type(question, YesNoQuestion, ChoiceQuestion, RubricQuestion):
         raise TypeError(f"question must be a question of a Check, got {show(question)}")
     if isinstance(question, YesNoQuestion):
-        if not isinstance(answer, YesNoAnswer):
+        if type(answer) is not YesNoAnswer:
             return f"a yes/no question needs a YesNoAnswer, got {_type_name(answer)}"
         if not is_probability(answer.p):
             return f"a probability must be a finite number in [0, 1], got {show(answer.p)}"
         return None
     if isinstance(question, ChoiceQuestion):
-        if not isinstance(answer, ChoiceAnswer):
+        if type(answer) is not ChoiceAnswer:
             return f"a choice question needs a ChoiceAnswer, got {_type_name(answer)}"
         if type(answer.name) is not str or answer.name not in question.names:
             return f"{show(answer.name)} is not an answer of one_of ({', '.join(question.names)})"
         return _confidence_problem(answer.confidence) or _distribution_problem(
             answer.distribution, question.names, answer.name
         )
-    if not isinstance(answer, RubricAnswer):
+    if type(answer) is not RubricAnswer:
         return f"a rubric question needs a RubricAnswer, got {_type_name(answer)}"
     level = answer.level
     if not is_integral(level):

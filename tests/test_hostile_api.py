@@ -990,3 +990,54 @@ def test_no_module_judges_a_type_by_equality() -> None:
         if pattern.search(re.sub(r"``.*?``", "", line.split("#")[0]))
     ]
     assert not found, "judge a type by identity (checkprofile._types):\n" + "\n".join(found)
+
+
+class _Claims:
+    """An object that says, through ``__class__``, that it is an answer, with every field an
+    answer of that kind would have, each one passing."""
+
+    def __init__(self, kind: type) -> None:
+        self._kind = kind
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return self._kind
+
+    p = 0.99
+    name = "a"
+    level = 1
+    confidence = 0.99
+    distribution = None
+    source = None
+
+
+@pytest.mark.parametrize("kind", [YesNoAnswer, ChoiceAnswer, RubricAnswer])
+def test_an_object_that_only_claims_to_be_an_answer_is_not_one(kind: type) -> None:
+    # Judged by its type, never by its own __class__: it is malformed, never a pass.
+    from checkprofile import Limits, Material, grade, parse_check, run_check_sync
+
+    check = parse_check(
+        [
+            {"ask": "Done?", "fail": 0.5},
+            {"ask": "Which?", "one_of": {"a": "A.", "b": "B."}, "pass": ["a"]},
+            {"ask": "How far?", "levels": ["None.", "All."], "pass": 1},
+        ]
+    )
+    question = check[[YesNoAnswer, ChoiceAnswer, RubricAnswer].index(kind)]
+    claim = _Claims(kind)
+    assert isinstance(claim, kind)  # what isinstance would have believed
+    assert answer_problem(question, claim) is not None
+    with pytest.raises(AnswerError):
+        grade(question, cast(Any, claim))
+
+    asked = check.select([check.index(question)])
+    material = Material("Check.", "# B\n", {}, Submission({}))
+
+    class One:
+        model = "m"
+
+        async def answer(self, bundle: Any) -> Reply:
+            return Reply("m", [cast(Any, _Claims(kind))])
+
+    outcome = run_check_sync(asked, material, One(), limits=Limits())
+    assert outcome.verdict.verdict == "error"

@@ -247,15 +247,16 @@ class CachingEvaluator:
         return Reply(", ".join(models), [entry for entry in entries if entry is not None])
 
     def _save(self, key: str, check: Check, reply: object) -> None:
-        if not isinstance(reply, Reply) or len(reply.answers) != len(check):
+        if type(reply) is not Reply or len(reply.answers) != len(check):
             return  # the core rejects the reply as a whole: nothing in it is an answer
         model = reply.model
         if type(model) is not str or is_blank(model):
             return
         stored = {
-            str(index): answer_to_json(entry)
+            # An entry that fits its question is an answer (its type, not its __class__).
+            str(index): answer_to_json(cast(Answer, entry))
             for index, (question, entry) in enumerate(zip(check, reply.answers, strict=True))
-            if not isinstance(entry, Failure) and answer_problem(question, entry) is None
+            if type(entry) is not Failure and answer_problem(question, entry) is None
         }
         if not stored:
             return
