@@ -334,7 +334,7 @@ def verdict_record(
     bundle. For an outcome without one (not made by ``run_check``), give ``submission``;
     ``bundle_sha256`` is then ``null``.
     """
-    if not isinstance(outcome, Outcome):
+    if type(outcome) is not Outcome:
         raise TypeError(f"an Outcome is needed (see run_check), got {show(outcome)}")
     check = held_check(outcome)
     bundle = outcome.bundle
@@ -1816,7 +1816,7 @@ def record_line(record: AuditRecord) -> bytes:
     Raises :class:`ValueError` for a record that would not read back (a lone surrogate in its
     text, a line over :data:`MAX_LINE_BYTES`): a recorder writes nothing the reader refuses.
     """
-    if not isinstance(record, (VerdictRecord, DecisionRecord)):
+    if not of_type(record, VerdictRecord, DecisionRecord):
         raise TypeError(f"an audit record is a VerdictRecord or DecisionRecord, got {show(record)}")
     line = _line(record)
     if len(line) >= MAX_LINE_BYTES:

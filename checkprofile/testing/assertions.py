@@ -54,7 +54,7 @@ def assert_outcome(
     as a wrong outcome.
     """
     __tracebackhide__ = True  # pytest shows the test's line, not this one
-    if not isinstance(outcome, Outcome):
+    if type(outcome) is not Outcome:
         raise TypeError(f"assert_outcome takes an Outcome, got {show(outcome)}")
     expected: dict[str, Any] = {}
     actual: dict[str, Any] = {}
