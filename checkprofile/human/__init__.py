@@ -51,6 +51,7 @@ from ._calibrate import (
     calibrate_cases,
 )
 from ._calibrate_report import calibration_html, calibration_text
+from ._checkpoint import CHECKPOINT_FORMAT, Checkpoint, CheckpointError, checkpoint_for
 from ._decisions import (
     Completed,
     Decision,
@@ -79,16 +80,29 @@ from ._receipts import (
     threshold_text,
 )
 from ._records import Escalation, Handoff, Records, ReturnNote, records_for
+from ._state import (
+    STATE_FORMAT,
+    StateError,
+    StepState,
+    after_check,
+    after_decision,
+    after_rework,
+    escalate_error,
+    replayable,
+)
 
 # Plain sorted() order, the house rule (ruff would put the constants first).
 __all__ = [  # noqa: RUF022
     "AUDIT_FORMAT",
     "AuditError",
     "AuditRecord",
+    "CHECKPOINT_FORMAT",
     "Calibration",
     "Case",
     "CheckCalibration",
     "CheckCases",
+    "Checkpoint",
+    "CheckpointError",
     "Completed",
     "Confusion",
     "CurvePoint",
@@ -116,12 +130,18 @@ __all__ = [  # noqa: RUF022
     "ReturnNote",
     "Returned",
     "SHOWN_PIECES",
+    "STATE_FORMAT",
     "ShownPiece",
+    "StateError",
+    "StepState",
     "StoreError",
     "Thresholds",
     "TornLine",
     "TornLineWarning",
     "VerdictRecord",
+    "after_check",
+    "after_decision",
+    "after_rework",
     "apply_decision",
     "bundle_bytes",
     "bundle_sha256",
@@ -130,15 +150,18 @@ __all__ = [  # noqa: RUF022
     "calibration_html",
     "calibration_text",
     "check_key",
+    "checkpoint_for",
     "decision_from_json",
     "decision_record",
     "distance_from_passing",
     "drivers",
+    "escalate_error",
     "iter_records",
     "read_records",
     "receipt_for",
     "record_from_json",
     "records_for",
+    "replayable",
     "resolution_record",
     "shown_pieces",
     "submission_key",

@@ -338,7 +338,7 @@ def _format_at_or_none(at: str) -> str | None:
         return None
 
 
-def decision_from_json(data: object) -> Decision:
+def decision_from_json(data: object, *, at: str | datetime | None = None) -> Decision:
     """Read a decision: ``{"kind": "returned"|"completed"|"failed", ...}``.
 
     ``returned`` and ``failed`` need ``note``, ``by`` and ``at``; ``completed`` needs ``by``
@@ -346,6 +346,10 @@ def decision_from_json(data: object) -> Decision:
     list of ``{"kind": "file"|"link", "ref"}``), ``next`` and ``reason`` for the person's own
     output. ``at`` is RFC 3339 in UTC ending in ``Z``. No other keys. Anything else raises
     :class:`DecisionRequiredError`.
+
+    ``at`` (keyword) is the time the host records when the decision carries none (a person's
+    screen rarely sends one): the host's clock as the decision arrived, an RFC 3339 string in
+    UTC or an aware datetime. A decision's own ``at`` is kept.
     """
     if of_type(data, Returned, Completed, Failed):
         decision = cast(Decision, data)
@@ -360,6 +364,8 @@ def decision_from_json(data: object) -> Decision:
         raise DecisionRequiredError(f"a decision is JSON data ({error})", received) from None
     if type(data) is not dict:
         raise DecisionRequiredError("not a decision", received)
+    if at is not None and "at" not in data:
+        data = {**data, "at": _at(at, at)}
     keys = set(data)
     if "kind" not in keys:
         raise DecisionRequiredError("a decision needs a kind", data)
@@ -375,7 +381,7 @@ def decision_from_json(data: object) -> Decision:
             f"a {kind} decision has only the keys kind, {', '.join(required + optional)}", data
         )
     by = _text("by", data["by"], data)
-    at = _at(data["at"], data)
+    when = _at(data["at"], data)
     if kind == "completed":
         if "output" in keys and data["output"] is None:
             raise DecisionRequiredError(
@@ -403,7 +409,7 @@ def decision_from_json(data: object) -> Decision:
         try:
             return Completed(
                 by=by,
-                at=at,
+                at=when,
                 output=data.get("output"),
                 summary=data.get("summary"),
                 evidence=items,
@@ -415,8 +421,8 @@ def decision_from_json(data: object) -> Decision:
             raise DecisionRequiredError(error.problem, data) from None
     note = _text("note", data["note"], data)
     if kind == "returned":
-        return Returned(note=note, by=by, at=at)
-    return Failed(note=note, by=by, at=at)
+        return Returned(note=note, by=by, at=when)
+    return Failed(note=note, by=by, at=when)
 
 
 # The keys of the decisions people make most, with nothing of their own: a completed

@@ -1,0 +1,196 @@
+"""checkprofile.human.Checkpoint: one JSON value to decide an escalation later, elsewhere.
+
+"To decide later, in another process, the host stored the escalation, the check, the receipt
+and the run and step ids ... Forgetting check= changes the agent's issue lines from
+``level 1: some (0.9)`` to ``level 1 (0.9)``, silently" (issue 22). A checkpoint is read back
+with no other argument, and a decision on it is the same as on the checkpoint that wrote it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from core2 import assert_shape
+from test_human_records import CHECK, RUN, SCRIPTS, STEP, make_outcome
+
+from checkprofile.human import (
+    Checkpoint,
+    CheckpointError,
+    Receipt,
+    StateError,
+    StepState,
+    after_check,
+    after_decision,
+    checkpoint_for,
+    escalate_error,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+LEVEL_LINE = "check: How complete is the screening? → level 1: One list is covered. (0.9)"
+RETURNED = {"kind": "returned", "note": "Name both lists.", "by": "ana@example.com"}
+DECIDED_AT = "2026-10-06T10:15:00Z"
+
+
+def fresh() -> StepState:
+    return StepState(run_id=RUN, step_id=STEP)
+
+
+def made() -> Checkpoint:
+    return checkpoint_for(
+        make_outcome(SCRIPTS["unsure"]),
+        state=fresh(),
+        submitted_by="agent:screener",
+        submitted_at="2026-10-06T09:04:12Z",
+    )
+
+
+def stored(checkpoint: Checkpoint) -> Any:
+    return json.loads(json.dumps(checkpoint.to_json()))
+
+
+def test_a_checkpoint_reads_back_equal_with_no_other_argument() -> None:
+    checkpoint = made()
+    again = Checkpoint.from_json(stored(checkpoint))
+    assert again == checkpoint
+    assert again.to_json() == checkpoint.to_json()
+    assert (again.run_id, again.step_id) == (RUN, STEP)
+    assert again.escalation == checkpoint.escalation
+    assert type(again.receipt) is Receipt and again.receipt == checkpoint.receipt
+    assert again.check == CHECK
+    assert again.candidate.output == {"cleared": True}
+
+
+def test_its_state_is_what_after_check_gives() -> None:
+    outcome = make_outcome(SCRIPTS["unsure"])
+    checkpoint = checkpoint_for(outcome, state=fresh(), submitted_by="agent:screener")
+    assert checkpoint.state == after_check(fresh(), outcome, submitted_by="agent:screener")
+    assert checkpoint.state.waiting
+
+
+def test_the_issue_lines_survive_the_round_trip() -> None:
+    # The trap: an escalation read without its check names no rubric level.
+    again = Checkpoint.from_json(stored(made()))
+    state = again.decide(RETURNED, at=DECIDED_AT)
+    assert state.handoff is not None and state.handoff.issues is not None
+    assert LEVEL_LINE in state.handoff.issues
+    assert state.to_json() == made().decide(RETURNED, at=DECIDED_AT).to_json()
+
+
+def test_a_decision_in_another_process_is_the_same_as_here(tmp_path: Path) -> None:
+    checkpoint = made()
+    (tmp_path / "checkpoint.json").write_text(json.dumps(checkpoint.to_json()), "utf-8")
+    script = (
+        "import json, sys\n"
+        "from checkprofile.human import Checkpoint\n"
+        "data = json.load(open(sys.argv[1], encoding='utf-8'))\n"
+        "checkpoint = Checkpoint.from_json(data)\n"
+        "decision = json.loads(sys.argv[2])\n"
+        "state = checkpoint.decide(decision, at=sys.argv[3])\n"
+        "print(json.dumps({'reference': checkpoint.reference, 'state': state.to_json()}))\n"
+    )
+    path = str(tmp_path / "checkpoint.json")
+    done = subprocess.run(
+        [sys.executable, "-c", script, path, json.dumps(RETURNED), DECIDED_AT],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    there = json.loads(done.stdout)
+    assert there["reference"] == checkpoint.reference
+    assert there["state"] == checkpoint.decide(RETURNED, at=DECIDED_AT).to_json()
+    assert LEVEL_LINE in there["state"]["handoff"]["issues"]
+
+
+def test_the_reference_is_stable_opaque_and_follows_the_content() -> None:
+    one, two = made(), made()
+    assert one.reference == two.reference
+    assert len(one.reference) == 32 and set(one.reference) <= set("0123456789abcdef")
+    other = checkpoint_for(
+        make_outcome(SCRIPTS["unsure"]), state=fresh(), submitted_by="agent:other"
+    )
+    assert other.reference != one.reference
+    assert "agent" not in one.reference
+
+
+def test_the_pieces_inside_are_core_2() -> None:
+    data = stored(made())
+    assert_shape("escalation", data["state"]["escalation"])
+    assert_shape("step-record", data["state"]["record"])
+    assert data["state"]["previous"] is None
+
+
+def test_an_escalated_error_makes_a_checkpoint() -> None:
+    outcome = make_outcome(SCRIPTS["error"])
+    with pytest.raises(ValueError, match="nothing waits on a person"):
+        checkpoint_for(outcome, state=fresh())
+    checkpoint = checkpoint_for(escalate_error(outcome), state=fresh())
+    assert checkpoint.verdict.verdict == "error"
+    assert Checkpoint.from_json(stored(checkpoint)) == checkpoint
+    done = checkpoint.decide({"kind": "completed", "by": "ana@example.com", "at": DECIDED_AT})
+    assert done.record is not None and done.record["check"]["verdict"] == "error"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.pop("receipt"), "needs receipt"),
+        (lambda d: d.update(extra=1), 'no key "extra"'),
+        (lambda d: d.update(checkpoint=2), '"checkpoint" must be 1'),
+        (lambda d: d.update(checkpoint=True), '"checkpoint" must be 1'),
+        (lambda d: d["receipt"].update(receipt=9), "receipt"),
+        (lambda d: d["state"].update(escalation=None), "previous only while"),
+        (lambda d: d["state"]["escalation"].update(note=""), "escalation note"),
+        (lambda d: d["state"].update(run="run-8"), "run"),
+        (lambda d: d["state"]["escalation"]["candidate"].update(summary="changed"), "candidate"),
+        (lambda d: d["state"]["escalation"]["check"]["questions"][0].update(answer=0.7), "verdict"),
+        (lambda d: d["state"]["record"].pop("history"), "/record"),
+        (lambda d: d["state"]["escalation"]["check"]["questions"][2].update(answer=7), "answer"),
+    ],
+)
+def test_a_checkpoint_that_is_not_one_is_refused_by_name(change: Any, message: str) -> None:
+    data = stored(made())
+    change(data)
+    kept = copy.deepcopy(data)
+    with pytest.raises(CheckpointError, match=message) as caught:
+        Checkpoint.from_json(data)
+    assert isinstance(caught.value, StateError) and isinstance(caught.value, ValueError)
+    assert data == kept
+
+
+@pytest.mark.parametrize(
+    "data", [None, [], "checkpoint", 7, {"checkpoint": float("nan")}, {1: 2}, {"a": {1}}]
+)
+def test_anything_else_is_a_checkpoint_error(data: object) -> None:
+    with pytest.raises(CheckpointError):
+        Checkpoint.from_json(data)
+
+
+def test_a_deep_hostile_value_is_refused_without_a_traceback() -> None:
+    deep: Any = {}
+    for _ in range(100_000):
+        deep = {"a": deep}
+    with pytest.raises(CheckpointError):
+        Checkpoint.from_json({"checkpoint": 1, "state": deep, "receipt": {}})
+
+
+def test_a_decided_checkpoint_leaves_the_checkpoint_as_it_was() -> None:
+    checkpoint = made()
+    before = checkpoint.to_json()
+    after_decision(checkpoint.state, {**RETURNED, "at": DECIDED_AT})
+    checkpoint.decide({"kind": "failed", "note": "No.", "by": "ana", "at": DECIDED_AT})
+    assert checkpoint.to_json() == before
+
+
+def test_a_checkpoint_holds_a_waiting_state_only() -> None:
+    checkpoint = made()
+    with pytest.raises(CheckpointError, match="wait on a decision"):
+        Checkpoint(state=fresh(), receipt=checkpoint.receipt)
+    with pytest.raises(TypeError):
+        Checkpoint(state=checkpoint.to_json(), receipt=checkpoint.receipt)  # type: ignore[arg-type]
