@@ -20,6 +20,7 @@ from referencing import Registry, Resource
 from ruamel.yaml import YAML
 
 import checkprofile
+import gen_conformance as generate
 from checkprofile import conformance
 from checkprofile.conformance import (
     STAGES,
@@ -32,7 +33,6 @@ from checkprofile.conformance import (
     run_case,
     run_corpus,
 )
-from checkprofile.conformance import _generate as generate
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(str(default_directory()))
@@ -125,7 +125,7 @@ def test_every_expected_verdict_is_a_check_verdict_record() -> None:
 def test_the_generated_files_are_current() -> None:
     for path, text in generate.render().items():
         assert (CORPUS / path).read_text(encoding="utf-8") == text, (
-            f"{path} is out of date: run python -m checkprofile.conformance._generate"
+            f"{path} is out of date: run python tools/gen_conformance.py"
         )
 
 
@@ -144,7 +144,7 @@ def test_the_docs_list_the_cases_of_every_decision() -> None:
     text = DOC.read_text(encoding="utf-8")
     assert generate.coverage_markdown(CASES) in text, (
         "docs/conformance.md lists other cases than the corpus has: run"
-        " python -m checkprofile.conformance._generate"
+        " python tools/gen_conformance.py"
     )
 
 

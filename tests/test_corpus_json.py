@@ -23,7 +23,7 @@ FORM = PACKAGE / "conformance" / CORPUS_JSON
 
 def test_the_json_form_is_current() -> None:
     assert FORM.read_text(encoding="utf-8") == corpus_json(), (
-        f"{FORM} is out of date: run python -m checkprofile.conformance._generate"
+        f"{FORM} is out of date: run python tools/gen_conformance.py"
     )
 
 

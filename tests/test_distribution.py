@@ -33,6 +33,18 @@ def package_files(root: Path = ROOT) -> set[str]:
     }
 
 
+#: Where the repository's development tools live (the corpus generator, the docs generators):
+#: outside the package, so no install ships them (the house rule in style.md).
+TOOLS = ("tools", "docs/tools")
+#: Where a tool once lived inside the package: no wheel may hold a file there again.
+FORMER_TOOLS = frozenset({f"{PACKAGE}/conformance/_generate.py"})
+
+
+def tool_names(root: Path = ROOT) -> set[str]:
+    """The file names of the development tools, which no file in a wheel may have."""
+    return {path.name for folder in TOOLS for path in (root / folder).glob("*.py")}
+
+
 def _version(root: Path = ROOT) -> str:
     match = re.search(r'^version = "([^"]+)"$', (root / "pyproject.toml").read_text("utf-8"), re.M)
     assert match is not None
@@ -51,6 +63,12 @@ def wheel_problems(wheel: Path, root: Path = ROOT) -> list[str]:
     problems = [f"missing from the wheel: {name}" for name in sorted(package_files(root) - shipped)]
     problems += [
         f"in the wheel, not in the sources: {n}" for n in sorted(shipped - package_files(root))
+    ]
+    tools = tool_names(root)
+    problems += [
+        f"a development tool in the wheel: {name}"
+        for name in sorted(names)
+        if name in FORMER_TOOLS or name.rsplit("/", 1)[-1] in tools
     ]
     problems += _metadata_problems(metadata, root)
     if "checkprofile = checkprofile.cli:main" not in entry_points:
@@ -120,6 +138,24 @@ def test_a_data_file_left_out_of_the_wheel_is_found(tmp_path: Path) -> None:
             if not item.filename.endswith("corpus.json"):
                 target.writestr(item, source.read(item))
     assert wheel_problems(broken) == [f"missing from the wheel: {PACKAGE}/conformance/corpus.json"]
+
+
+def test_a_development_tool_in_the_wheel_is_found(tmp_path: Path) -> None:
+    # The corpus generator is a maintainer's tool: a wheel that holds it again is refused, under
+    # its old place in the package or its own name anywhere.
+    assert "gen_conformance.py" in tool_names()
+    (wheel,) = build(tmp_path, "--wheel")
+    broken = tmp_path / "broken" / wheel.name
+    broken.parent.mkdir()
+    with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(broken, "w") as target:
+        for item in source.infolist():
+            target.writestr(item, source.read(item))
+        for name in (f"{PACKAGE}/conformance/_generate.py", f"{PACKAGE}/gen_conformance.py"):
+            target.writestr(name, "")
+    assert {
+        f"a development tool in the wheel: {PACKAGE}/conformance/_generate.py",
+        f"a development tool in the wheel: {PACKAGE}/gen_conformance.py",
+    } <= set(wheel_problems(broken))
 
 
 def main(paths: list[str]) -> int:

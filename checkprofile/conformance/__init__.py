@@ -8,7 +8,7 @@ against its own code; this module runs them against checkprofile::
     failed = [result for result in run_corpus() if not result.passed]
 
 The YAML files are the corpus. Beside them, ``corpus.json`` holds the same cases as JSON,
-written by ``python -m checkprofile.conformance._generate`` with the SHA-256 of every file it
+written by ``python tools/gen_conformance.py`` with the SHA-256 of every file it
 was made from: the default corpus is read from it only while every YAML file and the schema are
 byte for byte what it was made from (reading YAML in pure Python is most of a run's cost), and
 from the YAML otherwise. The test suite fails when it is stale.
