@@ -35,7 +35,7 @@ from ._convert import (
     register_renamed,
     show,
 )
-from ._shapes import described, shallow_members, submission_problems
+from ._shapes import described, shallow_members, step_record_problems, submission_problems
 from ._types import all_of_type, is_mapping
 from .errors import LimitsError, MaterialError, pointer_token
 
@@ -267,6 +267,10 @@ def _evidence_field(items: Iterable[Evidence | Mapping[str, Any]]) -> tuple[Evid
         raise MaterialError(str(error), path=("evidence", *error.path)) from None
 
 
+# What of a step record is the submission it completed with.
+_SUBMISSION_KEYS = ("output", "summary", "evidence", "next", "reason")
+
+
 @attrs.frozen
 class Submission:
     """What was submitted, in core-2's shape: ``output`` (a map), ``summary``, evidence
@@ -339,6 +343,30 @@ class Submission:
             next=members.get("next"),
             reason=members.get("reason"),
         )
+
+    @classmethod
+    def from_record(cls, data: object) -> Submission:
+        """Read the submission a step completed with from its core-2 step record (run data's
+        ``steps.<id>``): its ``output``, ``summary``, ``evidence``, ``next`` and ``reason``.
+        The rest of the record (``by``, ``at``, ``check``, ``decision``, ``note``,
+        ``history``) is the record's, and left behind.
+
+        Raises :class:`~checkprofile.MaterialError` carrying every problem when ``data`` is
+        not a step record, and when the record holds no ``output`` (a step that did not
+        complete with a submission)."""
+        problems = step_record_problems(data)
+        if problems:
+            raise MaterialError(
+                described("the step record", problems), path=problems[0].path, problems=problems
+            )
+        members = shallow_members(data)
+        assert members is not None  # the shape says so
+        if "output" not in members:
+            raise MaterialError(
+                "the step record has no output: the step did not complete with a submission",
+                path=("output",),
+            )
+        return cls.from_json({key: members[key] for key in _SUBMISSION_KEYS if key in members})
 
 
 # `summary`, `next` and `reason` are left out while unset; `evidence` is always there, as a

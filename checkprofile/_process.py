@@ -152,6 +152,13 @@ class ProcessStep:
     def has_check(self) -> bool:
         return "check" in self.data
 
+    @property
+    def advisory(self) -> bool:
+        """Whether the step's check is advisory (``advisory: true`` beside ``check``): its
+        verdicts are recorded and never block. Only a real ``true`` is; a step whose
+        ``advisory`` is not a boolean is refused at publication."""
+        return self.has_check and self.data.get("advisory") is True
+
 
 @attrs.frozen
 class Process:

@@ -27,7 +27,13 @@ from ._types import of_type
 from ._verdict import Verdict
 from .errors import MaterialError, Problem, VerdictError, problems_text
 
-__all__ = ["check_run_data", "run_data_problems", "shallow_members", "submission_problems"]
+__all__ = [
+    "check_run_data",
+    "run_data_problems",
+    "shallow_members",
+    "step_record_problems",
+    "submission_problems",
+]
 
 Path = tuple[str | int, ...]
 
@@ -53,6 +59,13 @@ def run_data_problems(data: object) -> tuple[Problem, ...]:
     problems = _schema_problems("run-data", view)
     problems.extend(_verdict_problems(checks))
     return _in_order(problems)
+
+
+def step_record_problems(data: object) -> tuple[Problem, ...]:
+    """Every way ``data`` is not a core-2 step record (one entry of run data's ``steps``);
+    empty when it is. Never raises. Paths lead from the root of ``data``."""
+    problems = run_data_problems({"inputs": {}, "steps": {"step": data}})
+    return tuple(Problem(problem.path[2:], problem.message) for problem in problems)
 
 
 def _not_json(error: NotJson) -> Problem:

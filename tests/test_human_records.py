@@ -531,3 +531,17 @@ def test_a_handoff_core_2_would_refuse_cannot_be_built(
         Handoff(**fields)
     with pytest.raises(TypeError, match=r"ReturnNote\.note must be a string, got null"):
         ReturnNote(note=None, by="a", at=AT)
+
+
+def test_the_candidate_record_is_an_attribute_and_the_old_method_warns() -> None:
+    outcome = outcome_of("unsure")
+    escalation = records_for(outcome, run_id=RUN, step_id=STEP, submitted_by="agent:a").escalation
+    assert escalation is not None
+    record = escalation.candidate_record
+    assert record == escalation.to_json()["candidate"]
+    assert (record["by"], record["at"]) == ("agent:a", outcome.verdict.at)
+    record["output"]["cleared"] = False  # a copy: the escalation keeps its own
+    assert escalation.candidate_record["output"] == {"cleared": True}
+    assert_shape("candidate", escalation.candidate_record)
+    with pytest.warns(DeprecationWarning, match="candidate_record"):
+        assert escalation.candidate_json() == escalation.candidate_record

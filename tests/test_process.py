@@ -1267,3 +1267,24 @@ def test_the_full_form_of_the_profile_reads_from_a_file() -> None:
     process = read(f"---\n{out.getvalue()}---\n")
     assert process.check_for("s").asks[0] == SPEC_ASK
     assert publication_problems(process, profiles=[PROFILE]) == ()
+
+
+def test_a_steps_advisory_is_read_through_the_step() -> None:
+    # "advisory: Optional, true to record verdicts without ever blocking. Allowed only when
+    # check is present." Only a real true makes a step advisory.
+    process = read(
+        steps(
+            "  - id: a",
+            "    agent: Do.",
+            "    check: Done?",
+            "    advisory: true",
+            "  - id: b",
+            "    agent: Do.",
+            "    check: Done?",
+            "    advisory: false",
+            "  - id: c",
+            "    agent: Do.",
+            "    check: Done?",
+        )
+    )
+    assert [process.step(step).advisory for step in "abc"] == [True, False, False]

@@ -513,3 +513,37 @@ def test_the_registry_resolves_every_reference_offline() -> None:
         validator = jsonschema.Draft202012Validator(core_schema(name), registry=registry)
         validator.is_valid({})  # resolving a missing $ref would raise here
     assert errors("step-record", {"history": [], "check": {"verdict": "pass"}})
+
+
+# --- the submission a step record holds -------------------------------------------------------
+
+
+def test_the_submission_is_read_back_from_the_step_record_it_is_stored_in() -> None:
+    # Joining an approver's decision to the checked submission needs the submission from the
+    # step record it completed with: by, at, check and history are the record's.
+    submitted = {
+        "output": {"cleared": True},
+        "summary": "Cleared.",
+        "evidence": [{"kind": "file", "ref": "r.pdf", "sha256": "ab"}],
+        "next": "sign",
+        "reason": "Clear.",
+    }
+    record = {
+        **submitted,
+        "note": "Fine.",
+        "check": outcome_of("pass").verdict.to_json(),
+        "by": "agent:a",
+        "at": "2026-10-06T09:04:12Z",
+        "history": [{"output": {"cleared": False}}],
+    }
+    assert Submission.from_record(record) == Submission.from_json(submitted)
+    with pytest.raises(MaterialError, match="has no output") as caught:
+        Submission.from_record({"decision": "failed", "note": "No.", "history": []})
+    assert caught.value.path == ("output",)
+    with pytest.raises(MaterialError, match="history") as caught:
+        Submission.from_record(submitted)
+    with pytest.raises(MaterialError, match="summary") as caught:
+        Submission.from_record({**record, "summary": 5})
+    assert caught.value.path == ("summary",)
+    with pytest.raises(MaterialError):
+        Submission.from_record("a record")

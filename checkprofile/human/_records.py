@@ -26,6 +26,7 @@ Choices the profile leaves open, each pinned by ``tests/test_human_records.py``:
 
 from __future__ import annotations
 
+import warnings
 from datetime import datetime
 from typing import Any
 
@@ -247,15 +248,26 @@ class Escalation:
     submitted_by: str | None = attrs.field(default=None, validator=_of(str, "a string"))
     submitted_at: str | None = attrs.field(default=None, validator=_of(str, "a string"))
 
-    def candidate_json(self) -> dict[str, Any]:
+    @property
+    def candidate_record(self) -> dict[str, Any]:
         """The candidate as core-2 records it: a step record without history,
-        ``{"output", "summary"?, "evidence", "next"?, "reason"?, "by"?, "at"?}``."""
+        ``{"output", "summary"?, "evidence", "next"?, "reason"?, "by"?, "at"?}`` (a new dict
+        each time)."""
         data = self.candidate.to_json()
         if self.submitted_by is not None:
             data["by"] = self.submitted_by
         if self.submitted_at is not None:
             data["at"] = self.submitted_at
         return data
+
+    def candidate_json(self) -> dict[str, Any]:
+        """Deprecated: :attr:`candidate_record`, an attribute like its neighbours."""
+        warnings.warn(
+            "Escalation.candidate_json() is deprecated: read Escalation.candidate_record",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.candidate_record
 
     def to_json(self) -> dict[str, Any]:
         """``{"note", "by", "at", "check", "candidate"}``: the profile's record."""
@@ -264,7 +276,7 @@ class Escalation:
             "by": self.by,
             "at": self.at,
             "check": self.check.to_json(),
-            "candidate": self.candidate_json(),
+            "candidate": self.candidate_record,
         }
 
     @classmethod

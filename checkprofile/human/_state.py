@@ -62,7 +62,7 @@ from .._bundle import Submission
 from .._check import Check
 from .._convert import NotJson, is_blank, one_line, plain, plain_text, show
 from .._run import Outcome
-from .._shapes import run_data_problems
+from .._shapes import step_record_problems
 from .._types import is_mapping, of_type
 from .._verdict import Verdict, format_at
 from ..errors import CheckprofileError, VerdictError
@@ -216,7 +216,7 @@ def _state_from_json(data: Any, check: Check | None) -> StepState:
             got = show(data[key])
             raise StateError(f"a step state's {key} must be a non-blank string, got {got}")
     run_id, step_id = data["run"], data["step"]
-    record = _step_record("/record", step_id, data["record"])
+    record = _step_record("/record", data["record"])
     handoff = None
     if data["handoff"] is not None:
         try:
@@ -240,7 +240,7 @@ def _state_from_json(data: Any, check: Check | None) -> StepState:
             raise StateError("a step state whose escalation waits needs previous (null for none)")
     elif "previous" in data:
         raise StateError("a step state has previous only while its escalation waits")
-    previous = _step_record("/previous", step_id, data.get("previous"))
+    previous = _step_record("/previous", data.get("previous"))
     return StepState(
         run_id=run_id,
         step_id=step_id,
@@ -251,19 +251,17 @@ def _state_from_json(data: Any, check: Check | None) -> StepState:
     )
 
 
-def _step_record(where: str, step_id: str, data: object) -> dict[str, Any] | None:
+def _step_record(where: str, data: object) -> dict[str, Any] | None:
     """``data`` as a core-2 step record (a copy), ``None`` for ``null``; else a StateError
     naming the first problem, its path from ``where``."""
     if data is None:
         return None
-    problems = run_data_problems({"inputs": {}, "steps": {step_id: data}})
+    problems = step_record_problems(data)
     if problems:
         first = problems[0]
-        inner = first.rerooted()  # the path is /steps/<id>/...: name it from the record
-        path = "".join(f"/{token}" for token in inner.path[2:])
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise StateError(
-            f"a step state at {where}{path}: {first.message} (a core-2 step record){more}"
+            f"a step state at {where}{first.pointer}: {first.message} (a core-2 step record){more}"
         )
     return cast(dict[str, Any], copy.deepcopy(data))
 
