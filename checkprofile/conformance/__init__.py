@@ -54,6 +54,7 @@ from .. import (
     error_verdict,
     issue_lines,
     js_number,
+    outcome_for,
     parse_check,
     pointer_token,
     process_problems,
@@ -67,6 +68,15 @@ from .._fastschema import Validator
 from .._schemas import safe_validator, schema_message
 from .._types import is_mapping
 from ..errors import CheckprofileError
+from ..human import (
+    DecisionRequiredError,
+    StateError,
+    StepState,
+    after_check,
+    after_decision,
+    after_rework,
+    escalate_error,
+)
 from ..testing import ScriptedEvaluator, Step
 
 if TYPE_CHECKING:
@@ -93,7 +103,7 @@ __all__ = [
     "run_corpus",
 ]
 
-Stage = Literal["check_keys", "grading", "truncation", "outcomes", "shapes"]
+Stage = Literal["check_keys", "grading", "truncation", "outcomes", "shapes", "records"]
 
 # What a runner shows the evaluator besides the run data: the corpus pins neither, because the
 # verdict may not depend on them (only the run data view is measured against a budget).
@@ -267,8 +277,9 @@ def load_cases(directory: Traversable | None = None) -> tuple[Case, ...]:
     in pipeline order, then by file name, then in file order.
 
     ``directory`` holds one subdirectory per stage (``check_keys``, ``grading``,
-    ``truncation``, ``outcomes``; any may be missing) with ``*.yaml`` files (a path or a
-    ``Traversable``; anything else raises :class:`TypeError`). Raises
+    ``truncation``, ``outcomes``, ``shapes``, ``records``; any may be missing) with
+    ``*.yaml`` files (a path or a ``Traversable``; anything else raises
+    :class:`TypeError`). Raises
     :class:`CorpusError` for an unreadable file, invalid YAML, a value that is not JSON data,
     a case that does not match the schema, a case filed under another stage, a repeated id,
     or a corpus with no case at all.
@@ -676,6 +687,57 @@ def _run_shapes(case: Mapping[str, Any]) -> None:
         raise _Mismatch("/expect/valid", True, found)
 
 
+def _run_records(case: Mapping[str, Any]) -> None:
+    # One event on a step's state (decision 17): the state before, the event, the state after.
+    # A refused event, or a state before that is not one, changes nothing.
+    expect = case["expect"]
+    limits = _limits(case)
+    check = parse_check(case["check"], limits=limits)
+    event = case["event"]
+    try:
+        before = StepState.from_json(
+            {"state": 1, "run": case["run"], "step": case["step"], **case["before"]}, check=check
+        )
+        if "check" in event:
+            checked = event["check"]
+            material = Material(
+                instructions=_INSTRUCTIONS,
+                body=_BODY,
+                run_data=_RUN_DATA,
+                submission=Submission.from_json(checked["submission"]),
+            )
+            bundle = build_bundle(check, material, state_bytes=limits.check_state_bytes)
+            outcome = outcome_for(Verdict.from_json(checked["verdict"], check=check), bundle=bundle)
+            if checked.get("escalate_error", False):
+                outcome = escalate_error(outcome)
+            options = {key: checked[key] for key in ("by", "note") if key in checked}
+            after = after_check(
+                before,
+                outcome,
+                submitted_by=checked.get("submitted_by"),
+                submitted_at=checked.get("submitted_at"),
+                **options,
+            )
+        elif "decision" in event:
+            after = after_decision(before, event["decision"], at=event.get("at"))
+        else:
+            after = after_rework(before)
+    except (StateError, DecisionRequiredError) as error:
+        if expect.get("refused"):
+            return
+        raise _Mismatch("/expect/refused", False, f"refused: {error}") from None
+    if expect.get("refused"):
+        raise _Mismatch("/expect/refused", True, f"taken, as {_show(_state_of(after))}")
+    _expect("/expect/after", expect["after"], _state_of(after))
+
+
+def _state_of(state: StepState) -> dict[str, Any]:
+    """A step's state as a records case writes it: the state's JSON without its format, run
+    and step (the case's own)."""
+    data = state.to_json()
+    return {key: value for key, value in data.items() if key not in ("state", "run", "step")}
+
+
 # The stage table: each stage's runner, in pipeline order. A runner raises _Mismatch where the
 # library's answer differs from the case. To add a stage: name it in Stage, write its runner and
 # add its row here, then give it a $defs entry (and its name in the id pattern and the stage
@@ -686,6 +748,7 @@ _RUNNERS: Final[Mapping[Stage, Callable[[Mapping[str, Any]], None]]] = {
     "truncation": _run_truncation,
     "outcomes": _run_outcomes,
     "shapes": _run_shapes,
+    "records": _run_records,
 }
 
 #: The stages, in pipeline order; each is one directory of the corpus.
