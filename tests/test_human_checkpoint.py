@@ -194,3 +194,15 @@ def test_a_checkpoint_holds_a_waiting_state_only() -> None:
         Checkpoint(state=fresh(), receipt=checkpoint.receipt)
     with pytest.raises(TypeError):
         Checkpoint(state=checkpoint.to_json(), receipt=checkpoint.receipt)  # type: ignore[arg-type]
+
+
+def test_a_checkpoints_resolution_joins_the_verdict_in_the_audit_trail() -> None:
+    from checkprofile.human import resolution_record, verdict_record
+
+    outcome = make_outcome(SCRIPTS["unsure"])
+    checkpoint = Checkpoint.from_json(stored(checkpoint_for(outcome, state=fresh())))
+    resolution = checkpoint.resolve({"kind": "completed", "by": "ana"}, at=DECIDED_AT)
+    assert resolution.output == checkpoint.candidate
+    record = resolution_record(resolution)
+    assert record.key == verdict_record(outcome, run_id=RUN, step_id=STEP).key
+    assert record.decision.at == DECIDED_AT

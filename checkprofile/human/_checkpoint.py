@@ -29,7 +29,7 @@ from .._check import Check
 from .._convert import NotJson, one_line, plain, show
 from .._run import Outcome
 from .._verdict import Verdict
-from ._decisions import Decision
+from ._decisions import Decision, Resolution, apply_decision, decision_from_json
 from ._receipts import Receipt, ReceiptError, receipt_for
 from ._records import DEFAULT_BY, Escalation
 from ._state import StateError, StepState, after_check, after_decision
@@ -152,6 +152,14 @@ class Checkpoint:
         :func:`~checkprofile.human.after_decision`): a typed decision, or its JSON from the
         person's screen, with ``at`` the host's time when the decision carries none."""
         return after_decision(self.state, decision, at=at)
+
+    def resolve(
+        self, decision: Decision | Mapping[str, Any], *, at: str | datetime | None = None
+    ) -> Resolution:
+        """What ``decision`` on the escalation records (see
+        :func:`~checkprofile.human.apply_decision`): for the audit trail,
+        ``resolution_record(checkpoint.resolve(decision))``, whose key joins the verdict's."""
+        return apply_decision(self.escalation, decision_from_json(decision, at=at))
 
 
 def _agree(state: StepState, receipt: Receipt) -> None:

@@ -63,7 +63,7 @@ from .._check import Check
 from .._convert import NotJson, is_blank, one_line, plain, plain_text, show
 from .._run import Outcome
 from .._shapes import step_record_problems
-from .._types import is_mapping, of_type
+from .._types import is_mapping
 from .._verdict import Verdict, format_at
 from ..errors import CheckprofileError, VerdictError
 from ._decisions import Completed, Decision, Failed, Returned, apply_decision, decision_from_json
@@ -453,9 +453,7 @@ def after_decision(
     :class:`~checkprofile.human.DecisionRequiredError` for anything that is not a decision.
     """
     state = _state_arg(state, check)
-    if not of_type(decision, Returned, Completed, Failed):
-        decision = decision_from_json(decision, at=at)
-    decision = cast(Decision, decision)
+    decision = decision_from_json(decision, at=at)  # a typed one is checked and kept
     escalation = state.escalation
     if escalation is None:
         raise StateError(
