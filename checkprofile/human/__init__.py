@@ -7,6 +7,9 @@ decide from (:func:`receipt_for`), takes their decision as a typed record
 audit trail of verdicts and decisions (:class:`JsonLinesRecorder`, :func:`read_records`; or
 :class:`PostgresRecorder`, one store for many replicas), from which :func:`calibrate` measures
 how advisory verdicts agreed with the people who decided the same submissions.
+:class:`StepState` and one call per event (:func:`after_check`, :func:`after_decision`,
+:func:`after_rework`) give a step's next state in core-2's shapes, and a :class:`Checkpoint`
+(:func:`checkpoint_for`) holds an escalation whole, to decide later in another process.
 Everything but the recorders and the reading is pure: times come from the verdict or the
 decision.
 See ``docs/human-side.md``.
