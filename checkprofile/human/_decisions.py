@@ -19,8 +19,8 @@ Choices the profile leaves open, each pinned by ``tests/test_human_decisions.py`
   issue lines, and the person's note, with who returned the work and when, in
   ``handoff.returned`` (core-2's ``{note, by, at}``); the verdict leaves ``steps.<id>.check``
   (it no longer waits on a person; :func:`~checkprofile.human.after_decision` restores the
-  step's previous entry, if it had one). After ``completed`` or ``failed`` the step has ended and the verdict stays as
-  ``steps.<id>.check``.
+  step's previous entry, if it had one). After ``completed`` or ``failed`` the step has
+  ended and the verdict stays as ``steps.<id>.check``.
 * A decision's time is not compared with the escalation's: clocks on different machines differ,
   and refusing a real decision for that would lose it.
 """

@@ -67,7 +67,7 @@ from .._types import is_mapping
 from .._verdict import Verdict, format_at
 from ..errors import CheckprofileError, VerdictError
 from ._decisions import Completed, Decision, Failed, Returned, apply_decision, decision_from_json
-from ._records import DEFAULT_BY, Escalation, Handoff, records_for
+from ._records import _CANDIDATE_KEYS, DEFAULT_BY, Escalation, Handoff, records_for
 
 __all__ = [
     "STATE_FORMAT",
@@ -83,20 +83,9 @@ __all__ = [
 #: The format of :meth:`StepState.to_json`; :meth:`StepState.from_json` refuses any other.
 STATE_FORMAT = 1
 
-# A step record's keys, in core-2's order (a record is written in it).
-_RECORD_KEYS = (
-    "output",
-    "evidence",
-    "summary",
-    "next",
-    "reason",
-    "decision",
-    "note",
-    "check",
-    "by",
-    "at",
-    "history",
-)
+# A step record's keys, in core-2's order (a record is written in it): a candidate's and its
+# history.
+_RECORD_KEYS = (*_CANDIDATE_KEYS, "history")
 
 
 class StateError(CheckprofileError, ValueError):
