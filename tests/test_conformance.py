@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, get_args
 
+import core2
 import jsonschema
 import pytest
 from referencing import Registry, Resource
@@ -388,3 +389,84 @@ def test_every_stage_has_a_runner_a_schema_and_a_section_on_the_page() -> None:
     assert all(stage in schema["$defs"] for stage in STAGES)
     page = DOC.read_text(encoding="utf-8")
     assert all(f"## Stage `{stage}`" in page for stage in STAGES)
+
+
+# -- the records stage --------------------------------------------------------------------------
+
+
+def _records_states() -> Iterator[tuple[str, str, Any]]:
+    """Each state a records case names that must be one: every ``after``, and every ``before``
+    of a case that is not refused."""
+    for case in CASES:
+        if case.stage != "records":
+            continue
+        expect = case.data["expect"]
+        if "after" in expect:
+            yield case.id, "after", expect["after"]
+            yield case.id, "before", case.data["before"]
+
+
+def test_every_records_state_is_in_core_2s_shapes() -> None:
+    # The corpus's own check: another implementation is handed core-2's records, never ours.
+    states = list(_records_states())
+    assert len(states) >= 30
+    bad = []
+    for case_id, which, state in states:
+        if state["record"] is not None:
+            problems = core2.errors("run-data", {"inputs": {}, "steps": {"s": state["record"]}})
+            bad += [(case_id, which, "record", problem) for problem in problems]
+        for shape in ("handoff", "escalation"):
+            if state[shape] is not None:
+                bad += [(case_id, which, shape, p) for p in core2.errors(shape, state[shape])]
+        assert ("previous" in state) == (state["escalation"] is not None), (case_id, which)
+    assert bad == []
+
+
+RECORDS_CASE = """\
+- id: records/fail
+  stage: records
+  rule: A blocking fail goes to the handoff.
+  decisions: [17]
+  check: &check Is the report attached?
+  run: run-1
+  step: screen
+  before: {record: null, handoff: null, escalation: null}
+  event:
+    check:
+      submission: {output: {}}
+      verdict:
+        verdict: fail
+        advisory: false
+        model: m-1
+        questions: [{ask: Is the report attached?, kind: yes_no, answer: 0.1, result: fail}]
+        at: "2026-10-06T09:04:20Z"
+  expect:
+    after:
+      record: null
+      handoff:
+        issues: ["check: Is the report attached? → no (0.1)"]
+        check:
+          verdict: fail
+          advisory: false
+          model: m-1
+          questions: [{ask: Is the report attached?, kind: yes_no, answer: 0.1, result: fail}]
+          at: "2026-10-06T09:04:20Z"
+      escalation: null
+"""
+
+
+def test_a_records_case_passes_and_fails_where_the_state_differs(tmp_path: Path) -> None:
+    assert run_corpus(_corpus(tmp_path / "a", RECORDS_CASE, "records"))[0].passed
+    wrong = RECORDS_CASE.replace("→ no (0.1)", "→ no (0.2)")
+    [result] = run_corpus(_corpus(tmp_path / "b", wrong, "records"))
+    assert not result.passed
+    assert result.diff.startswith('/expect/after/handoff/issues/0: expected "check:'), result.diff
+    said_refused = RECORDS_CASE[: RECORDS_CASE.index("  expect:")] + "  expect: {refused: true}\n"
+    [result] = run_corpus(_corpus(tmp_path / "c", said_refused, "records"))
+    assert result.diff.startswith("/expect/refused: expected true, got"), result.diff
+    decided = RECORDS_CASE[: RECORDS_CASE.index("  event:")] + (
+        '  event:\n    decision: {kind: failed, note: No., by: ana, at: "2026-10-06T10:00:00Z"}\n'
+        + RECORDS_CASE[RECORDS_CASE.index("  expect:") :]
+    )
+    [result] = run_corpus(_corpus(tmp_path / "d", decided, "records"))
+    assert result.diff.startswith('/expect/refused: expected false, got "refused: no decision')
