@@ -463,8 +463,12 @@ def test_a_huge_record_is_refused_in_bounded_words() -> None:
 def test_a_state_is_built_checked() -> None:
     with pytest.raises(TypeError, match="run_id"):
         StepState(run_id=" ", step_id=STEP)
-    with pytest.raises(TypeError, match="record"):
-        StepState(run_id=RUN, step_id=STEP, record=[])  # type: ignore[arg-type]
+    with pytest.raises(StateError, match="at /record: expected a step record"):
+        StepState(run_id=RUN, step_id=STEP, record=[])
+    with pytest.raises(StateError, match="at /record/history"):
+        StepState(run_id=RUN, step_id=STEP, record={"history": 5})
+    with pytest.raises(StateError, match="at /record/output"):
+        StepState(run_id=RUN, step_id=STEP, record={"output": {"x": {1, 2}}, "history": []})
     with pytest.raises(TypeError, match="handoff"):
         StepState(run_id=RUN, step_id=STEP, handoff={})  # type: ignore[arg-type]
     escalation = waiting().escalation
@@ -485,3 +489,10 @@ def test_what_to_json_gave_can_be_changed_without_changing_the_state() -> None:
     data["record"]["history"].append({})
     assert state.record is not None and state.record["output"] == {"cleared": True}
     assert state.check is not None and state.check["verdict"] == "pass"
+    read = state.record
+    assert read is not None
+    read["output"]["cleared"] = False
+    given: dict[str, Any] = {"output": {"cleared": True}, "history": []}
+    built = StepState(run_id=RUN, step_id=STEP, record=given)
+    given["output"]["cleared"] = False
+    assert state.record["output"] == built.record["output"] == {"cleared": True}  # type: ignore[index]

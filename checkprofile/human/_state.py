@@ -97,9 +97,27 @@ class StateError(CheckprofileError, ValueError):
 # --- the state --------------------------------------------------------------------------------
 
 
-def _record_field(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if value is not None and type(value) is not dict:
-        raise TypeError(f"StepState.{attribute.name} must be a step record (a dict) or None")
+def _record_at(where: str, value: object) -> dict[str, Any] | None:
+    """A step record given to a state, read as core-2's: a copy, so that the caller's changes
+    never reach the state; ``None`` for none; else a :class:`StateError` naming where."""
+    if value is None:
+        return None
+    try:
+        data = plain(value)
+    except NotJson as error:
+        raise StateError(
+            f"a step state must be JSON data: at {where}{error.pointer if error.path else ''}:"
+            f" {error.reason}"
+        ) from None
+    return _step_record(where, data)
+
+
+def _record_in(value: object) -> dict[str, Any] | None:
+    return _record_at("/record", value)
+
+
+def _previous_in(value: object) -> dict[str, Any] | None:
+    return _record_at("/previous", value)
 
 
 @attrs.frozen(kw_only=True)
@@ -119,10 +137,12 @@ class StepState:
 
     run_id: str
     step_id: str
-    record: dict[str, Any] | None = attrs.field(default=None, validator=_record_field)
+    _record: dict[str, Any] | None = attrs.field(default=None, alias="record", converter=_record_in)
     handoff: Handoff | None = None
     escalation: Escalation | None = None
-    previous: dict[str, Any] | None = attrs.field(default=None, validator=_record_field)
+    _previous: dict[str, Any] | None = attrs.field(
+        default=None, alias="previous", converter=_previous_in
+    )
 
     def __attrs_post_init__(self) -> None:
         for name in ("run_id", "step_id"):
@@ -142,8 +162,18 @@ class StepState:
                     f" {show(self.escalation.run_id)}, not step {show(self.step_id)} of run"
                     f" {show(self.run_id)}"
                 )
-        elif self.previous is not None:
+        elif self._previous is not None:
             raise StateError("a state keeps a previous record only while an escalation waits")
+
+    @property
+    def record(self) -> dict[str, Any] | None:
+        """The step's entry in run data (a copy), or ``None``."""
+        return copy.deepcopy(self._record)
+
+    @property
+    def previous(self) -> dict[str, Any] | None:
+        """While an escalation waits, the step's record before it (a copy), or ``None``."""
+        return copy.deepcopy(self._previous)
 
     @property
     def waiting(self) -> bool:
@@ -153,9 +183,9 @@ class StepState:
     @property
     def check(self) -> dict[str, Any] | None:
         """The step's ``steps.<id>.check`` entry (a verdict record), or ``None``."""
-        if self.record is None or "check" not in self.record:
+        if self._record is None or "check" not in self._record:
             return None
-        return cast(dict[str, Any], copy.deepcopy(self.record["check"]))
+        return cast(dict[str, Any], copy.deepcopy(self._record["check"]))
 
     def to_json(self) -> dict[str, Any]:
         """``{"state": 1, "run", "step", "record", "handoff", "escalation"}``, each core-2
@@ -164,12 +194,12 @@ class StepState:
             "state": STATE_FORMAT,
             "run": self.run_id,
             "step": self.step_id,
-            "record": copy.deepcopy(self.record),
+            "record": self.record,
             "handoff": None if self.handoff is None else self.handoff.to_json(),
             "escalation": None if self.escalation is None else self.escalation.to_json(),
         }
         if self.escalation is not None:
-            data["previous"] = copy.deepcopy(self.previous)
+            data["previous"] = self.previous
         return data
 
     @classmethod
@@ -205,7 +235,6 @@ def _state_from_json(data: Any, check: Check | None) -> StepState:
             got = show(data[key])
             raise StateError(f"a step state's {key} must be a non-blank string, got {got}")
     run_id, step_id = data["run"], data["step"]
-    record = _step_record("/record", data["record"])
     handoff = None
     if data["handoff"] is not None:
         try:
@@ -229,14 +258,13 @@ def _state_from_json(data: Any, check: Check | None) -> StepState:
             raise StateError("a step state whose escalation waits needs previous (null for none)")
     elif "previous" in data:
         raise StateError("a step state has previous only while its escalation waits")
-    previous = _step_record("/previous", data.get("previous"))
     return StepState(
         run_id=run_id,
         step_id=step_id,
-        record=record,
+        record=data["record"],
         handoff=handoff,
         escalation=escalation,
-        previous=previous,
+        previous=data.get("previous"),
     )
 
 
@@ -404,9 +432,9 @@ def after_check(
         assert records.escalation is not None
         return attrs.evolve(
             state,
-            record=_showing(state.record, records.check),
+            record=_showing(state._record, records.check),
             escalation=records.escalation,
-            previous=copy.deepcopy(state.record),
+            previous=state._record,
         )
     if outcome.bundle is None:  # records_for needs none for a pass: the record does
         raise ValueError(
@@ -416,7 +444,7 @@ def after_check(
     # records_for has checked submitted_at; it is written as the candidate's would be.
     at = records.check.at if submitted_at is None else format_at(submitted_at)
     record = _completed(
-        state.record,
+        state._record,
         outcome.bundle.submission,
         check=records.check,
         by=cast("str | None", plain_text(submitted_by)),
@@ -458,12 +486,12 @@ def after_decision(
             issues=resolution.handoff.issues,
             check=resolution.handoff.check,
         )
-        return attrs.evolve(base, record=copy.deepcopy(state.previous), handoff=handoff)
+        return attrs.evolve(base, record=state._previous, handoff=handoff)
     if type(decision) is Completed:
         assert resolution.output is not None
         own = not decision.with_candidate
         record = _completed(
-            state.previous,
+            state._previous,
             resolution.output,
             check=escalation.check,
             by=decision.by if own else escalation.submitted_by,
@@ -478,7 +506,7 @@ def after_decision(
         "check": escalation.check.to_json(),
         "by": failed.by,
         "at": failed.at,
-        "history": _history(state.previous),
+        "history": _history(state._previous),
     }
     return attrs.evolve(base, record=record)
 
@@ -493,5 +521,5 @@ def after_rework(state: StepState | Mapping[str, Any]) -> StepState:
             f"step {show(state.step_id)} of run {show(state.run_id)} waits on a person's"
             " decision: decide it before the work is sent back"
         )
-    record = None if state.record is None else {"history": _history(state.record)}
+    record = None if state._record is None else {"history": _history(state._record)}
     return StepState(run_id=state.run_id, step_id=state.step_id, record=record)
