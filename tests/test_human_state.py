@@ -19,6 +19,7 @@ from checkprofile import Outcome, issue_lines
 from checkprofile.human import (
     Completed,
     DecisionRequiredError,
+    Escalation,
     Handoff,
     ReturnNote,
     StateError,
@@ -476,6 +477,10 @@ def test_a_state_is_built_checked() -> None:
         StepState(run_id=RUN, step_id="other", escalation=escalation)
     with pytest.raises(StateError, match="previous"):
         StepState(run_id=RUN, step_id=STEP, previous={"history": []})
+    assert escalation is not None
+    unknowing = Escalation.from_json(escalation.to_json(), run_id=RUN, step_id=STEP)
+    with pytest.raises(StateError, match="does not know its check"):
+        StepState(run_id=RUN, step_id=STEP, escalation=unknowing)
     with pytest.raises(TypeError):
         after_check(fresh(), "pass")  # type: ignore[arg-type]
     with pytest.raises(TypeError):

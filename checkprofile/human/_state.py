@@ -156,6 +156,12 @@ class StepState:
                 raise TypeError(
                     f"StepState.escalation must be an Escalation, got {show(self.escalation)}"
                 )
+            if self.escalation.check.check is None:
+                raise StateError(
+                    "the escalation's verdict does not know its check: read it with"
+                    " Escalation.from_json(data, check=...), so that the agent's lines name"
+                    " rubric levels"
+                )
             if (self.escalation.run_id, self.escalation.step_id) != (self.run_id, self.step_id):
                 raise StateError(
                     f"the escalation is for step {show(self.escalation.step_id)} of run"
