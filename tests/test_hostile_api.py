@@ -81,6 +81,8 @@ from checkprofile import (
 from checkprofile._convert import is_blank
 from checkprofile.human import (
     AuditError,
+    Checkpoint,
+    CheckpointError,
     Completed,
     DecisionRequiredError,
     Escalation,
@@ -90,17 +92,25 @@ from checkprofile.human import (
     ReceiptError,
     Returned,
     ReturnNote,
+    StateError,
+    StepState,
+    after_check,
+    after_decision,
+    after_rework,
     apply_decision,
     bundle_bytes,
     bundle_sha256,
     calibrate,
+    checkpoint_for,
     decision_from_json,
     distance_from_passing,
     drivers,
+    escalate_error,
     iter_records,
     read_records,
     receipt_for,
     records_for,
+    replayable,
     shown_pieces,
     threshold_text,
 )
@@ -126,6 +136,10 @@ _ESCALATION = RECORDS.escalation
 assert _ESCALATION is not None
 ESCALATION: Escalation = _ESCALATION
 RECEIPT = receipt_for(OUTCOME, run_id="run-1", step_id="screen")
+STATE = StepState(run_id="run-1", step_id="screen")
+WAITING = after_check(STATE, OUTCOME)
+CHECKPOINT = checkpoint_for(OUTCOME, state=STATE)
+FAILED = Failed(note="No.", by="ana", at=AT)
 SUBMISSION_JSON = {
     "output": {"cleared": True, "lists": ["OFAC", "EU"]},
     "summary": "Cleared.",
@@ -366,6 +380,10 @@ CALLS: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
     "records_for(run_id)": (lambda v: records_for(OUTCOME, run_id=v, step_id="s"), (V,)),
     "records_for(by)": (lambda v: records_for(OUTCOME, run_id="r", step_id="s", by=v), (V,)),
     "records_for(note)": (lambda v: records_for(OUTCOME, run_id="r", step_id="s", note=v), (V,)),
+    "records_for(submitted_by)": (
+        lambda v: records_for(OUTCOME, run_id="r", step_id="s", submitted_by=v),
+        (V,),
+    ),
     "records_for(submitted_at)": (
         lambda v: records_for(OUTCOME, run_id="r", step_id="s", submitted_at=v),
         (V,),
@@ -396,6 +414,43 @@ CALLS: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
     "apply_decision(escalation)": (
         lambda v: apply_decision(v, Failed(note="No.", by="ana", at=AT)),
         (T,),
+    ),
+    "StepState.from_json": (StepState.from_json, (StateError,)),
+    "StepState(record)": (lambda v: StepState(run_id="r", step_id="s", record=v), (StateError,)),
+    "StepState(run_id)": (lambda v: StepState(run_id=v, step_id="s"), (T,)),
+    "StepState(escalation)": (
+        lambda v: StepState(run_id="run-1", step_id="screen", escalation=v),
+        (T,),
+    ),
+    "after_check(state)": (lambda v: after_check(v, OUTCOME), (T, StateError)),
+    "after_check(outcome)": (lambda v: after_check(STATE, v), (T,)),
+    "after_check(submitted_by)": (lambda v: after_check(STATE, OUTCOME, submitted_by=v), (V,)),
+    "after_check(submitted_at)": (lambda v: after_check(STATE, OUTCOME, submitted_at=v), (V,)),
+    "after_decision(state)": (lambda v: after_decision(v, FAILED), (T, StateError)),
+    "after_decision(decision)": (lambda v: after_decision(WAITING, v), (D,)),
+    "after_decision(at)": (
+        lambda v: after_decision(WAITING, {"kind": "failed", "note": "n", "by": "a"}, at=v),
+        (D,),
+    ),
+    "after_decision(check)": (
+        lambda v: after_decision(WAITING.to_json(), FAILED, check=v),
+        (T, StateError),
+    ),
+    "after_rework": (after_rework, (T, StateError)),
+    "escalate_error": (escalate_error, (T,)),
+    "replayable": (replayable, (T,)),
+    "checkpoint_for(outcome)": (lambda v: checkpoint_for(v, state=STATE), (T,)),
+    "checkpoint_for(state)": (lambda v: checkpoint_for(OUTCOME, state=v), (T, StateError)),
+    "checkpoint_for(submitted_by)": (
+        lambda v: checkpoint_for(OUTCOME, state=STATE, submitted_by=v),
+        (V,),
+    ),
+    "Checkpoint.from_json": (Checkpoint.from_json, (CheckpointError,)),
+    "Checkpoint.decide": (CHECKPOINT.decide, (D,)),
+    "Checkpoint.resolve": (CHECKPOINT.resolve, (D,)),
+    "Checkpoint.decide(at)": (
+        lambda v: CHECKPOINT.decide({"kind": "completed", "by": "ana"}, at=v),
+        (D,),
     ),
     "receipt_for(outcome)": (lambda v: receipt_for(v, run_id="r", step_id="s"), (T,)),
     "receipt_for(step_id)": (lambda v: receipt_for(OUTCOME, run_id="r", step_id=v), (V,)),
@@ -520,6 +575,17 @@ DOCUMENTS: dict[str, tuple[Call, Any, tuple[type[BaseException], ...]]] = {
         (VerdictError,),
     ),
     "Receipt.from_json": (Receipt.from_json, RECEIPT.to_json(), (ReceiptError,)),
+    "StepState.from_json": (
+        lambda v: StepState.from_json(v, check=CHECK),
+        WAITING.to_json(),
+        (StateError,),
+    ),
+    "Checkpoint.from_json": (Checkpoint.from_json, CHECKPOINT.to_json(), (CheckpointError,)),
+    "Submission.from_record": (
+        Submission.from_record,
+        RUN_DATA_JSON["steps"]["intake"],  # type: ignore[index]
+        (MaterialError,),
+    ),
 }
 
 #: Public names not called above, and why.
@@ -545,6 +611,8 @@ NOT_CALLED: dict[str, str] = {
             "RECEIPT_FORMAT",
             "SHOWN_PIECES",
             "MAX_LINE_BYTES",
+            "CHECKPOINT_FORMAT",
+            "STATE_FORMAT",
             "__version__",
         ],
         "a type, a protocol or a constant: nothing to call",
@@ -564,6 +632,8 @@ NOT_CALLED: dict[str, str] = {
             "DecisionRequiredError",
             "StoreError",
             "TornLineWarning",
+            "StateError",
+            "CheckpointError",
         ],
         "an exception class",
     ),

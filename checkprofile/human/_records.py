@@ -421,7 +421,7 @@ def records_for(
     _name("run_id", run_id)
     _name("step_id", step_id)
     if submitted_by is not None:
-        _name("submitted_by", submitted_by)
+        submitted_by = _name("submitted_by", submitted_by)  # its plain text, kept
     submitted = _submitted_at(submitted_at)
     if outcome.action == "not_accepted":
         return Records(
