@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, Literal, cast
 
 import attrs
 
@@ -34,12 +34,9 @@ from ._convert import (
     type_name,
 )
 from ._fastschema import Validator
-from ._schemas import safe_validator, schema_file, schema_message
+from ._schemas import schema_file, schema_message
 from ._types import of_type
 from .errors import AnswerError, FailureReason, VerdictError, pointer_token
-
-if TYPE_CHECKING:
-    import jsonschema
 
 __all__ = [
     "Answer",
@@ -315,9 +312,10 @@ class Verdict:
             data = plain(data)
         except NotJson as error:
             raise VerdictError(f"not a check verdict: {error}") from None
-        # A record that is valid needs no jsonschema; one that is not is explained by it.
-        valid = _fast_verdict_validator().is_valid(data)
-        errors = [] if valid else list(_verdict_validator().iter_errors(data))
+        # Judged and explained without jsonschema (the data is plain and finite by now), so
+        # reading a bad record costs what reading a good one does.
+        validator = _fast_verdict_validator()
+        errors = [] if validator.is_valid(data) else list(validator.iter_errors(data))
         if errors:
             first = min(errors, key=lambda e: [str(p) for p in e.absolute_path])
             where = "".join("/" + pointer_token(p) for p in first.absolute_path)
@@ -381,12 +379,6 @@ def recorded_answer(record: QuestionResult) -> Answer:
     return RubricAnswer(record.answer, record.confidence)
 
 
-@lru_cache(maxsize=1)
-def _verdict_validator() -> jsonschema.Draft202012Validator:
-    validator: jsonschema.Draft202012Validator = safe_validator(schema_file("verdict"))
-    return validator
-
-
 def _message(error: Any) -> str:
     if error.validator == "pattern" and error.validator_value == NON_BLANK_PATTERN:
         return f"expected a non-blank string, got {show(error.instance)}"
@@ -395,7 +387,7 @@ def _message(error: Any) -> str:
 
 @lru_cache(maxsize=1)
 def _fast_verdict_validator() -> Validator:
-    return Validator(schema_file("verdict"))
+    return Validator(schema_file("verdict"), explain=True, finite=True)
 
 
 # The record's shape is the field order; omit_if_default leaves out `confidence` when None and
