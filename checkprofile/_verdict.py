@@ -430,12 +430,12 @@ def format_at(at: datetime | str) -> str:
 
 
 def _real_time(at: str) -> bool:
-    # 2026-13-45T25:61:20Z has the shape but names no moment. A leap second (:60) is allowed.
-    try:
-        datetime.fromisoformat(at[:17] + "00")
-    except ValueError:
-        return False
-    return at[17:19] <= "60"
+    # 2026-13-45T25:61:20Z has the shape but names no moment. A leap second (:60) is allowed,
+    # and so is any year 0000-9999 (RFC 3339's, on the proleptic Gregorian calendar, which
+    # Python's datetime starts at year 1): the one reading of a time, a step age's.
+    from ._bundle import _instant
+
+    return _instant(at) is not None
 
 
 def _record(question: Question, answer: Answer) -> QuestionResult:
