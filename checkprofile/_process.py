@@ -141,9 +141,10 @@ class ProcessError(CheckprofileError, ValueError):
 
 @attrs.frozen
 class ProcessStep:
-    """One entry of ``steps``: its ``index``, ``id`` and ``kind`` (the one kind key it has, of
-    the kind keys; ``None`` when it has none, or two), its ``instructions`` (the text under
-    its kind key; ``None`` when that is not text) and the raw ``data``."""
+    """One entry of ``steps``: its ``index``, ``id`` and ``kind`` (the one kind key it has:
+    ``agent``, ``task``, ``approve``, ``wait``, ``wait_until``, ``wait_for`` or ``finish``;
+    ``None`` when it has none, or two), its ``instructions`` (the text under its kind key;
+    ``None`` when that is not text) and the raw ``data``."""
 
     index: int
     id: str | None
