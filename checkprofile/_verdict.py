@@ -35,6 +35,7 @@ from ._convert import (
 )
 from ._fastschema import Validator
 from ._schemas import schema_file, schema_message
+from ._time import instant
 from ._types import of_type
 from .errors import AnswerError, FailureReason, VerdictError, pointer_token
 
@@ -433,9 +434,7 @@ def _real_time(at: str) -> bool:
     # 2026-13-45T25:61:20Z has the shape but names no moment. A leap second (:60) is allowed,
     # and so is any year 0000-9999 (RFC 3339's, on the proleptic Gregorian calendar, which
     # Python's datetime starts at year 1): the one reading of a time, a step age's.
-    from ._bundle import _instant
-
-    return _instant(at) is not None
+    return instant(at) is not None
 
 
 def _record(question: Question, answer: Answer) -> QuestionResult:
