@@ -1,10 +1,11 @@
 """PROCESS.md files: reading them, the profile's publication rules, and material for a step.
 
 A PROCESS.md file is YAML frontmatter between two ``---`` lines, then a markdown body. Its
-``steps`` list holds the steps; a step's kind is the key that holds its instructions (``agent``,
-``task``, ``approve``...). The ``check-1`` profile adds two step keys, ``check`` and
-``advisory`` (profile, sections 2 and 3), and says when a server refuses a process at
-publication. Reading and the rules are pure: they take text and give values and problems.
+``steps`` list holds the steps; a step's kind is the key that holds its text (``agent``,
+``task``, ``approve``, ``wait``, ``wait_until``, ``wait_for``, ``finish``). The ``check-1``
+profile adds two step keys, ``check`` and ``advisory`` (profile, sections 2 and 3), and says
+when a server refuses a process at publication. Reading and the rules are pure: they take text
+and give values and problems.
 
 Two tiers of rules, as a server applies them:
 
@@ -65,9 +66,10 @@ PROFILE: Final = "check-1"
 #: step").
 CHECK_STEP_KINDS: Final = ("agent", "task")
 
-# The keys that name a step's kind and hold its instructions. A step is of the first of these
-# it has; `agent` and `task` are the ones the profile names, the rest are the core's other kinds.
-_KIND_KEYS: Final = ("agent", "task", "approve")
+# The keys that name a step's kind and hold its text (core-2: "the step's kind and its text").
+# `agent` and `task` are the ones the profile names. `parallel` is no kind: it lists step ids.
+# A step of one kind is of that kind; a step with two kind keys, or none, is of no kind.
+_KIND_KEYS: Final = ("agent", "task", "approve", "wait", "wait_until", "wait_for", "finish")
 
 _FENCE: Final = "---"
 
@@ -139,8 +141,10 @@ class ProcessError(CheckprofileError, ValueError):
 
 @attrs.frozen
 class ProcessStep:
-    """One entry of ``steps``: its ``index``, ``id`` and ``kind`` (``None`` when absent or not
-    text), its ``instructions`` (the text under its kind key) and the raw ``data``."""
+    """One entry of ``steps``: its ``index``, ``id`` and ``kind`` (the one kind key it has:
+    ``agent``, ``task``, ``approve``, ``wait``, ``wait_until``, ``wait_for`` or ``finish``;
+    ``None`` when it has none, or two), its ``instructions`` (the text under its kind key;
+    ``None`` when that is not text) and the raw ``data``."""
 
     index: int
     id: str | None
@@ -413,8 +417,14 @@ def _split(text: str, source: str) -> tuple[str, int, str]:
     )
 
 
+def _kinds(data: Mapping[str, Any]) -> list[str]:
+    """The kind keys a step has, in the order of _KIND_KEYS."""
+    return [key for key in _KIND_KEYS if key in data]
+
+
 def _step(index: int, data: dict[str, Any]) -> ProcessStep:
-    kind = next((key for key in _KIND_KEYS if key in data), None)
+    kinds = _kinds(data)
+    kind = kinds[0] if len(kinds) == 1 else None
     instructions = data.get(kind) if kind is not None else None
     step_id = data.get("id")
     return ProcessStep(
@@ -643,10 +653,16 @@ def _step_problems(
             "check needs an evaluator, and this server has none configured",
             key=True,
         )
-    # A step with a key core-2 does not know may have its kind misspelt (`agnet:`): the shape
-    # names that key, and the step's kind is not guessed at.
-    if step.kind not in CHECK_STEP_KINDS and not _unknown_keys(step.data):
-        kind = f"an {step.kind} step" if step.kind is not None else "a step with no agent or task"
+    # A step with no kind and an unknown key that is a close spelling of one (`agnet:`) has its
+    # kind misspelt: the shape names that key, and the step's kind is not guessed at.
+    kinds = _kinds(step.data)
+    if step.kind not in CHECK_STEP_KINDS and not (not kinds and _misspelt_kind(step.data)):
+        if len(kinds) > 1:
+            kind = f"a step of {len(kinds)} kinds ({names_text(kinds)})"
+        elif step.kind is not None:
+            kind = f"an {step.kind} step" if step.kind[0] in "aeiou" else f"a {step.kind} step"
+        else:
+            kind = "a step with no agent or task"
         yield _problem(
             document,
             where,
@@ -659,9 +675,12 @@ def _step_problems(
         yield _problem(document, rooted.path, rooted.message, key=_about_key(rooted.message))
 
 
-def _unknown_keys(step: Mapping[str, Any]) -> bool:
-    known = _resolved({"$ref": "#/$defs/step"})["properties"]
-    return any(key not in known for key in step)
+def _misspelt_kind(step: Mapping[str, Any]) -> bool:
+    """Whether a key of ``step`` that core-2 does not know is a close spelling of a kind key."""
+    known = list(_resolved({"$ref": "#/$defs/step"})["properties"])
+    return any(
+        key not in known and meant(key, known) in _KIND_KEYS for key in step if isinstance(key, str)
+    )
 
 
 def _about_key(message: str) -> bool:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, Literal, cast
 
 import attrs
 
@@ -34,12 +34,10 @@ from ._convert import (
     type_name,
 )
 from ._fastschema import Validator
-from ._schemas import safe_validator, schema_file, schema_message
+from ._schemas import schema_file, schema_message
+from ._time import instant
 from ._types import of_type
 from .errors import AnswerError, FailureReason, VerdictError, pointer_token
-
-if TYPE_CHECKING:
-    import jsonschema
 
 __all__ = [
     "Answer",
@@ -315,9 +313,10 @@ class Verdict:
             data = plain(data)
         except NotJson as error:
             raise VerdictError(f"not a check verdict: {error}") from None
-        # A record that is valid needs no jsonschema; one that is not is explained by it.
-        valid = _fast_verdict_validator().is_valid(data)
-        errors = [] if valid else list(_verdict_validator().iter_errors(data))
+        # Judged and explained without jsonschema (the data is plain and finite by now), so
+        # reading a bad record costs what reading a good one does.
+        validator = _fast_verdict_validator()
+        errors = [] if validator.is_valid(data) else list(validator.iter_errors(data))
         if errors:
             first = min(errors, key=lambda e: [str(p) for p in e.absolute_path])
             where = "".join("/" + pointer_token(p) for p in first.absolute_path)
@@ -381,12 +380,6 @@ def recorded_answer(record: QuestionResult) -> Answer:
     return RubricAnswer(record.answer, record.confidence)
 
 
-@lru_cache(maxsize=1)
-def _verdict_validator() -> jsonschema.Draft202012Validator:
-    validator: jsonschema.Draft202012Validator = safe_validator(schema_file("verdict"))
-    return validator
-
-
 def _message(error: Any) -> str:
     if error.validator == "pattern" and error.validator_value == NON_BLANK_PATTERN:
         return f"expected a non-blank string, got {show(error.instance)}"
@@ -395,7 +388,7 @@ def _message(error: Any) -> str:
 
 @lru_cache(maxsize=1)
 def _fast_verdict_validator() -> Validator:
-    return Validator(schema_file("verdict"))
+    return Validator(schema_file("verdict"), explain=True, finite=True)
 
 
 # The record's shape is the field order; omit_if_default leaves out `confidence` when None and
@@ -438,12 +431,10 @@ def format_at(at: datetime | str) -> str:
 
 
 def _real_time(at: str) -> bool:
-    # 2026-13-45T25:61:20Z has the shape but names no moment. A leap second (:60) is allowed.
-    try:
-        datetime.fromisoformat(at[:17] + "00")
-    except ValueError:
-        return False
-    return at[17:19] <= "60"
+    # 2026-13-45T25:61:20Z has the shape but names no moment. A leap second (:60) is allowed,
+    # and so is any year 0000-9999 (RFC 3339's, on the proleptic Gregorian calendar, which
+    # Python's datetime starts at year 1): the one reading of a time, a step age's.
+    return instant(at) is not None
 
 
 def _record(question: Question, answer: Answer) -> QuestionResult:

@@ -470,3 +470,42 @@ def test_a_records_case_passes_and_fails_where_the_state_differs(tmp_path: Path)
     )
     [result] = run_corpus(_corpus(tmp_path / "d", decided, "records"))
     assert result.diff.startswith('/expect/refused: expected false, got "refused: no decision')
+
+
+# -- a process case judges its check keys under the limits it gives -----------------------------
+
+PROCESS_CASE = """\
+- id: shapes/limits
+  stage: shapes
+  rule: A check is judged under the server's limits.
+  decisions: [15]
+  shape: process
+  limits: {checkPass: 0.97}
+  value:
+    name: expense
+    description: An expense report.
+    steps: [{id: a, agent: Do., check: [{ask: Is it right?, fail: 0.95}]}]
+  expect: {valid: true}
+"""
+
+
+def test_a_process_case_is_judged_under_its_limits(tmp_path: Path) -> None:
+    assert run_corpus(_corpus(tmp_path, PROCESS_CASE, "shapes"))[0].passed
+    # Under the default checkPass (0.9) the same check is refused: the limits were used.
+    [result] = run_corpus(_corpus(tmp_path, PROCESS_CASE.replace("0.97", "0.9"), "shapes"))
+    assert result.diff == '/expect/valid: expected true, got ["/steps/0/check/0/fail"]'
+
+
+def test_only_a_process_case_may_give_limits(tmp_path: Path) -> None:
+    # Limits judge a process file's check keys; on run data or a submission they would be
+    # ignored silently, so the schema refuses them there.
+    text = PROCESS_CASE.replace("shape: process", "shape: run_data").replace(
+        "  value:\n    name: expense\n    description: An expense report.\n"
+        "    steps: [{id: a, agent: Do., check: [{ask: Is it right?, fail: 0.95}]}]\n",
+        "  value: {inputs: {}, steps: {}}\n",
+    )
+    with pytest.raises(CorpusError, match="/0: expected no limits"):
+        load_cases(_corpus(tmp_path, text, "shapes"))
+    assert load_cases(
+        _corpus(tmp_path, text.replace("  limits: {checkPass: 0.97}\n", ""), "shapes")
+    )

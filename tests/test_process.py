@@ -1122,18 +1122,48 @@ def test_check_sits_on_agent_and_task_steps(kind: str) -> None:
     [
         pytest.param("approve: Sign.", "an approve step", id="approve"),
         pytest.param("output: {}", "a step with no agent or task", id="no-kind"),
+        pytest.param("wait: For it.", "a wait step", id="wait"),
+        pytest.param("finish: Done.", "a finish step", id="finish"),
+        pytest.param("parallel: [b]", "a step with no agent or task", id="parallel-is-no-kind"),
+        pytest.param(
+            "agent: Do.\n    approve: Sign.", "a step of 2 kinds (agent, approve)", id="two-kinds"
+        ),
+        pytest.param(
+            "agent: Do.\n    task: Do.", "a step of 2 kinds (agent, task)", id="agent-and-task"
+        ),
     ],
 )
 def test_check_on_any_other_step_is_refused(step: str, kind: str) -> None:
     found = lint(steps("  - id: a", f"    {step}", "    check: Done?"))
     assert found == [
         (
-            7,
+            7 + step.count("\n"),
             5,
             "/steps/0/check",
             f'check is allowed only on agent and task steps; step "a" is {kind}',
         )
     ]
+
+
+def test_a_step_of_two_kinds_or_none_has_no_kind_and_is_taken_without_check() -> None:
+    text = steps("  - id: a", "    agent: Do.", "    approve: Sign.", "  - id: b")
+    assert lint(text) == []
+    process = read_process(text)
+    assert [step.kind for step in process.steps] == [None, None]
+
+
+def test_only_a_misspelt_kind_hides_a_misplaced_check() -> None:
+    # An unknown key that is no kind's spelling (titel) does not excuse a check on an approve
+    # step, nor on a step of no kind.
+    def pointers(text: str) -> list[str]:
+        return [p.pointer for p in lint_process(text, profiles=[PROFILE])]
+
+    text = steps("  - id: a", "    approve: Sign.", "    titel: x", "    check: Done?")
+    assert pointers(text) == ["/steps/0/titel", "/steps/0/check"]
+    text = steps("  - id: a", "    colour: red", "    check: Done?")
+    assert pointers(text) == ["/steps/0/colour", "/steps/0/check"]
+    text = steps("  - id: a", "    agnet: Do.", "    check: Done?")
+    assert pointers(text) == ["/steps/0/agnet"]
 
 
 @pytest.mark.parametrize(

@@ -42,7 +42,6 @@ from checkprofile import (
     validate_check,
     verdict_schema,
 )
-from checkprofile._bundle import _instant
 from checkprofile._convert import (
     NON_BLANK_PATTERN,
     WHITESPACE,
@@ -50,6 +49,7 @@ from checkprofile._convert import (
     is_blank,
     one_line,
 )
+from checkprofile._time import instant as _instant
 from checkprofile.testing.strategies import check_keys, limits, probabilities
 
 # -- whitespace ---------------------------------------------------------------------------------

@@ -562,12 +562,22 @@ def test_at_refuses_anything_but_utc(at: Any) -> None:
         pytest.param("２０２６-10-06T09:04:20Z", id="fullwidth-digits"),
         pytest.param("2026-13-45T09:04:20Z", id="month-13-day-45"),
         pytest.param("2026-10-06T25:61:20Z", id="hour-25-minute-61"),
+        pytest.param("0001-02-29T00:00:00Z", id="29-february-of-year-1"),
     ],
 )
 def test_at_refuses_strings_that_are_not_rfc3339_dates(at: str) -> None:
     # The verdict schema's pattern is ASCII-only, and RFC 3339 has no month 13.
     with pytest.raises(ValueError):
         format_at(at)
+
+
+@pytest.mark.parametrize("at", ["0000-02-29T00:00:00Z", "0099-12-31T23:59:60.5Z"])
+def test_at_takes_every_rfc3339_year_from_0000(at: str) -> None:
+    # RFC 3339's years are 0000-9999 on the proleptic Gregorian calendar (0000 is a leap
+    # year), as in step ages; Python's datetime starts at year 1, so it is not the judge.
+    assert format_at(at) == at
+    record = combine(FULL, GOOD["pass"], model=MODEL, at=at).to_json()
+    assert Verdict.from_json(record).at == at
 
 
 # --- the verdict record -----------------------------------------------------------------------

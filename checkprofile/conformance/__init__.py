@@ -671,10 +671,12 @@ def _finished(running: Coroutine[Any, Any, Outcome]) -> Outcome:
 def _run_shapes(case: Mapping[str, Any]) -> None:
     # core-2's shapes where a host meets the profile (design decisions 15 to 18). A process's
     # frontmatter is judged as a server offering check-1 with an evaluator judges it at
-    # publication (what lint reports for a PROCESS.md file with this frontmatter).
+    # publication (what lint reports for a PROCESS.md file with this frontmatter), under the
+    # limits the server publishes (its check keys are judged under them).
     value = case["value"]
     if case["shape"] == "process":
-        found = [problem.pointer for problem in process_problems(value, profiles=[PROFILE])]
+        problems = process_problems(value, profiles=[PROFILE], limits=_limits(case))
+        found = [problem.pointer for problem in problems]
     elif case["shape"] == "run_data":
         found = [problem.pointer for problem in run_data_problems(value)]
     else:
