@@ -36,6 +36,7 @@ __all__ = [
     "MODEL_NAME",
     "VERSION",
     "JevHost",
+    "free_port",
 ]
 
 #: The environment variable naming the Python of the host's virtual environment.
@@ -57,7 +58,8 @@ LIMITED_NAME = "tiny-llama-seed20-noul"
 START_TIMEOUT = 180.0
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A port on 127.0.0.1 that was free a moment ago."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
@@ -71,7 +73,7 @@ class JevHost:
         self.python = python
         self.root = Path(tempfile.mkdtemp(prefix="checkprofile-jev-"))
         self.log = self.root / "server.log"
-        self.port = _free_port()
+        self.port = free_port()
         self._process: subprocess.Popen[bytes] | None = None
 
     @property

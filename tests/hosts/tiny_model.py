@@ -2,7 +2,7 @@
 
 Run with the Python of the host's own virtual environment (torch, transformers, tokenizers)::
 
-    python tests/hosts/tiny_model.py OUT_DIR
+    python tests/hosts/tiny_model.py OUT_DIR [--chat-template]
 
 It writes a Hugging Face checkpoint folder: a WordLevel tokenizer holding the label tokens
 the server reads logits at (``true``, ``false``, the level indices ``0``..``9`` and the choice
@@ -10,6 +10,9 @@ names of :data:`CHOICE_NAMES`), and a 2-layer Llama with hidden size 64, its wei
 from a fixed seed, so every run makes the same model and the host answers the same numbers.
 The server's token-logit readout takes its prompt and label tokens from the dotted metadata
 keys ``decision.prompt_template`` and ``decision.tokens`` in the model's config.
+
+``--chat-template`` gives the tokenizer a plain chat template too, so that an OpenAI-compatible
+chat server (``transformers serve``) can serve the same model.
 
 Nothing is downloaded: the model is made here, from nothing but the seed.
 """
@@ -30,6 +33,12 @@ CHOICE_NAMES = ("states", "hedges", "unclear", "cleared", "blocked")
 #: How the server writes one question as a prompt (``str.format`` fields).
 PROMPT_TEMPLATE = "state {state} question {question_name} {instructions} criteria {criteria} answer"
 
+#: A chat template for chat servers: each message's role and text, then the answer cue.
+CHAT_TEMPLATE = (
+    "{% for m in messages %}{{ m['role'] }} {{ m['content'] }} {% endfor %}"
+    "{% if add_generation_prompt %}answer{% endif %}"
+)
+
 #: The context the model takes, in tokens: a longer prompt is cut by the tokenizer.
 CONTEXT = 512
 
@@ -41,7 +50,7 @@ def vocabulary() -> list[str]:
     return specials + labels + words
 
 
-def make(out: Path) -> dict[str, Any]:
+def make(out: Path, *, chat_template: bool = False) -> dict[str, Any]:
     """Write the checkpoint to ``out``; return its decision metadata."""
     # The host's environment has these; the project's own need not (unused-ignore: it may).
     import torch  # type: ignore[import-not-found,unused-ignore]
@@ -65,6 +74,8 @@ def make(out: Path) -> dict[str, Any]:
         pad_token="[PAD]",
         model_max_length=CONTEXT,
     )
+    if chat_template:
+        fast.chat_template = CHAT_TEMPLATE
     labels = ["true", "false", *(str(level) for level in range(10)), *CHOICE_NAMES]
     metadata = {
         "decision.prompt_template": PROMPT_TEMPLATE,
@@ -93,10 +104,12 @@ def make(out: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: tiny_model.py OUT_DIR", file=sys.stderr)
+    chat = "--chat-template" in argv
+    paths = [arg for arg in argv if arg != "--chat-template"]
+    if len(paths) != 1:
+        print("usage: tiny_model.py OUT_DIR [--chat-template]", file=sys.stderr)
         return 2
-    metadata = make(Path(argv[0]))
+    metadata = make(Path(paths[0]), chat_template=chat)
     print(json.dumps(metadata))
     return 0
 
