@@ -2,7 +2,7 @@
 serve from loopback (tests/test_hosts_replay.py).
 
     python tests/hosts/record.py jev                 # live: CHECKPROFILE_TEST_JEV_PYTHON
-    python tests/hosts/record.py sglang              # from the wheel: CHECKPROFILE_TEST_SGLANG_WHEEL
+    python tests/hosts/record.py sglang              # wheel: CHECKPROFILE_TEST_SGLANG_WHEEL
     python tests/hosts/record.py transformers-serve  # live: the jev environment, with
                                                      # pip install "transformers[serving]==5.24.0"
 
