@@ -214,7 +214,8 @@ async def run_check(
 ) -> Outcome:
     """Run ``check`` on ``material`` with ``evaluator`` and say what the host does next.
 
-    Questions that were not validly answered are asked once more (only those); any still
+    Questions that were not validly answered are asked once more (only those, and not one
+    that failed as ``unsupported``: the evaluator cannot answer its kind); any still
     unanswered make the verdict ``error``. Before that one re-ask it waits as long as the
     longest ``Retry-After`` a failure carried, but never more than ``max_retry_wait`` seconds.
     ``now`` is the verdict's ``at`` (default: the clock when the verdict is made). Safe to run
@@ -252,7 +253,13 @@ async def run_check(
             else:
                 answers[index] = entry
                 failures.pop(index, None)
-        pending = [index for index in pending if answers[index] is None]
+        # A question the evaluator said it cannot answer (its kind is not supported) would
+        # fail the same way again: it is not asked again.
+        pending = [
+            index
+            for index in pending
+            if answers[index] is None and failures[index].reason != "unsupported"
+        ]
 
     at = stamp if stamp is not None else datetime.now(timezone.utc)
     # The record names every model version that gave an answer used (normally exactly one);

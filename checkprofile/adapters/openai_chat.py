@@ -61,6 +61,14 @@ from ._read import (
     read_rubric,
     read_yes_no,
 )
+from ._transport import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    OPENAI_LIMITS,
+    BoundaryClient,
+    BoundaryError,
+    checked_max_response_bytes,
+    provider_text,
+)
 
 __all__ = [
     "PROMPT_VERSION",
@@ -207,7 +215,9 @@ class ChatEvaluator:
     ``model`` is the model name the endpoint serves. ``base_url`` (e.g.
     ``http://localhost:8000/v1``) and ``api_key`` default to the SDK's ``OPENAI_BASE_URL`` and
     ``OPENAI_API_KEY``; a local server that checks no key still needs one set (any text).
-    ``timeout`` bounds each request, in seconds, from sending to the whole response.
+    ``timeout`` bounds each request, in seconds, from connecting to the last byte of the
+    response; ``max_response_bytes`` caps each response body, decoded (see
+    :mod:`checkprofile.adapters._transport`); a redirect is never followed.
     ``top_logprobs`` is how many alternatives the server is asked for at the first token
     (OpenAI allows at most 20). ``min_label_mass`` is the least total probability the labels
     must have at that token for the answer to count: below it the model was not answering
@@ -228,9 +238,11 @@ class ChatEvaluator:
         timeout: float = DEFAULT_TIMEOUT,
         top_logprobs: int = 20,
         min_label_mass: float = 0.5,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         self._model = checked_model(model)
         self._timeout = checked_timeout(timeout)
+        cap = checked_max_response_bytes(max_response_bytes)
         top_logprobs = plain_scalar(top_logprobs)  # type: ignore[assignment]
         min_label_mass = plain_scalar(min_label_mass)  # type: ignore[assignment]
         if type(top_logprobs) is not int or top_logprobs < 2:
@@ -256,14 +268,18 @@ class ChatEvaluator:
         def make() -> Any:
             # max_retries=0: the profile's single re-ask (run_check) is the only retry. The
             # SDK's own HTTP client closes itself from __del__ on whatever loop is running
-            # then, which fails (noisily) for a client of a loop run_check_sync has closed.
+            # then, which fails (noisily) for a client of a loop run_check_sync has closed;
+            # and it follows redirects. The boundary's client does neither.
             return openai.AsyncOpenAI(
                 api_key=api_key,
                 base_url=base_url,
                 timeout=timeout_s,
                 max_retries=0,
-                http_client=openai.DefaultAsyncHttpxClient(
-                    timeout=timeout_s, verify=shared_ssl_context()
+                http_client=BoundaryClient(
+                    timeout=timeout_s,
+                    max_response_bytes=cap,
+                    limits=OPENAI_LIMITS,
+                    verify=shared_ssl_context(),
                 ),
             )
 
@@ -349,12 +365,9 @@ class ChatEvaluator:
                 cast_to=self._response_type,
                 options={"headers": {"Content-Type": "application/json"}},
             )
-            # The SDK's timeout covers each read; this one covers the whole exchange, so a
-            # server that trickles its answer cannot hold the check past the timeout either.
-            raw = await asyncio.wait_for(request, self._timeout)
-            body = raw.content
-        except asyncio.TimeoutError:
-            return None, Failure("timeout", f"no complete response within {self._timeout:g} s")
+            # The boundary's client holds the whole exchange to the timeout, so a server that
+            # trickles its answer cannot hold the check past it either.
+            body = (await request).content
         except Exception as error:  # the SDK's and the transport's errors, in profile terms
             return None, failure_from_exception(error)
         try:
@@ -393,6 +406,10 @@ def read_response(
     model = data.get("model")
     if not isinstance(model, str) or is_blank(model):
         return None, Failure("malformed", f"the response names no model: {show(model)}")
+    try:
+        provider_text(model, "the response's model name")
+    except BoundaryError as error:
+        return None, Failure("malformed", str(error))
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not is_mapping(choices[0]):
         return model, Failure("malformed", f"the response has no choice: {show(choices)}")
