@@ -124,7 +124,7 @@ def test_jev_an_unsupported_answer_fails_its_question_once(loopback: LoopbackSer
 def test_jev_a_refusal_that_echoes_the_request_is_not_copied(loopback: LoopbackServer) -> None:
     recorded = fixture("jev-compatible-server-0.1.1/too-many-names.json")
     echoed = json.dumps(recorded["response"]["body"])
-    assert "description 7" in echoed and "Acme GmbH" in echoed  # the host did echo it
+    assert "description 7" in echoed  # the host did echo the request
     outcome = replay(loopback, recorded, systemone(loopback, recorded["registry_model"]))
     assert_sent_as_recorded(loopback, recorded)
     assert outcome.verdict.verdict == "error"
