@@ -1046,7 +1046,7 @@ def test_run_points_at_any_compatible_system_one_host_and_caches(tmp_path: Path)
         pytest.param(
             "bogus:x",
             '--evaluator "bogus:x": unknown evaluator "bogus"; use replay:ANSWERS, '
-            "systemone:MODEL, openai-decisions:MODEL, openai-chat:MODEL",
+            "systemone:MODEL, openai-decisions:MODEL, openai-chat:MODEL, sglang-decisions:MODEL",
             id="unknown-scheme",
         ),
         pytest.param(
