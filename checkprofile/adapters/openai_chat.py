@@ -49,6 +49,7 @@ from ._common import (
     LoopClients,
     checked_model,
     checked_timeout,
+    marked_echoed,
     material_text,
     sendable,
     shared_ssl_context,
@@ -338,7 +339,11 @@ class ChatEvaluator:
         for model, entry in results:
             if model is not None and not isinstance(entry, Failure) and model not in models:
                 models.append(model)
-        return Reply(", ".join(models) or self._model, [entry for _, entry in results])
+        entries = [
+            entry if model is None else marked_echoed(entry, model, self._model)
+            for model, entry in results
+        ]
+        return Reply(", ".join(models) or self._model, entries)
 
     async def aclose(self) -> None:
         """Close the HTTP connections this evaluator opened (when a server shuts down)."""
