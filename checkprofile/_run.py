@@ -266,7 +266,7 @@ async def run_check(
     # with none, the model the evaluator was configured with.
     model_name = ", ".join(models) if models else _configured_model(evaluator)
     unanswered = tuple((check[i].ask, failures[i]) for i in sorted(failures))
-    if pending:
+    if any(answer is None for answer in answers):  # pending, or not to be asked again
         verdict = error_verdict(
             check, model=model_name, at=at, advisory=advisory, truncated=bundle.truncated
         )

@@ -248,3 +248,33 @@ def test_a_model_name_of_the_longest_allowed_length_is_kept(
     outcome = run_example_check(evaluator(backend, loopback.url))
     assert outcome.verdict.verdict == "pass", outcome.failures
     assert outcome.verdict.model == name
+
+
+# --- Finding 5: a host that echoes the model name it was sent -----------------------------------
+
+CONFIGURED = {"systemone": "jev-latest", "decisions": "gpt-6-luna", "chat": "judge-latest"}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_model_name_that_only_echoes_the_one_sent_is_said_in_the_answers(
+    loopback: LoopbackServer, backend: str
+) -> None:
+    # llama-cpp-python's server names whatever model the request names (gpt-4o was recorded
+    # for a 146k-parameter model): the name says nothing about what answered.
+    loopback.default = answering(backend, model=CONFIGURED[backend])
+    outcome = run_example_check(evaluator(backend, loopback.url))
+    assert outcome.verdict.verdict == "pass", outcome.failures
+    assert outcome.verdict.model == CONFIGURED[backend]
+    assert [answer.model_echoed for answer in outcome.answers] == [True] * 3
+    # The verdict record's shape is fixed: it does not say so.
+    assert "echo" not in json.dumps(outcome.verdict.to_json())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_model_name_of_its_own_is_not_marked_echoed(
+    loopback: LoopbackServer, backend: str
+) -> None:
+    loopback.default = answering(backend, model="judge-2026-09-30")
+    outcome = run_example_check(evaluator(backend, loopback.url))
+    assert outcome.verdict.model == "judge-2026-09-30"
+    assert [answer.model_echoed for answer in outcome.answers] == [False] * 3

@@ -49,6 +49,7 @@ from ._common import (
     LoopClients,
     checked_model,
     checked_timeout,
+    marked_echoed,
     material_text,
     sendable,
     shared_ssl_context,
@@ -338,7 +339,11 @@ class ChatEvaluator:
         for model, entry in results:
             if model is not None and not isinstance(entry, Failure) and model not in models:
                 models.append(model)
-        return Reply(", ".join(models) or self._model, [entry for _, entry in results])
+        entries = [
+            entry if model is None else marked_echoed(entry, model, self._model)
+            for model, entry in results
+        ]
+        return Reply(", ".join(models) or self._model, entries)
 
     async def aclose(self) -> None:
         """Close the HTTP connections this evaluator opened (when a server shuts down)."""
@@ -440,11 +445,17 @@ def _label_masses(
 ) -> tuple[dict[str, float], list[str], float] | Failure:
     """The probability of each label at the first token, summed over the tokens that spell it
     (``yes``, ``Yes``, `` yes``...); the labels no listed token spells; and the probability
-    the listed tokens leave over."""
+    the listed tokens leave over.
+
+    Each entry of ``top_logprobs`` is one token, and counts once, even when two entries have
+    the same text: llama.cpp lists distinct tokens that decode alike (``''`` twice, ``'\ufffd'``
+    twice, byte fragments of one character), and merging them by text would lose the mass of
+    all but one. The sampled token counts only when no entry of the list has its text (it is
+    normally listed there too, and would be counted twice)."""
     top = first.get("top_logprobs")
     if not isinstance(top, list):
         return Failure("malformed", f"the first token has no top_logprobs: {show(top)}")
-    alternatives: dict[str, float] = {}
+    listed_tokens: list[tuple[str, float]] = []
     for entry in [first, *top]:
         token = entry.get("token") if is_mapping(entry) else None
         logprob = entry.get("logprob") if is_mapping(entry) else None
@@ -456,15 +467,17 @@ def _label_masses(
             return Failure(
                 "malformed", f"the logprob of {show(token)} is not <= 0: {show(logprob)}"
             )
-        # The sampled token is usually among the alternatives too: counted once.
-        alternatives.setdefault(token, math.exp(min(logprob, 0.0)))
-    total = sum(alternatives.values())
+        listed_tokens.append((token, math.exp(min(logprob, 0.0))))
+    (sampled, sampled_p), alternatives = listed_tokens[0], listed_tokens[1:]
+    if all(token != sampled for token, _ in alternatives):
+        alternatives.append((sampled, sampled_p))
+    total = math.fsum(p for _, p in alternatives)
     if total > 1 + _MASS_TOLERANCE:
         return Failure("malformed", f"the top logprobs add up to a probability of {total:.4g} > 1")
     folded = {label.casefold(): label for label in labels}
     masses = dict.fromkeys(labels, 0.0)
     listed: set[str] = set()
-    for token, probability in alternatives.items():
+    for token, probability in alternatives:
         label = folded.get(token.strip(_TOKEN_PADDING).casefold())
         if label is not None:
             masses[label] += probability

@@ -37,6 +37,7 @@ from ._common import (
     LoopClients,
     checked_model,
     checked_timeout,
+    marked_echoed,
     material_state,
     sendable,
     shared_ssl_context,
@@ -186,7 +187,8 @@ class DecisionsEvaluator:
         except (Malformed, BoundaryError) as error:
             return Reply(self._model, [Failure("malformed", str(error))] * count)
         found = _by_question(answers, count)
-        return Reply(model, [_read(q, found[i]) for i, q in enumerate(bundle.check)])
+        read = [_read(q, found[i]) for i, q in enumerate(bundle.check)]
+        return Reply(model, [marked_echoed(entry, model, self._model) for entry in read])
 
     async def aclose(self) -> None:
         """Close the HTTP connections this evaluator opened."""

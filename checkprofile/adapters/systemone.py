@@ -37,6 +37,7 @@ from ._common import (
     LoopClients,
     checked_model,
     checked_timeout,
+    marked_echoed,
     material_state,
     sendable,
     shared_ssl_context,
@@ -187,10 +188,8 @@ class SystemOneEvaluator:
         except Exception as error:  # every SDK, HTTP and transport error is a Failure
             return Reply(self._model, [failure_from_exception(error)] * count)
         answers = response.answers
-        return Reply(
-            model,
-            [_read(question, answers.get(_name(i))) for i, question in enumerate(bundle.check)],
-        )
+        read = [_read(question, answers.get(_name(i))) for i, question in enumerate(bundle.check)]
+        return Reply(model, [marked_echoed(entry, model, self._model) for entry in read])
 
     async def aclose(self) -> None:
         """Close the HTTP connections this evaluator opened."""
