@@ -235,6 +235,8 @@ def test_the_reply_names_the_model_sent_which_sglang_echoes(
     loopback.default = sglang_host(protocol)
     outcome = run(loopback)
     assert outcome.verdict.model == MODEL
+    # The name says nothing of which model answered, and each answer says so.
+    assert all(answer.model_echoed for answer in outcome.answers)
 
 
 def test_a_no_answer_is_read_as_a_low_yes_probability(
@@ -351,7 +353,7 @@ def test_a_choice_sglang_would_refuse_is_unsupported_and_not_sent(
     assert ask == "Which?" and failure.reason == "unsupported" and said in failure.detail
     # The other question was asked, once, and answered.
     assert [q["id"] for r in loopback.requests for q in r.json["questions"]] == ["q0"]
-    assert type(outcome.answers[0]) is YesNoAnswer
+    assert outcome.attempts == 1  # the yes/no question was answered; the choice is not re-asked
 
 
 # --- Failures of the exchange --------------------------------------------------------------------

@@ -43,6 +43,7 @@ from ._common import (
     LoopClients,
     checked_model,
     checked_timeout,
+    marked_echoed,
     material_state,
     sendable,
     shared_ssl_context,
@@ -134,7 +135,7 @@ class SglangDecisionsEvaluator:
     compact JSON), one question per check question.
 
     ``model`` is sent as the request's ``model``. sglang answers with the name it was sent,
-    not one of its own, so the reply's model is the configured name (see the docs).
+    not one of its own: the reply names it, and each answer is marked ``model_echoed``.
     ``base_url`` is the API root **with** ``/v1`` (``http://127.0.0.1:30000/v1``), required:
     there is no default host. ``api_key`` is sent as ``Authorization: Bearer ...`` when given
     (a server started with ``--api-key``). ``timeout`` is in seconds for the whole exchange;
@@ -192,6 +193,7 @@ class SglangDecisionsEvaluator:
         """One request for the questions of ``bundle.check`` sglang takes; see the class
         docstring."""
         answers: list[Answer | Failure | None] = [None] * len(bundle.check)
+        model = self._model
         sent: list[int] = []
         for index, question in enumerate(bundle.check):
             why = unsendable(question)
@@ -200,11 +202,17 @@ class SglangDecisionsEvaluator:
             else:
                 answers[index] = Failure("unsupported", why)
         if sent:
-            for index, answer in zip(sent, await self._ask(bundle, sent), strict=True):
-                answers[index] = answer
-        return Reply(self._model, [answer for answer in answers if answer is not None])
+            named, read = await self._ask(bundle, sent)
+            model = named or model
+            for index, answer in zip(sent, read, strict=True):
+                answers[index] = marked_echoed(answer, model, self._model)
+        return Reply(model, [answer for answer in answers if answer is not None])
 
-    async def _ask(self, bundle: Bundle, sent: Sequence[int]) -> list[Answer | Failure]:
+    async def _ask(
+        self, bundle: Bundle, sent: Sequence[int]
+    ) -> tuple[str | None, list[Answer | Failure]]:
+        """The model the host named (``None`` when it named none readable) and the answer or
+        failure of each question of ``sent``."""
         body = {
             "model": sendable(self._model),
             "input": material_state(bundle),
@@ -213,14 +221,14 @@ class SglangDecisionsEvaluator:
         try:
             response = await self._clients.get().post(self._url, json=body)
             if not 200 <= response.status_code < 300:
-                return [_refused(response)] * len(sent)
+                return None, [_refused(response)] * len(sent)
             data: object = json.loads(response.content)
-            found = _answers(data)
+            model, found = _answers(data)
         except Malformed as error:
-            return [Failure("malformed", str(error))] * len(sent)
+            return None, [Failure("malformed", str(error))] * len(sent)
         except Exception as error:  # every HTTP, transport and JSON error is a Failure
-            return [failure_from_exception(error)] * len(sent)
-        return [_read(bundle.check[i], found.get(_name(i))) for i in sent]
+            return None, [failure_from_exception(error)] * len(sent)
+        return model, [_read(bundle.check[i], found.get(_name(i))) for i in sent]
 
     async def aclose(self) -> None:
         """Close the HTTP connections this evaluator opened."""
@@ -236,15 +244,15 @@ def _refused(response: httpx2.Response) -> Failure:
     return failure_from_status(response.status_code, body, response.headers, where=_WHERE)
 
 
-def _answers(data: object) -> Mapping[str, object]:
+def _answers(data: object) -> tuple[str, Mapping[str, object]]:
     if not is_mapping(data):
         raise Malformed(f"the response is not a JSON object: {show(data)}")
     # A model name that is not a short text fails every question (BoundaryError).
-    provider_text(data.get("model"), "the response's model name")
+    model = provider_text(data.get("model"), "the response's model name")
     answers = data.get("answers")
     if not is_mapping(answers):
         raise Malformed(f"the response's answers are not a map by question id: {show(answers)}")
-    return answers
+    return model, answers
 
 
 def _read(question: Question, item: object) -> Answer | Failure:
