@@ -57,7 +57,7 @@ from ._transport import (
     provider_text,
 )
 
-__all__ = ["SglangDecisionsEvaluator", "sglang_question"]
+__all__ = ["MAX_OPTIONS", "SglangDecisionsEvaluator", "sglang_question", "unsendable"]
 
 _KINDS = {"yes_no": "yes_no", "choice": "choice", "rubric": "score"}
 _WORDS = {"yes_no": "yes/no", "choice": "choice", "rubric": "rubric"}
@@ -83,19 +83,15 @@ def sglang_question(question: Question, name: str) -> dict[str, Any]:
             "options": [{"name": value, "description": text} for value, text in question.one_of],
         }
     elif isinstance(question, RubricQuestion):
-        asked = {"id": name, "type": "score", "question": question.ask, "levels": question.levels}
+        asked = {
+            "id": name,
+            "type": "score",
+            "question": question.ask,
+            "levels": list(question.levels),
+        }
     else:
         asked = {"id": name, "type": "yes_no", "question": question.ask}
-    return sendable(_plain(asked))  # type: ignore[no-any-return]
-
-
-def _plain(value: Any) -> Any:
-    # Tuples (a rubric's levels) as the JSON lists they are sent as.
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return value
+    return sendable(asked)  # type: ignore[no-any-return]
 
 
 def unsendable(question: Question) -> str | None:
