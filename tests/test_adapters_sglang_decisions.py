@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +26,7 @@ from loopback import (
     loopback_fixture,  # noqa: F401 (a pytest fixture)
     run_example_check,
 )
+from test_provider_boundary import MB, peak_memory
 
 from checkprofile import (
     ChoiceAnswer,
@@ -39,6 +42,7 @@ from checkprofile.adapters.sglang_decisions import (
     sglang_question,
     unsendable,
 )
+from checkprofile.human import JsonLinesRecorder, read_records, verdict_record
 from support import SPEC_LEVELS, SPEC_ONE_OF, spec_full_form
 
 pytest.importorskip("httpx2")
@@ -401,6 +405,49 @@ def test_a_host_that_does_not_answer_in_time_is_a_timeout(loopback: LoopbackServ
     outcome = run(loopback, [spec_full_form()[0]], timeout=0.5)
     ((_, failure),) = outcome.failures
     assert failure.reason == "timeout"
+
+
+def test_an_answer_dripped_a_byte_at_a_time_ends_within_the_timeout_and_a_second(
+    loopback: LoopbackServer, protocol: Any
+) -> None:
+    host = sglang_host(protocol)
+
+    def drip(request: Recorded) -> Scripted:
+        return Scripted(json=host(request).json, drip=0.5)
+
+    loopback.default = drip
+    start = time.monotonic()
+    outcome = run(loopback, timeout=2)
+    # Two attempts (the profile's re-ask), each ended by its own deadline.
+    assert time.monotonic() - start < 2 * (2 + 1)
+    assert {failure.reason for _, failure in outcome.failures} == {"timeout"}
+
+
+def test_a_body_that_never_ends_costs_at_most_the_cap(loopback: LoopbackServer) -> None:
+    loopback.default = Scripted(endless=True)
+    outcome, peak = peak_memory(lambda: run(loopback, timeout=30))
+    assert peak < 100 * MB
+    assert {failure.reason for _, failure in outcome.failures} == {"malformed"}
+    assert all("max_response_bytes" in failure.detail for _, failure in outcome.failures)
+
+
+def test_a_model_name_of_9_mb_never_loses_the_verdict_record(
+    loopback: LoopbackServer, protocol: Any, tmp_path: Path
+) -> None:
+    host = sglang_host(protocol)
+
+    def huge(request: Recorded) -> Scripted:
+        return Scripted(json={**host(request).json, "model": "m" * (9 * 1000 * 1000)})
+
+    loopback.default = huge
+    outcome = run(loopback, max_response_bytes=32 * MB)
+    assert outcome.verdict.verdict == "error"
+    assert {failure.reason for _, failure in outcome.failures} == {"malformed"}
+    assert outcome.verdict.model == MODEL
+    trail = tmp_path / "audit.jsonl"
+    JsonLinesRecorder(str(trail)).record(verdict_record(outcome, run_id="r-1", step_id="s-1"))
+    (record,) = read_records(trail)
+    assert record.verdict.verdict == "error"  # type: ignore[union-attr]
 
 
 # --- Set-up --------------------------------------------------------------------------------------
