@@ -179,8 +179,19 @@ async def ask_evaluator(
     if type(model) is not str or is_blank(model):
         entries = [Failure("malformed", f"the reply names no model: {show(reply.model)}")] * count
         return None, entries
+    if len(model) > MAX_REPLY_MODEL:
+        # A name of megabytes would make the verdict record too large for the audit trail.
+        detail = (
+            f"the reply's model name is {len(model)} characters long, more than"
+            f" {MAX_REPLY_MODEL}: {show(model)}"
+        )
+        return None, [Failure("malformed", detail)] * count
     return model, entries
 
+
+#: The longest model name a reply may give (every version that answered, joined): longer, and
+#: every answer of the reply is ``malformed``, so a verdict record always fits the audit trail.
+MAX_REPLY_MODEL = 1000
 
 _REASONS: frozenset[str] = frozenset(get_args(FailureReason))
 # The longest failure detail kept: a failure is a message, never a provider's whole body.

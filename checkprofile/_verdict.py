@@ -115,7 +115,7 @@ class YesNoAnswer:
     source: Source | None = attrs.field(default=None, kw_only=True, eq=False, converter=plain_text)
     #: The host named as the model that answered exactly the name it was sent, so which
     #: model answered cannot be told from it (some servers echo any name they are sent).
-    model_echoed: bool = attrs.field(default=False, kw_only=True, eq=False)
+    model_echoed: bool = attrs.field(default=False, kw_only=True, eq=False, repr=False)
 
 
 @attrs.frozen
@@ -129,7 +129,7 @@ class ChoiceAnswer:
         default=None, kw_only=True, eq=False, converter=_distribution
     )
     #: As for :class:`YesNoAnswer`: the host echoed the model name it was sent.
-    model_echoed: bool = attrs.field(default=False, kw_only=True, eq=False)
+    model_echoed: bool = attrs.field(default=False, kw_only=True, eq=False, repr=False)
 
 
 @attrs.frozen
@@ -143,7 +143,7 @@ class RubricAnswer:
         default=None, kw_only=True, eq=False, converter=_distribution
     )
     #: As for :class:`YesNoAnswer`: the host echoed the model name it was sent.
-    model_echoed: bool = attrs.field(default=False, kw_only=True, eq=False)
+    model_echoed: bool = attrs.field(default=False, kw_only=True, eq=False, repr=False)
 
 
 Answer = YesNoAnswer | ChoiceAnswer | RubricAnswer

@@ -28,7 +28,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from http import HTTPStatus
 from types import TracebackType
 from typing import Any
@@ -54,6 +54,7 @@ __all__ = [
     "Response",
     "Scripted",
     "chat",
+    "chat_completion",
     "decisions",
     "decisions_answers",
     "loopback_fixture",
@@ -457,6 +458,40 @@ def decisions(
     return respond
 
 
+def chat_completion(
+    top: Sequence[tuple[str, float]],
+    *,
+    model: str = "judge-2026-09-30",
+    sampled: tuple[str, float] | None = None,
+) -> dict[str, Any]:
+    """A chat completion whose first (and only) token has ``top`` (token, logprob) as its top
+    logprobs; the sampled token is ``sampled``, else the first of ``top``."""
+    token, logprob = sampled or top[0]
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1790000000,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "length",
+                "message": {"role": "assistant", "content": token},
+                "logprobs": {
+                    "content": [
+                        {
+                            "token": token,
+                            "logprob": logprob,
+                            "top_logprobs": [{"token": t, "logprob": lp} for t, lp in top],
+                        }
+                    ]
+                },
+            }
+        ],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 1, "total_tokens": 101},
+    }
+
+
 def chat(model: str = "judge-2026-09-30") -> Callable[[Recorded], Scripted]:
     """A chat completions host answering every question confidently through its first token's
     logprobs: ``yes`` (0.95) for a yes/no question, the first letter (0.9) for a choice, the
@@ -471,25 +506,8 @@ def chat(model: str = "judge-2026-09-30") -> Callable[[Recorded], Scripted]:
         top = [(best, 0.95 if best == "yes" else 0.9)]
         rest = (1 - top[0][1]) / (len(labels) - 1)
         top += [(label, rest) for label in labels if label != best]
-        entries = [
-            {"token": token, "logprob": math.log(p), "bytes": None, "top_logprobs": []}
-            for token, p in top
-        ]
-        body = {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 1790000000,
-            "model": model,
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "length",
-                    "message": {"role": "assistant", "content": best},
-                    "logprobs": {"content": [{**entries[0], "top_logprobs": entries}]},
-                }
-            ],
-        }
-        return Scripted(json=body)
+        logprobs = [(token, math.log(p)) for token, p in top]
+        return Scripted(json=chat_completion(logprobs, model=model))
 
     return respond
 

@@ -24,6 +24,7 @@ from loopback import (
     Recorded,
     Response,
     Scripted,
+    chat_completion,
     loopback_fixture,  # noqa: F401 (a pytest fixture)
 )
 
@@ -100,37 +101,8 @@ def material(output: Any = None, *, run_data: dict[str, Any] | None = None) -> M
     )
 
 
-def completion(
-    top: Sequence[tuple[str, float]],
-    *,
-    model: str = RESOLVED,
-    sampled: tuple[str, float] | None = None,
-) -> dict[str, Any]:
-    """A chat completion whose first (and only) token has ``top`` as its top logprobs."""
-    token, logprob = sampled or top[0]
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 1790000000,
-        "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "length",
-                "message": {"role": "assistant", "content": token},
-                "logprobs": {
-                    "content": [
-                        {
-                            "token": token,
-                            "logprob": logprob,
-                            "top_logprobs": [{"token": t, "logprob": lp} for t, lp in top],
-                        }
-                    ]
-                },
-            }
-        ],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 1, "total_tokens": 101},
-    }
+# A chat completion whose first (and only) token has ``top`` as its top logprobs.
+completion = chat_completion
 
 
 def ok(top: Sequence[tuple[str, float]], **kwargs: Any) -> Scripted:
@@ -965,9 +937,7 @@ def test_tokens_listed_twice_with_the_same_text_each_count_once() -> None:
     # llama-server lists distinct tokens that decode alike ('' and '\ufffd', each twice): each
     # is its own share of the probability. Merged by text, 0.03 of it would go missing, too
     # much to read the absent "no" as 0.
-    top = probabilities(
-        ("yes", 0.9), ("", 0.04), ("", 0.03), ("\ufffd", 0.02), ("\ufffd", 0.01)
-    )
+    top = probabilities(("yes", 0.9), ("", 0.04), ("", 0.03), ("\ufffd", 0.02), ("\ufffd", 0.01))
     model, entry = read_response(completion(top), parse_check([{"ask": YES_NO}])[0])
     assert model == RESOLVED
     assert yes_probability(entry) == pytest.approx(1.0)

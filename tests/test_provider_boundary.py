@@ -35,7 +35,16 @@ from loopback import (
     vendor_material,
 )
 
-from checkprofile import Evaluator, Limits, Reply, build_bundle, parse_check
+from checkprofile import (
+    Bundle,
+    Evaluator,
+    Limits,
+    Reply,
+    YesNoAnswer,
+    build_bundle,
+    parse_check,
+    run_check_sync,
+)
 from checkprofile.adapters.openai_chat import ChatEvaluator
 from checkprofile.adapters.openai_decisions import DecisionsEvaluator
 from checkprofile.adapters.systemone import SystemOneEvaluator
@@ -278,3 +287,31 @@ def test_a_model_name_of_its_own_is_not_marked_echoed(
     outcome = run_example_check(evaluator(backend, loopback.url))
     assert outcome.verdict.model == "judge-2026-09-30"
     assert [answer.model_echoed for answer in outcome.answers] == [False] * 3
+
+
+class _LongNamed:
+    """An evaluator of a host's own code whose reply names its model with 9 MB of text."""
+
+    model = "own-evaluator-1"
+
+    async def answer(self, bundle: Bundle) -> Reply:
+        return Reply("m" * (9 * 1000 * 1000), [YesNoAnswer(0.99)] * len(bundle.check))
+
+
+def test_any_evaluator_naming_its_model_with_9_mb_never_loses_the_verdict_record(
+    tmp_path: Path,
+) -> None:
+    outcome = run_check_sync(
+        parse_check([{"ask": "Is the report attached?"}]),
+        vendor_material(),
+        _LongNamed(),
+        limits=Limits(),
+        max_retry_wait=0,
+    )
+    assert outcome.verdict.verdict == "error"
+    ((_, failure),) = outcome.failures
+    assert failure.reason == "malformed" and "more than 1000" in failure.detail
+    assert outcome.verdict.model == "own-evaluator-1"
+    trail = tmp_path / "audit.jsonl"
+    JsonLinesRecorder(str(trail)).record(verdict_record(outcome, run_id="r-1", step_id="s-1"))
+    assert len(read_records(trail)) == 1

@@ -34,6 +34,7 @@ import httpx2
 
 from .._convert import is_blank, show
 from ..errors import EvaluatorError
+from ._common import shared_ssl_context
 
 __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",
@@ -41,6 +42,7 @@ __all__ = [
     "OPENAI_LIMITS",
     "BoundaryClient",
     "BoundaryError",
+    "boundary_client",
     "checked_max_response_bytes",
     "provider_text",
 ]
@@ -135,6 +137,19 @@ class BoundaryClient(httpx2.AsyncClient):
             request=request,
             extensions=response.extensions,
         )
+
+
+def boundary_client(
+    *, timeout: float, max_response_bytes: int, limits: httpx2.Limits = OPENAI_LIMITS
+) -> BoundaryClient:
+    """The :class:`BoundaryClient` an adapter gives its SDK: on the process's one TLS context
+    (:func:`~checkprofile.adapters._common.shared_ssl_context`), with ``limits``."""
+    return BoundaryClient(
+        timeout=timeout,
+        max_response_bytes=max_response_bytes,
+        limits=limits,
+        verify=shared_ssl_context(),
+    )
 
 
 def _redirect_text(response: httpx2.Response) -> str:

@@ -52,7 +52,6 @@ from ._common import (
     marked_echoed,
     material_text,
     sendable,
-    shared_ssl_context,
 )
 from ._errors import failure_from_exception
 from ._read import (
@@ -64,9 +63,8 @@ from ._read import (
 )
 from ._transport import (
     DEFAULT_MAX_RESPONSE_BYTES,
-    OPENAI_LIMITS,
-    BoundaryClient,
     BoundaryError,
+    boundary_client,
     checked_max_response_bytes,
     provider_text,
 )
@@ -276,12 +274,7 @@ class ChatEvaluator:
                 base_url=base_url,
                 timeout=timeout_s,
                 max_retries=0,
-                http_client=BoundaryClient(
-                    timeout=timeout_s,
-                    max_response_bytes=cap,
-                    limits=OPENAI_LIMITS,
-                    verify=shared_ssl_context(),
-                ),
+                http_client=boundary_client(timeout=timeout_s, max_response_bytes=cap),
             )
 
         async def close(client: Any) -> None:

@@ -40,15 +40,13 @@ from ._common import (
     marked_echoed,
     material_state,
     sendable,
-    shared_ssl_context,
 )
 from ._errors import failure_from_exception
 from ._read import Malformed, read_choice, read_rubric, read_yes_no
 from ._transport import (
     DEFAULT_MAX_RESPONSE_BYTES,
-    OPENAI_LIMITS,
-    BoundaryClient,
     BoundaryError,
+    boundary_client,
     checked_max_response_bytes,
     provider_text,
 )
@@ -138,12 +136,7 @@ class DecisionsEvaluator:
             # The SDK's default HTTP client closes itself from __del__ on whatever loop is
             # running then, which fails (noisily) for a client of a loop run_check_sync closed;
             # and it follows redirects. The boundary's client does neither.
-            http = BoundaryClient(
-                timeout=seconds,
-                max_response_bytes=cap,
-                limits=OPENAI_LIMITS,
-                verify=shared_ssl_context(),
-            )
+            http = boundary_client(timeout=seconds, max_response_bytes=cap)
             return openai.AsyncOpenAI(
                 api_key=api_key,
                 base_url=base_url,

@@ -40,14 +40,13 @@ from ._common import (
     marked_echoed,
     material_state,
     sendable,
-    shared_ssl_context,
 )
 from ._errors import failure_from_exception
 from ._read import Malformed, read_choice, read_rubric, read_yes_no
 from ._transport import (
     DEFAULT_MAX_RESPONSE_BYTES,
-    BoundaryClient,
     BoundaryError,
+    boundary_client,
     checked_max_response_bytes,
     provider_text,
 )
@@ -140,12 +139,7 @@ class SystemOneEvaluator:
         def make() -> typesafe_sdk.AsyncTypeSafeClient:
             # The boundary's HTTP client, on the process's one TLS context: loading the CA
             # certificates per client was nearly all the cost of building an evaluator.
-            http = BoundaryClient(
-                timeout=seconds,
-                max_response_bytes=cap,
-                limits=_LIMITS,
-                verify=shared_ssl_context(),
-            )
+            http = boundary_client(timeout=seconds, max_response_bytes=cap, limits=_LIMITS)
             return typesafe_sdk.AsyncTypeSafeClient(
                 api_key=api_key,
                 model=self._model,
