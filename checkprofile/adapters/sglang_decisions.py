@@ -46,13 +46,13 @@ from ._common import (
     marked_echoed,
     material_state,
     sendable,
-    shared_ssl_context,
 )
 from ._errors import failure_from_exception, failure_from_status
 from ._read import Malformed, distribution, read_choice, read_rubric, read_yes_no
 from ._transport import (
     DEFAULT_MAX_RESPONSE_BYTES,
     BoundaryClient,
+    boundary_client,
     checked_max_response_bytes,
     provider_text,
 )
@@ -168,15 +168,10 @@ class SglangDecisionsEvaluator:
                 f" http://127.0.0.1:30000/v1, got {show(base_url)}"
             )
         self._url = base_url.rstrip("/") + _PATH
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
         def make() -> BoundaryClient:
-            return BoundaryClient(
-                timeout=seconds,
-                max_response_bytes=cap,
-                headers=headers,
-                verify=shared_ssl_context(),
-            )
+            return boundary_client(timeout=seconds, max_response_bytes=cap)
 
         self._clients = LoopClients(make, _close)
 
@@ -215,7 +210,8 @@ class SglangDecisionsEvaluator:
             "questions": [sglang_question(bundle.check[i], _name(i)) for i in sent],
         }
         try:
-            response = await self._clients.get().post(self._url, json=body)
+            client = self._clients.get()
+            response = await client.post(self._url, json=body, headers=self._headers)
             if not 200 <= response.status_code < 300:
                 return None, [_refused(response)] * len(sent)
             data: object = json.loads(response.content)
