@@ -194,5 +194,7 @@ def test_llama_cpp_python_names_the_model_it_was_sent(loopback: LoopbackServer) 
     recorded = fixture("llama-cpp-python-0.3.36/model-echo.json")
     outcome = replay(loopback, recorded, chat(loopback, recorded["configured_model"]))
     assert outcome.verdict.verdict == "pass"
-    # The name the host echoed is all there is to record: the verdict keeps it as given.
+    # The name the host echoed is all there is to record: the verdict keeps it as given, and
+    # the answer says it is only an echo.
     assert outcome.verdict.model == "gpt-4o"
+    assert all(answer.model_echoed for answer in outcome.answers)
