@@ -359,15 +359,8 @@ def library_cpu(repeat: int) -> dict[str, float]:
         }
     }
     fake = Recorded(method="POST", path="/", headers={}, body=b"", json=asked, at=0.0)
-    s1_wire = typesafe_sdk.SystemOneResponse.model_validate_json(
-        json.dumps(
-            {
-                "model": "m",
-                "answers": systemone_answers(fake),
-                "usage": {"input_tokens": 1, "output_tokens": 0},
-            }
-        )
-    )
+    # The answers as the host writes them: the adapter reads each one raw.
+    s1_answers = systemone_answers(fake)
     named = [decisions_question(q, f"q{i}") for i, q in enumerate(CHECK)]
     fake = Recorded(
         method="POST", path="/", headers={}, body=b"", json={"questions": named}, at=0.0
@@ -390,7 +383,7 @@ def library_cpu(repeat: int) -> dict[str, float]:
             material_state(bundle)  # the SDK writes it, alone as with the library
             if name == "System One":
                 [system_one_question(q) for q in CHECK]
-                entries = [_read(q, s1_wire.answers[f"q{j}"]) for j, q in enumerate(CHECK)]
+                entries = [_read(q, s1_answers[f"q{j}"]) for j, q in enumerate(CHECK)]
             else:
                 [decisions_question(q, f"q{j}") for j, q in enumerate(CHECK)]
                 _, found = decisions_module._decision(json.loads(decided))

@@ -179,8 +179,19 @@ async def ask_evaluator(
     if type(model) is not str or is_blank(model):
         entries = [Failure("malformed", f"the reply names no model: {show(reply.model)}")] * count
         return None, entries
+    if len(model) > MAX_REPLY_MODEL:
+        # A name of megabytes would make the verdict record too large for the audit trail.
+        detail = (
+            f"the reply's model name is {len(model)} characters long, more than"
+            f" {MAX_REPLY_MODEL}: {show(model)}"
+        )
+        return None, [Failure("malformed", detail)] * count
     return model, entries
 
+
+#: The longest model name a reply may give (every version that answered, joined): longer, and
+#: every answer of the reply is ``malformed``, so a verdict record always fits the audit trail.
+MAX_REPLY_MODEL = 1000
 
 _REASONS: frozenset[str] = frozenset(get_args(FailureReason))
 # The longest failure detail kept: a failure is a message, never a provider's whole body.
@@ -214,7 +225,8 @@ async def run_check(
 ) -> Outcome:
     """Run ``check`` on ``material`` with ``evaluator`` and say what the host does next.
 
-    Questions that were not validly answered are asked once more (only those); any still
+    Questions that were not validly answered are asked once more (only those, and not one
+    that failed as ``unsupported``: the evaluator cannot answer its kind); any still
     unanswered make the verdict ``error``. Before that one re-ask it waits as long as the
     longest ``Retry-After`` a failure carried, but never more than ``max_retry_wait`` seconds.
     ``now`` is the verdict's ``at`` (default: the clock when the verdict is made). Safe to run
@@ -252,14 +264,20 @@ async def run_check(
             else:
                 answers[index] = entry
                 failures.pop(index, None)
-        pending = [index for index in pending if answers[index] is None]
+        # A question the evaluator said it cannot answer (its kind is not supported) would
+        # fail the same way again: it is not asked again.
+        pending = [
+            index
+            for index in pending
+            if answers[index] is None and failures[index].reason != "unsupported"
+        ]
 
     at = stamp if stamp is not None else datetime.now(timezone.utc)
     # The record names every model version that gave an answer used (normally exactly one);
     # with none, the model the evaluator was configured with.
     model_name = ", ".join(models) if models else _configured_model(evaluator)
     unanswered = tuple((check[i].ask, failures[i]) for i in sorted(failures))
-    if pending:
+    if any(answer is None for answer in answers):  # pending, or not to be asked again
         verdict = error_verdict(
             check, model=model_name, at=at, advisory=advisory, truncated=bundle.truncated
         )

@@ -111,6 +111,9 @@ class YesNoAnswer:
 
     p: float = attrs.field(converter=plain_scalar)
     source: Source | None = attrs.field(default=None, kw_only=True, eq=False, converter=plain_text)
+    #: The host named as the model that answered exactly the name it was sent, so which
+    #: model answered cannot be told from it (some servers echo any name they are sent).
+    model_echoed: bool = attrs.field(default=False, kw_only=True, eq=False, repr=False)
 
 
 @attrs.frozen
@@ -123,6 +126,8 @@ class ChoiceAnswer:
     distribution: tuple[tuple[str, float], ...] | None = attrs.field(
         default=None, kw_only=True, eq=False, converter=_distribution
     )
+    #: As for :class:`YesNoAnswer`: the host echoed the model name it was sent.
+    model_echoed: bool = attrs.field(default=False, kw_only=True, eq=False, repr=False)
 
 
 @attrs.frozen
@@ -135,6 +140,8 @@ class RubricAnswer:
     distribution: tuple[tuple[int, float], ...] | None = attrs.field(
         default=None, kw_only=True, eq=False, converter=_distribution
     )
+    #: As for :class:`YesNoAnswer`: the host echoed the model name it was sent.
+    model_echoed: bool = attrs.field(default=False, kw_only=True, eq=False, repr=False)
 
 
 Answer = YesNoAnswer | ChoiceAnswer | RubricAnswer

@@ -34,7 +34,9 @@ __all__ = [
 ]
 
 #: Why an evaluator did not answer a question. ``malformed`` covers every answer that does not
-#: fit its question (wrong type, out of range, unknown name, missing).
+#: fit its question (wrong type, out of range, unknown name, missing). ``redirected``: the host
+#: answered with a redirect, which is never followed. ``unsupported``: the host said it cannot
+#: answer that kind of question (it is not asked again within the check).
 FailureReason = Literal[
     "timeout",
     "rate_limited",
@@ -44,6 +46,8 @@ FailureReason = Literal[
     "auth",
     "server_error",
     "unavailable",
+    "redirected",
+    "unsupported",
     "unknown",
 ]
 

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from http import HTTPStatus
 from types import TracebackType
 from typing import Any
@@ -52,6 +53,8 @@ __all__ = [
     "Recorded",
     "Response",
     "Scripted",
+    "chat",
+    "chat_completion",
     "decisions",
     "decisions_answers",
     "loopback_fixture",
@@ -68,6 +71,9 @@ class Scripted:
     (invalid JSON, say). ``delay`` seconds pass before anything is sent (longer than the
     client's timeout makes a hang). ``cut_off`` sends the headers with the full
     ``Content-Length`` but only the first half of the body, then closes the connection.
+
+    Hostile hosts: ``drip`` sends the body one byte every ``drip`` seconds; ``endless`` sends a
+    chunked body of zeros that never ends (until the client goes away).
     """
 
     status: int = 200
@@ -76,6 +82,8 @@ class Scripted:
     headers: Mapping[str, str] = attrs.field(factory=dict)
     delay: float = 0.0
     cut_off: bool = False
+    drip: float = 0.0
+    endless: bool = False
 
     def payload(self) -> bytes:
         if self.body is not None:
@@ -221,6 +229,15 @@ class LoopbackServer:
                     await asyncio.sleep(response.delay)
                 payload = response.payload()
                 writer.write(_head(response, len(payload)))
+                if response.endless:
+                    await _endless(writer)
+                    return
+                if response.drip:
+                    for index in range(len(payload)):
+                        writer.write(payload[index : index + 1])
+                        await writer.drain()
+                        await asyncio.sleep(response.drip)
+                    continue
                 if response.cut_off:
                     writer.write(payload[: len(payload) // 2])
                     await writer.drain()
@@ -268,6 +285,14 @@ async def _read_request(reader: asyncio.StreamReader) -> Recorded | None:
     )
 
 
+async def _endless(writer: asyncio.StreamWriter) -> None:
+    # A chunked body of zeros, 64 KiB a chunk, for as long as the client reads.
+    chunk = b"%x\r\n" % 65536 + bytes(65536) + b"\r\n"
+    while True:
+        writer.write(chunk)
+        await writer.drain()
+
+
 def _head(response: Scripted, length: int) -> bytes:
     try:
         phrase = HTTPStatus(response.status).phrase
@@ -278,7 +303,10 @@ def _head(response: Scripted, length: int) -> bytes:
     if "content-type" not in names and response.body is None:
         lines.append("Content-Type: application/json")
     lines += [f"{name}: {value}" for name, value in response.headers.items()]
-    lines.append(f"Content-Length: {length}")
+    if response.endless:
+        lines.append("Transfer-Encoding: chunked")
+    else:
+        lines.append(f"Content-Length: {length}")
     if response.cut_off:
         lines.append("Connection: close")
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
@@ -426,6 +454,60 @@ def decisions(
             },
         }
         return Scripted(json=body, delay=delay, headers={"x-request-id": "req-1"})
+
+    return respond
+
+
+def chat_completion(
+    top: Sequence[tuple[str, float]],
+    *,
+    model: str = "judge-2026-09-30",
+    sampled: tuple[str, float] | None = None,
+) -> dict[str, Any]:
+    """A chat completion whose first (and only) token has ``top`` (token, logprob) as its top
+    logprobs; the sampled token is ``sampled``, else the first of ``top``."""
+    token, logprob = sampled or top[0]
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1790000000,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "length",
+                "message": {"role": "assistant", "content": token},
+                "logprobs": {
+                    "content": [
+                        {
+                            "token": token,
+                            "logprob": logprob,
+                            "top_logprobs": [{"token": t, "logprob": lp} for t, lp in top],
+                        }
+                    ]
+                },
+            }
+        ],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 1, "total_tokens": 101},
+    }
+
+
+def chat(model: str = "judge-2026-09-30") -> Callable[[Recorded], Scripted]:
+    """A chat completions host answering every question confidently through its first token's
+    logprobs: ``yes`` (0.95) for a yes/no question, the first letter (0.9) for a choice, the
+    top digit (0.9) for a rubric, as the question's last message asks; reports ``model``."""
+
+    def respond(request: Recorded) -> Scripted:
+        last = request.json["messages"][-1]["content"]
+        labels = last.rsplit(":", 1)[1].strip(" .").replace(" or ", ", ").split(", ")
+        if "yes or no" in last:
+            labels = ["yes", "no"]
+        best = labels[-1] if "digit" in last else labels[0]
+        top = [(best, 0.95 if best == "yes" else 0.9)]
+        rest = (1 - top[0][1]) / (len(labels) - 1)
+        top += [(label, rest) for label in labels if label != best]
+        logprobs = [(token, math.log(p)) for token, p in top]
+        return Scripted(json=chat_completion(logprobs, model=model))
 
     return respond
 

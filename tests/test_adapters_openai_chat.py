@@ -24,6 +24,7 @@ from loopback import (
     Recorded,
     Response,
     Scripted,
+    chat_completion,
     loopback_fixture,  # noqa: F401 (a pytest fixture)
 )
 
@@ -100,37 +101,8 @@ def material(output: Any = None, *, run_data: dict[str, Any] | None = None) -> M
     )
 
 
-def completion(
-    top: Sequence[tuple[str, float]],
-    *,
-    model: str = RESOLVED,
-    sampled: tuple[str, float] | None = None,
-) -> dict[str, Any]:
-    """A chat completion whose first (and only) token has ``top`` as its top logprobs."""
-    token, logprob = sampled or top[0]
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 1790000000,
-        "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "length",
-                "message": {"role": "assistant", "content": token},
-                "logprobs": {
-                    "content": [
-                        {
-                            "token": token,
-                            "logprob": logprob,
-                            "top_logprobs": [{"token": t, "logprob": lp} for t, lp in top],
-                        }
-                    ]
-                },
-            }
-        ],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 1, "total_tokens": 101},
-    }
+# A chat completion whose first (and only) token has ``top`` as its top logprobs.
+completion = chat_completion
 
 
 def ok(top: Sequence[tuple[str, float]], **kwargs: Any) -> Scripted:
@@ -934,3 +906,62 @@ def test_the_request_head_is_what_the_sdk_would_write(
     ]
     written = json.dumps(messages, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     assert request_head(bundle) == b'{"messages":' + written[:-1].encode() + b","
+
+
+# --- As real hosts write the chat fallback (issue 20) ------------------------------------------
+
+
+def test_llama_server_saying_the_request_is_too_long_is_tokens_exceeded(
+    loopback: LoopbackServer,
+) -> None:
+    # llama.cpp's llama-server, word for word.
+    loopback.default = Scripted(
+        status=400,
+        json={
+            "error": {
+                "code": 400,
+                "message": "request (10049 tokens) exceeds the available context size (8192"
+                " tokens), try increasing it",
+                "type": "exceed_context_size_error",
+            }
+        },
+    )
+    reply = answer(loopback, bundle_of(parse_check([{"ask": YES_NO}])))
+    (entry,) = reply.answers
+    assert isinstance(entry, Failure)
+    assert entry.reason == "tokens_exceeded", entry
+    assert "8192 tokens" in entry.detail
+
+
+def test_tokens_listed_twice_with_the_same_text_each_count_once() -> None:
+    # llama-server lists distinct tokens that decode alike ('' and '\ufffd', each twice): each
+    # is its own share of the probability. Merged by text, 0.03 of it would go missing, too
+    # much to read the absent "no" as 0.
+    top = probabilities(("yes", 0.9), ("", 0.04), ("", 0.03), ("\ufffd", 0.02), ("\ufffd", 0.01))
+    model, entry = read_response(completion(top), parse_check([{"ask": YES_NO}])[0])
+    assert model == RESOLVED
+    assert yes_probability(entry) == pytest.approx(1.0)
+
+
+def test_the_same_token_listed_over_and_over_is_never_more_than_all_the_probability() -> None:
+    top = probabilities(*[("yes", 0.6)] * 3, ("no", 0.1))
+    _, entry = read_response(completion(top), parse_check([{"ask": YES_NO}])[0])
+    assert isinstance(entry, Failure)
+    assert (entry.reason, "> 1" in entry.detail) == ("malformed", True)
+
+
+def test_the_sampled_token_counts_when_the_list_leaves_it_out() -> None:
+    top = probabilities(("no", 0.3))
+    _, entry = read_response(
+        completion(top, sampled=("yes", math.log(0.7))), parse_check([{"ask": YES_NO}])[0]
+    )
+    assert yes_probability(entry) == pytest.approx(0.7)
+
+
+def test_max_tokens_is_sent_never_max_completion_tokens(loopback: LoopbackServer) -> None:
+    # llama-cpp-python ignores max_completion_tokens: a one-token answer needs max_tokens.
+    loopback.default = by_question(GOOD)
+    run(loopback)
+    for request in loopback.requests:
+        assert request.json["max_tokens"] == 1
+        assert "max_completion_tokens" not in request.json

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 from loopback import (
@@ -15,6 +16,8 @@ from loopback import (
 from checkprofile import Limits, Material, Submission, parse_check, run_check_sync
 from checkprofile.adapters._spec import SCHEMES, evaluator_from_spec
 from support import spec_full_form
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def material() -> Material:
@@ -104,4 +107,9 @@ def test_a_bad_timeout_names_the_spec() -> None:
 
 
 def test_every_scheme_is_documented() -> None:
-    assert set(SCHEMES) == {"systemone", "openai-decisions", "openai-chat"}
+    assert set(SCHEMES) == {"systemone", "openai-decisions", "openai-chat", "sglang-decisions"}
+    cli = (ROOT / "docs" / "cli.md").read_text()
+    environment = (ROOT / "docs" / "environment.md").read_text()
+    for name, scheme in SCHEMES.items():
+        assert f"`{name}:MODEL`" in cli, name
+        assert f"`{scheme.key}`" in environment and f"`{scheme.base_url}`" in environment, name

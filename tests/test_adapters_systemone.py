@@ -36,7 +36,7 @@ from checkprofile import (
     run_check_sync,
 )
 from checkprofile.adapters.systemone import SystemOneEvaluator
-from support import SPEC_LEVELS, SPEC_ONE_OF, spec_full_form
+from support import SPEC_LEVELS, SPEC_ONE_OF, SPEC_RUBRIC_ASK, spec_full_form
 
 PATH = "/v1/systemone"
 ALIAS = "jev-latest"
@@ -237,7 +237,9 @@ def test_a_failing_host_gives_error_after_exactly_two_requests(
     loopback: LoopbackServer, response: Scripted, reason: str
 ) -> None:
     loopback.script(response, response)
-    outcome = run(loopback, timeout=0.2)
+    # The timeout bounds the whole exchange: only the hang waits for a short one, so a loaded
+    # machine cannot make another host's first attempt time out before it is sent.
+    outcome = run(loopback, timeout=0.2 if reason == "timeout" else 5.0)
     assert outcome.verdict.verdict == "error"
     assert outcome.action == "retry"
     assert outcome.attempts == 2
@@ -463,3 +465,140 @@ def test_the_real_api_answers_the_three_kinds() -> None:  # pragma: no cover - n
     )
     assert outcome.verdict.verdict != "error", outcome.failures
     assert outcome.verdict.model != ALIAS
+
+
+# --- As real hosts write System One (issue 20) -------------------------------------------------
+# jev-compatible-server 0.1.1 writes a score's legend as the list of the level texts, and says
+# per question when it cannot answer a kind; the SDK refused the first whole and dropped the
+# second.
+
+SCORE_TOP = {"type": "score", "score": 2.0, "confidence": 0.9}
+TOP_LEVEL = {"0": 0.05, "1": 0.05, "2": 0.9}
+
+
+def test_a_legend_listing_the_level_texts_in_order_is_read_like_the_map(
+    loopback: LoopbackServer,
+) -> None:
+    listed = {**SCORE_TOP, "legend": list(SPEC_LEVELS), "probabilities": TOP_LEVEL}
+    loopback.default = _bad_answer(listed, 2)
+    outcome = run(loopback)
+    assert outcome.verdict.verdict == "pass", outcome.failures
+    assert outcome.answers[2] == RubricAnswer(2, 0.9)
+    assert loopback.count(PATH) == 1
+
+
+@pytest.mark.parametrize(
+    ("legend", "words"),
+    [
+        pytest.param(list(reversed(SPEC_LEVELS)), "not the question's 3 levels", id="out-of-order"),
+        pytest.param(SPEC_LEVELS[:2], "not the question's 3 levels", id="too-few"),
+        pytest.param(["a", "b", "c"], "not the question's 3 levels", id="other-texts"),
+        pytest.param("Both lists.", "neither a map nor a list", id="a-text"),
+        pytest.param(None, "neither a map nor a list", id="null"),
+        pytest.param(3, "neither a map nor a list", id="a-number"),
+    ],
+)
+def test_any_other_legend_fails_its_question_only(
+    loopback: LoopbackServer, legend: object, words: str
+) -> None:
+    bad = {**SCORE_TOP, "legend": legend, "probabilities": TOP_LEVEL}
+    loopback.default = _bad_answer(bad, 2)
+    outcome = run(loopback)
+    (ask, failure), *others = outcome.failures
+    assert not others
+    assert ask == SPEC_RUBRIC_ASK
+    assert (failure.reason, words in failure.detail) == ("malformed", True), failure
+    # The yes/no and choice answers of the same responses were kept: only q2 was asked again.
+    assert loopback.count(PATH) == 2
+    assert [q["type"] for q in loopback.last().json["questions"].values()] == ["score"]
+
+
+def test_an_answer_that_does_not_fit_keeps_the_others_of_its_response(
+    loopback: LoopbackServer,
+) -> None:
+    # One response, read one question at a time: the bad legend fails q2 alone.
+    listed = {**SCORE_TOP, "legend": "not a legend", "probabilities": TOP_LEVEL}
+    loopback.script(_bad_answer(listed, 2), systemone())
+    outcome = run(loopback)
+    assert outcome.verdict.verdict == "pass", outcome.failures
+    assert outcome.attempts == 2
+    first, second = loopback.requests
+    assert len(first.json["questions"]) == 3 and len(second.json["questions"]) == 1
+
+
+UNSUPPORTED = {
+    "type": "unsupported",
+    "question_type": "choice",
+    "reason": "question_type_not_supported",
+    "supported_types": ["noul"],
+}
+
+
+def test_an_unsupported_kind_is_its_own_failure_and_is_not_asked_again(
+    loopback: LoopbackServer,
+) -> None:
+    loopback.default = _bad_answer(UNSUPPORTED, 1)
+    outcome = run(loopback)
+    assert outcome.verdict.verdict == "error"
+    assert outcome.attempts == 1
+    assert loopback.count(PATH) == 1  # certain to fail the same way: not asked again
+    ((ask, failure),) = outcome.failures
+    assert ask == parse_check(spec_full_form())[1].ask
+    assert failure.reason == "unsupported"
+    assert "choice" in failure.detail and "noul" in failure.detail
+
+
+def test_an_unsupported_kind_beside_a_failed_question_asks_only_the_other_again(
+    loopback: LoopbackServer,
+) -> None:
+    def respond(request: Recorded) -> Scripted:
+        overrides: dict[str, Any] = {}
+        for name, question in request.json["questions"].items():
+            if question["type"] == "choice":
+                overrides[name] = UNSUPPORTED
+            if question["type"] == "noul":
+                overrides[name] = {"type": "noul", "noul": 7}
+        return systemone(overrides=overrides)(request)
+
+    loopback.default = respond
+    outcome = run(loopback)
+    assert outcome.attempts == 2
+    assert [q["type"] for q in loopback.last().json["questions"].values()] == ["noul"]
+    assert sorted(failure.reason for _, failure in outcome.failures) == [
+        "malformed",
+        "unsupported",
+    ]
+
+
+def test_a_hostile_list_of_supported_types_is_shown_bounded(loopback: LoopbackServer) -> None:
+    loopback.default = _bad_answer({**UNSUPPORTED, "supported_types": ["x" * 5000] * 500}, 1)
+    outcome = run(loopback)
+    ((_, failure),) = outcome.failures
+    assert failure.reason == "unsupported"
+    assert len(failure.detail) < 1000
+
+
+def test_a_refusal_that_echoes_the_request_never_copies_it_into_the_detail(
+    loopback: LoopbackServer,
+) -> None:
+    # jev-compatible-server refuses a choice of more than 255 names with FastAPI's 422, whose
+    # "input" echoes that part of the request.
+    def refuse(request: Recorded) -> Scripted:
+        detail = [
+            {
+                "type": "too_long",
+                "loc": ["body", "questions", "q1", "criteria"],
+                "msg": "Dictionary should have at most 255 items after validation, not 300",
+                "input": request.json,
+            }
+        ]
+        return Scripted(status=422, json={"detail": detail})
+
+    loopback.default = refuse
+    outcome = run(loopback, summary="SECRET-SUBMISSION-TEXT")
+    assert outcome.verdict.verdict == "error"
+    for _, failure in outcome.failures:
+        assert "SECRET-SUBMISSION-TEXT" not in failure.detail
+        assert "Vendor onboarding" not in failure.detail
+        assert "at most 255 items" in failure.detail
+        assert "questions.q1.criteria" in failure.detail

@@ -866,7 +866,7 @@ ASK3 = "How well are lines above the per-diem limit handled?"
             f"{ASK1}: {{error: timed_out}}\n{ASK2}: {{answer: specific, confidence: 0.9}}\n"
             f"{ASK3}: {{answer: 2, confidence: 0.9}}\n",
             ':1:87: "timed_out" is not a reason: timeout, rate_limited, refusal, malformed, '
-            "tokens_exceeded, auth, server_error, unavailable, unknown",
+            "tokens_exceeded, auth, server_error, unavailable, redirected, unsupported, unknown",
             id="answers-unknown-reason",
         ),
         pytest.param(
@@ -1046,7 +1046,7 @@ def test_run_points_at_any_compatible_system_one_host_and_caches(tmp_path: Path)
         pytest.param(
             "bogus:x",
             '--evaluator "bogus:x": unknown evaluator "bogus"; use replay:ANSWERS, '
-            "systemone:MODEL, openai-decisions:MODEL, openai-chat:MODEL",
+            "systemone:MODEL, openai-decisions:MODEL, openai-chat:MODEL, sglang-decisions:MODEL",
             id="unknown-scheme",
         ),
         pytest.param(

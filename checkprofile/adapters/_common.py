@@ -18,7 +18,9 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
 
-from .. import Bundle, canonical_json
+import attrs
+
+from .. import Answer, Bundle, Failure, canonical_json
 from .._convert import escape_surrogates, is_blank, is_finite, plain_text, show
 from .._run import on_sync_loop_close
 
@@ -27,6 +29,7 @@ __all__ = [
     "LoopClients",
     "checked_model",
     "checked_timeout",
+    "marked_echoed",
     "material_state",
     "material_text",
     "sendable",
@@ -111,6 +114,16 @@ def sendable(value: Any) -> Any:
     if kind is list:
         return [sendable(item) for item in value]
     return value
+
+
+def marked_echoed(entry: Answer | Failure, named: str, sent: str) -> Answer | Failure:
+    """``entry``, an answer from a response that named ``named`` as its model, marked
+    ``model_echoed`` when that is the very name ``sent`` in the request: the host may echo
+    whatever it is sent (llama-cpp-python's server does), so the name does not tell which
+    model answered. The verdict record's shape is fixed; the answer says it instead."""
+    if named != sent or isinstance(entry, Failure):
+        return entry
+    return attrs.evolve(entry, model_echoed=True)
 
 
 def checked_model(model: object) -> str:

@@ -34,7 +34,10 @@ _DETAIL_CHARS = 200
 # others say it in the message ("maximum context length", "too many tokens", ...).
 _TOO_LONG = re.compile(
     r"context[_ ]length|context[_ ]window|maximum context|too many (input )?tokens|"
-    r"tokens?[_ ]exceeded|token limit|input is too long|prompt is too long|too long for",
+    r"tokens?[_ ]exceeded|token limit|input is too long|prompt is too long|too long for|"
+    # llama.cpp's llama-server: type "exceed_context_size_error", "exceeds the available
+    # context size".
+    r"exceeds? (the )?(available )?context|exceed_context_size",
     re.IGNORECASE | re.ASCII,
 )
 # Words by which providers say the model declined on policy grounds (a 400 for the request).
@@ -135,9 +138,34 @@ def _message(body: object) -> str:
     if text is None:
         return ""
     if not isinstance(text, str):
-        text = json.dumps(text, default=str)[:_DETAIL_CHARS]
+        text = _problems(text)
     text = escaped_text(one_line(text[: _DETAIL_CHARS * 4]))
     return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 1] + "…"
+
+
+def _problems(detail: object) -> str:
+    """A structured error (FastAPI's ``detail``: ``[{"loc", "msg", "input"}, ...]``) as its
+    messages and where they point, never the values: a host's validation error echoes the
+    request (``input``), and the request holds the submission."""
+    items = detail if isinstance(detail, list) else [detail]
+    said = []
+    for item in items[:3]:
+        if not is_mapping(item):
+            continue
+        message = item.get("msg", item.get("message"))
+        if not isinstance(message, str):
+            continue
+        loc = item.get("loc")
+        where = (
+            ".".join(str(part)[:40] for part in loc[:8] if isinstance(part, (str, int)))
+            if isinstance(loc, list)
+            else ""
+        )
+        said.append(f"{where}: {message[:_DETAIL_CHARS]}" if where else message[:_DETAIL_CHARS])
+    more = len(items) - len(said)
+    if more > 0 and said:
+        said.append(f"and {more} more")
+    return "; ".join(said)
 
 
 def _code(body: object) -> str:
@@ -155,11 +183,14 @@ def failure_from_exception(error: BaseException) -> Failure:
     Understands the ``typesafe-sdk`` and ``openai`` exception families, ``httpx2``/``httpx``
     transport errors, :class:`~checkprofile.errors.EvaluatorError` (its own reason), timeouts
     (``timeout``), undecodable JSON (``malformed``), a response body cut off before its end
-    (``malformed``) and connection failures (``unavailable``). Anything else is ``unknown``,
-    never a pass or a fail. The detail names the exception type and its message.
+    (``malformed``) and connection failures (``unavailable``). An :class:`EvaluatorError` an
+    SDK error was raised from (the transport's refusal of a redirect or of a body over its cap)
+    gives its own reason. Anything else is ``unknown``, never a pass or a fail. The detail
+    names the exception type and its message.
     """
-    if isinstance(error, EvaluatorError):
-        return Failure(error.reason, error_text(error, _DETAIL_CHARS * 2))
+    ours = _evaluator_error(error)
+    if ours is not None:
+        return Failure(ours.reason, error_text(ours, _DETAIL_CHARS * 2))
     for check in (_typesafe_failure, _openai_failure, _transport_failure):
         failure = check(error)
         if failure is not None:
@@ -171,6 +202,20 @@ def failure_from_exception(error: BaseException) -> Failure:
     if isinstance(error, ConnectionError):
         return Failure("unavailable", _describe(error))
     return Failure("unknown", _describe(error))
+
+
+def _evaluator_error(error: BaseException) -> EvaluatorError | None:
+    """The :class:`EvaluatorError` that ``error`` is or was raised from: the transport's
+    :class:`~checkprofile.adapters._transport.BoundaryError` arrives wrapped in an SDK's
+    connection error, and its reason is the one that counts."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, EvaluatorError):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def _describe(error: BaseException) -> str:

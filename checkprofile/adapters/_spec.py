@@ -30,6 +30,8 @@ class _Scheme:
     # Without a key, a base URL is needed: a scheme whose hosts may take no key (a local
     # runtime) still needs one of the two, or it would ask the SDK's default host, keyless.
     key_required: bool = True
+    # A scheme with no default host (a server you run): its base URL is always needed.
+    host_required: bool = False
 
 
 SCHEMES: Mapping[str, _Scheme] = {
@@ -59,6 +61,18 @@ SCHEMES: Mapping[str, _Scheme] = {
         "OPENAI_BASE_URL",
         key_required=False,
     ),
+    # sglang's own /v1/decisions dialect: a local server, which takes a key only when started
+    # with --api-key. No SDK: the boundary's HTTP client (httpx2) speaks it.
+    "sglang-decisions": _Scheme(
+        ".sglang_decisions",
+        "SglangDecisionsEvaluator",
+        "sglang",
+        "httpx2",
+        "SGLANG_API_KEY",
+        "SGLANG_BASE_URL",
+        key_required=False,
+        host_required=True,
+    ),
 }
 
 # Sent as the key to a host that needs none: the openai SDK refuses to start without one.
@@ -76,14 +90,16 @@ def evaluator_from_spec(
     spec: str, *, environ: Mapping[str, str], timeout: float | None = None
 ) -> Evaluator:
     """The evaluator ``spec`` names: ``SCHEME:MODEL``, where the scheme is ``systemone``,
-    ``openai-decisions`` or ``openai-chat`` and the model is everything after the first colon
-    (``openai-chat:llama3:8b`` asks for ``llama3:8b``).
+    ``openai-decisions``, ``openai-chat`` or ``sglang-decisions`` and the model is everything
+    after the first colon (``openai-chat:llama3:8b`` asks for ``llama3:8b``).
 
     The API key and base URL come from ``environ`` under each SDK's usual names:
     ``TYPESAFE_API_KEY`` and ``TYPESAFE_BASE_URL`` for ``systemone``, ``OPENAI_API_KEY`` and
-    ``OPENAI_BASE_URL`` for the other two. Without a base URL there, the SDK's default host is
-    used. ``openai-chat`` takes either: a key for the default host (or any), or a base URL
-    alone for a local runtime that takes no key. ``timeout`` (seconds) overrides the adapter's
+    ``OPENAI_BASE_URL`` for the two OpenAI schemes, ``SGLANG_API_KEY`` and ``SGLANG_BASE_URL``
+    for ``sglang-decisions``. Without a base URL there, the SDK's default host is used (an
+    sglang server has none: its base URL is required, its key optional). ``openai-chat``
+    takes either: a key for the default host (or any), or a base URL alone for a local
+    runtime that takes no key. ``timeout`` (seconds) overrides the adapter's
     default.
 
     Raises ``ValueError`` with a one-line message naming the spec for an unknown scheme, an
@@ -106,6 +122,11 @@ def evaluator_from_spec(
         raise ValueError(f"evaluator {show(spec)} needs the {scheme.extra} extra: {install}")
     key = (environ.get(scheme.key) or "").strip(WHITESPACE) or None
     base_url = (environ.get(scheme.base_url) or "").strip(WHITESPACE) or None
+    if base_url is None and scheme.host_required:
+        raise ValueError(
+            f"evaluator {show(spec)} needs a host: set {scheme.base_url} to the server's API"
+            " root (http://HOST:PORT/v1)"
+        )
     if key is None:
         if scheme.key_required:
             raise ValueError(f"evaluator {show(spec)} needs an API key: set {scheme.key}")
@@ -114,7 +135,8 @@ def evaluator_from_spec(
                 f"evaluator {show(spec)} needs a host: set {scheme.base_url} (a local "
                 f"OpenAI-compatible server, which may take no key) or {scheme.key}"
             )
-        key = _NO_KEY
+        # Only the openai SDK needs a key to start; any other scheme sends none.
+        key = _NO_KEY if scheme.sdk == "openai" else None
     try:
         module = importlib.import_module(scheme.module, __package__)
     except ImportError as error:

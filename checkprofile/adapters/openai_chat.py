@@ -49,9 +49,9 @@ from ._common import (
     LoopClients,
     checked_model,
     checked_timeout,
+    marked_echoed,
     material_text,
     sendable,
-    shared_ssl_context,
 )
 from ._errors import failure_from_exception
 from ._read import (
@@ -60,6 +60,13 @@ from ._read import (
     read_choice,
     read_rubric,
     read_yes_no,
+)
+from ._transport import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    BoundaryError,
+    boundary_client,
+    checked_max_response_bytes,
+    provider_text,
 )
 
 __all__ = [
@@ -207,7 +214,9 @@ class ChatEvaluator:
     ``model`` is the model name the endpoint serves. ``base_url`` (e.g.
     ``http://localhost:8000/v1``) and ``api_key`` default to the SDK's ``OPENAI_BASE_URL`` and
     ``OPENAI_API_KEY``; a local server that checks no key still needs one set (any text).
-    ``timeout`` bounds each request, in seconds, from sending to the whole response.
+    ``timeout`` bounds each request, in seconds, from connecting to the last byte of the
+    response; ``max_response_bytes`` caps each response body, decoded (see
+    :mod:`checkprofile.adapters._transport`); a redirect is never followed.
     ``top_logprobs`` is how many alternatives the server is asked for at the first token
     (OpenAI allows at most 20). ``min_label_mass`` is the least total probability the labels
     must have at that token for the answer to count: below it the model was not answering
@@ -228,9 +237,11 @@ class ChatEvaluator:
         timeout: float = DEFAULT_TIMEOUT,
         top_logprobs: int = 20,
         min_label_mass: float = 0.5,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         self._model = checked_model(model)
         self._timeout = checked_timeout(timeout)
+        cap = checked_max_response_bytes(max_response_bytes)
         top_logprobs = plain_scalar(top_logprobs)  # type: ignore[assignment]
         min_label_mass = plain_scalar(min_label_mass)  # type: ignore[assignment]
         if type(top_logprobs) is not int or top_logprobs < 2:
@@ -256,15 +267,14 @@ class ChatEvaluator:
         def make() -> Any:
             # max_retries=0: the profile's single re-ask (run_check) is the only retry. The
             # SDK's own HTTP client closes itself from __del__ on whatever loop is running
-            # then, which fails (noisily) for a client of a loop run_check_sync has closed.
+            # then, which fails (noisily) for a client of a loop run_check_sync has closed;
+            # and it follows redirects. The boundary's client does neither.
             return openai.AsyncOpenAI(
                 api_key=api_key,
                 base_url=base_url,
                 timeout=timeout_s,
                 max_retries=0,
-                http_client=openai.DefaultAsyncHttpxClient(
-                    timeout=timeout_s, verify=shared_ssl_context()
-                ),
+                http_client=boundary_client(timeout=timeout_s, max_response_bytes=cap),
             )
 
         async def close(client: Any) -> None:
@@ -322,7 +332,11 @@ class ChatEvaluator:
         for model, entry in results:
             if model is not None and not isinstance(entry, Failure) and model not in models:
                 models.append(model)
-        return Reply(", ".join(models) or self._model, [entry for _, entry in results])
+        entries = [
+            entry if model is None else marked_echoed(entry, model, self._model)
+            for model, entry in results
+        ]
+        return Reply(", ".join(models) or self._model, entries)
 
     async def aclose(self) -> None:
         """Close the HTTP connections this evaluator opened (when a server shuts down)."""
@@ -349,12 +363,9 @@ class ChatEvaluator:
                 cast_to=self._response_type,
                 options={"headers": {"Content-Type": "application/json"}},
             )
-            # The SDK's timeout covers each read; this one covers the whole exchange, so a
-            # server that trickles its answer cannot hold the check past the timeout either.
-            raw = await asyncio.wait_for(request, self._timeout)
-            body = raw.content
-        except asyncio.TimeoutError:
-            return None, Failure("timeout", f"no complete response within {self._timeout:g} s")
+            # The boundary's client holds the whole exchange to the timeout, so a server that
+            # trickles its answer cannot hold the check past it either.
+            body = (await request).content
         except Exception as error:  # the SDK's and the transport's errors, in profile terms
             return None, failure_from_exception(error)
         try:
@@ -393,6 +404,10 @@ def read_response(
     model = data.get("model")
     if not isinstance(model, str) or is_blank(model):
         return None, Failure("malformed", f"the response names no model: {show(model)}")
+    try:
+        provider_text(model, "the response's model name")
+    except BoundaryError as error:
+        return None, Failure("malformed", str(error))
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not is_mapping(choices[0]):
         return model, Failure("malformed", f"the response has no choice: {show(choices)}")
@@ -423,11 +438,17 @@ def _label_masses(
 ) -> tuple[dict[str, float], list[str], float] | Failure:
     """The probability of each label at the first token, summed over the tokens that spell it
     (``yes``, ``Yes``, `` yes``...); the labels no listed token spells; and the probability
-    the listed tokens leave over."""
+    the listed tokens leave over.
+
+    Each entry of ``top_logprobs`` is one token, and counts once, even when two entries have
+    the same text: llama.cpp lists distinct tokens that decode alike (``''`` twice, ``'\ufffd'``
+    twice, byte fragments of one character), and merging them by text would lose the mass of
+    all but one. The sampled token counts only when no entry of the list has its text (it is
+    normally listed there too, and would be counted twice)."""
     top = first.get("top_logprobs")
     if not isinstance(top, list):
         return Failure("malformed", f"the first token has no top_logprobs: {show(top)}")
-    alternatives: dict[str, float] = {}
+    listed_tokens: list[tuple[str, float]] = []
     for entry in [first, *top]:
         token = entry.get("token") if is_mapping(entry) else None
         logprob = entry.get("logprob") if is_mapping(entry) else None
@@ -439,15 +460,17 @@ def _label_masses(
             return Failure(
                 "malformed", f"the logprob of {show(token)} is not <= 0: {show(logprob)}"
             )
-        # The sampled token is usually among the alternatives too: counted once.
-        alternatives.setdefault(token, math.exp(min(logprob, 0.0)))
-    total = sum(alternatives.values())
+        listed_tokens.append((token, math.exp(min(logprob, 0.0))))
+    (sampled, sampled_p), alternatives = listed_tokens[0], listed_tokens[1:]
+    if all(token != sampled for token, _ in alternatives):
+        alternatives.append((sampled, sampled_p))
+    total = math.fsum(p for _, p in alternatives)
     if total > 1 + _MASS_TOLERANCE:
         return Failure("malformed", f"the top logprobs add up to a probability of {total:.4g} > 1")
     folded = {label.casefold(): label for label in labels}
     masses = dict.fromkeys(labels, 0.0)
     listed: set[str] = set()
-    for token, probability in alternatives.items():
+    for token, probability in alternatives:
         label = folded.get(token.strip(_TOKEN_PADDING).casefold())
         if label is not None:
             masses[label] += probability

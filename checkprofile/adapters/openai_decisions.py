@@ -37,12 +37,19 @@ from ._common import (
     LoopClients,
     checked_model,
     checked_timeout,
+    marked_echoed,
     material_state,
     sendable,
-    shared_ssl_context,
 )
 from ._errors import failure_from_exception
 from ._read import Malformed, read_choice, read_rubric, read_yes_no
+from ._transport import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    BoundaryError,
+    boundary_client,
+    checked_max_response_bytes,
+    provider_text,
+)
 
 __all__ = ["DecisionsEvaluator"]
 
@@ -94,16 +101,21 @@ class DecisionsEvaluator:
 
     ``model`` is the model to ask; the reply names the version the response reports.
     ``base_url`` is the API root with ``/v1`` (default: the SDK's, or ``OPENAI_BASE_URL``);
-    ``api_key`` defaults to ``OPENAI_API_KEY``; ``timeout`` is in seconds. SDK retries are off.
+    ``api_key`` defaults to ``OPENAI_API_KEY``; ``timeout`` is in seconds for the whole
+    exchange, connect to last byte; ``max_response_bytes`` caps the response body, decoded (see
+    :mod:`checkprofile.adapters._transport`). SDK retries are off; a redirect is never
+    followed.
 
     Each answer has ``source="native"``; choice and rubric answers keep the response's
     distribution. A rubric level is the most probable level, ties going to the worse level;
     its confidence is the response's. A refused question is ``Failure("refusal")`` and the
     other answers are kept. A response that cannot be read strictly is
     ``Failure("malformed")`` for the questions it fails; HTTP and transport errors are
-    failures of every question, with their reason.
+    failures of every question, with their reason, and so is a model name that is not a short
+    text.
 
-    Raises ``ValueError`` at once for a bad ``model`` or ``timeout`` or a missing API key.
+    Raises ``ValueError`` at once for a bad ``model``, ``timeout`` or ``max_response_bytes``
+    or a missing API key.
     """
 
     def __init__(
@@ -113,15 +125,18 @@ class DecisionsEvaluator:
         base_url: str | None = None,
         api_key: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         self._model = checked_model(model)
         seconds = checked_timeout(timeout)
+        cap = checked_max_response_bytes(max_response_bytes)
 
         def make() -> openai.AsyncOpenAI:
             # max_retries=0: the profile's single re-ask (run_check) is the only retry.
             # The SDK's default HTTP client closes itself from __del__ on whatever loop is
-            # running then, which fails (noisily) for a client of a loop run_check_sync closed.
-            http = openai.DefaultAsyncHttpxClient(timeout=seconds, verify=shared_ssl_context())
+            # running then, which fails (noisily) for a client of a loop run_check_sync closed;
+            # and it follows redirects. The boundary's client does neither.
+            http = boundary_client(timeout=seconds, max_response_bytes=cap)
             return openai.AsyncOpenAI(
                 api_key=api_key,
                 base_url=base_url,
@@ -162,10 +177,11 @@ class DecisionsEvaluator:
             return Reply(self._model, [failure_from_exception(error)] * count)
         try:
             model, answers = _decision(data)
-        except Malformed as error:
+        except (Malformed, BoundaryError) as error:
             return Reply(self._model, [Failure("malformed", str(error))] * count)
         found = _by_question(answers, count)
-        return Reply(model, [_read(q, found[i]) for i, q in enumerate(bundle.check)])
+        read = [_read(q, found[i]) for i, q in enumerate(bundle.check)]
+        return Reply(model, [marked_echoed(entry, model, self._model) for entry in read])
 
     async def aclose(self) -> None:
         """Close the HTTP connections this evaluator opened."""
@@ -179,6 +195,7 @@ def _decision(data: object) -> tuple[str, list[object]]:
     model = data.get("model")
     if not isinstance(model, str) or is_blank(model):
         raise Malformed(f"the response names no model: {show(model)}")
+    provider_text(model, "the response's model name")
     answers = data.get("answers")
     if not isinstance(answers, list):
         raise Malformed(f"the response's answers are not a list: {show(answers)}")

@@ -120,8 +120,9 @@ def register(commands: Commands) -> None:
         required=True,
         metavar="SPEC",
         help="replay:ANSWERS (recorded answers, YAML or JSON; replay:- reads standard "
-        "input), systemone:MODEL, openai-decisions:MODEL or openai-chat:MODEL (their keys and "
-        "hosts come from TYPESAFE_* and OPENAI_* variables: docs/environment.md)",
+        "input), systemone:MODEL, openai-decisions:MODEL, openai-chat:MODEL or "
+        "sglang-decisions:MODEL (their keys and hosts come from TYPESAFE_*, OPENAI_* and "
+        "SGLANG_* variables: docs/environment.md)",
     )
     run.add_argument(
         "--advisory",

@@ -1,0 +1,252 @@
+"""The provider boundary: how every adapter talks to a host it does not control.
+
+Every adapter sends its requests through a :class:`BoundaryClient` (an ``httpx2.AsyncClient``,
+so each SDK takes it as its own ``http_client``), and reads every text the host sends that can
+reach a record through :func:`provider_text`. The rules hold for any host, however it behaves:
+
+- **No redirect is followed.** A 3xx answer is ``Failure("redirected")``, naming the status and
+  the host it pointed to (never the target's path or query, which may carry a token). The
+  request, with its key and the submission, never goes to a host nobody configured, and no
+  answer from one can pass a check.
+- **One deadline per attempt**, ``timeout`` seconds from the request's start to the last byte
+  of its body: a host that drips its answer a byte at a time cannot hold a check past it. It
+  ends as the SDK's own timeout error (``Failure("timeout")``).
+- **The body is read under a cap on its decoded size** (``max_response_bytes``, default
+  :data:`DEFAULT_MAX_RESPONSE_BYTES`), and so is every step of inflating a compressed body: an
+  endless body or a decompression bomb costs at most the cap, never the process's memory. Over
+  the cap is ``Failure("malformed")``. Only ``gzip`` and ``deflate`` are asked for and read.
+- **Every provider text that reaches a record is bounded** (:func:`provider_text`: the model
+  name, at most :data:`MAX_PROVIDER_TEXT` characters): a host that goes over fails the answer,
+  so a verdict record always fits the audit trail.
+
+A new backend builds its HTTP client with :class:`BoundaryClient` and passes it to its SDK (or
+sends through it itself); its failures come back through
+:func:`~checkprofile.adapters._errors.failure_from_exception` like the SDKs' own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import zlib
+from typing import Any, Final
+
+import httpx2
+
+from .._convert import is_blank, show
+from ..errors import EvaluatorError
+from ._common import shared_ssl_context
+
+__all__ = [
+    "DEFAULT_MAX_RESPONSE_BYTES",
+    "MAX_PROVIDER_TEXT",
+    "OPENAI_LIMITS",
+    "BoundaryClient",
+    "BoundaryError",
+    "boundary_client",
+    "checked_max_response_bytes",
+    "provider_text",
+]
+
+#: The largest response body read, decoded, in bytes (4 MiB): a real answer is a few
+#: kilobytes, a thousand times less. A body that would inflate past it is not read further.
+DEFAULT_MAX_RESPONSE_BYTES: Final = 4 * 1024 * 1024
+
+#: The most characters a host's model name may have. Real names are a few dozen characters;
+#: one of megabytes would make the verdict record too large for the audit trail.
+MAX_PROVIDER_TEXT: Final = 256
+
+#: The connection limits the openai SDK gives the HTTP client it makes itself, kept for the
+#: boundary's client that replaces it.
+OPENAI_LIMITS: Final = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
+
+# The encodings asked for, and the only ones read (each inflated under the cap).
+_ACCEPTED: Final = "gzip, deflate"
+_WBITS: Final = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": 0}
+
+
+class BoundaryError(EvaluatorError):
+    """A host broke a rule of the boundary (a redirect, a body over its cap, an encoding not
+    asked for, a text too long): the exchange ends, and the question fails with ``reason``."""
+
+
+def checked_max_response_bytes(value: object) -> int:
+    """``value`` as a body cap: an integer number of bytes of at least 1 KiB."""
+    if type(value) is not int or value < 1024:
+        raise ValueError(
+            f"max_response_bytes must be an integer of at least 1024 bytes, got {show(value)}"
+        )
+    return value
+
+
+def provider_text(value: object, what: str, *, limit: int = MAX_PROVIDER_TEXT) -> str:
+    """``value``, a text a host sent that goes into a record, checked: a non-blank string of
+    at most ``limit`` characters. Raises :class:`BoundaryError` (``malformed``) naming
+    ``what`` otherwise; the message quotes only the start of the value."""
+    if type(value) is not str or is_blank(value):
+        raise BoundaryError(f"{what} is not a non-empty text: {show(value)}", reason="malformed")
+    if len(value) > limit:
+        raise BoundaryError(
+            f"{what} is {len(value)} characters long, more than {limit}: {show(value)}",
+            reason="malformed",
+        )
+    return value
+
+
+class BoundaryClient(httpx2.AsyncClient):
+    """An ``httpx2.AsyncClient`` that holds every exchange to the boundary's rules (see the
+    module): no redirect followed, one deadline of ``timeout`` seconds per request for the
+    whole exchange, the decoded body capped at ``max_response_bytes``. Every other option is
+    ``httpx2.AsyncClient``'s. Each request's body is read in full before ``send`` returns,
+    whether or not the caller asked for a stream."""
+
+    def __init__(self, *, timeout: float, max_response_bytes: int, **options: Any) -> None:
+        options["follow_redirects"] = False
+        super().__init__(timeout=timeout, **options)
+        self._deadline = timeout
+        self._cap = max_response_bytes
+
+    async def send(
+        self, request: httpx2.Request, *, stream: bool = False, **options: Any
+    ) -> httpx2.Response:
+        """Send ``request`` under the boundary's rules; raises ``httpx2.ReadTimeout`` past the
+        deadline and :class:`BoundaryError` for a redirect or a body over the cap."""
+        options["follow_redirects"] = False
+        request.headers["Accept-Encoding"] = _ACCEPTED
+        try:
+            return await asyncio.wait_for(self._exchange(request, options), self._deadline)
+        except asyncio.TimeoutError:
+            raise httpx2.ReadTimeout(
+                f"no complete response within {self._deadline:g} s", request=request
+            ) from None
+
+    async def _exchange(self, request: httpx2.Request, options: dict[str, Any]) -> httpx2.Response:
+        response = await super().send(request, stream=True, **options)
+        try:
+            if response.is_redirect or 300 <= response.status_code < 400:
+                raise BoundaryError(_redirect_text(response), reason="redirected")
+            body = await _read(response, self._cap)
+        finally:
+            await response.aclose()
+        headers = httpx2.Headers(response.headers)
+        headers.pop("Content-Encoding", None)  # inflated already
+        headers["Content-Length"] = str(len(body))
+        return httpx2.Response(
+            response.status_code,
+            headers=headers,
+            content=body,
+            request=request,
+            extensions=response.extensions,
+        )
+
+
+def boundary_client(
+    *, timeout: float, max_response_bytes: int, limits: httpx2.Limits = OPENAI_LIMITS
+) -> BoundaryClient:
+    """The :class:`BoundaryClient` an adapter gives its SDK: on the process's one TLS context
+    (:func:`~checkprofile.adapters._common.shared_ssl_context`), with ``limits``."""
+    return BoundaryClient(
+        timeout=timeout,
+        max_response_bytes=max_response_bytes,
+        limits=limits,
+        verify=shared_ssl_context(),
+    )
+
+
+def _redirect_text(response: httpx2.Response) -> str:
+    where = response.request.url.copy_with(query=None, fragment=None, userinfo=b"")
+    target = response.headers.get("Location", "")
+    try:
+        host = response.request.url.join(target).host if target else ""
+    except (httpx2.InvalidURL, ValueError, TypeError):
+        host = ""
+    to = f" to host {show(host)}" if host else " (no readable Location)"
+    return (
+        f"{response.request.method} {where}: HTTP {response.status_code} redirects{to};"
+        " a redirect is never followed"
+    )
+
+
+async def _read(response: httpx2.Response, cap: int) -> bytes:
+    """The body of ``response``, inflated, refusing to hold more than ``cap`` bytes of it
+    (raw or inflated) at any step."""
+    encodings = [
+        part.strip().lower()
+        for part in response.headers.get("Content-Encoding", "").split(",")
+        if part.strip() and part.strip().lower() != "identity"
+    ]
+    unknown = [name for name in encodings if name not in _WBITS]
+    if unknown:
+        raise BoundaryError(
+            f"the response is encoded as {show(unknown[0])}, which was not asked for"
+            f" (only {_ACCEPTED})",
+            reason="malformed",
+        )
+    # Content-Encoding lists the codings in the order applied: undone last first.
+    stages = [_Inflater(name, cap) for name in reversed(encodings)]
+    parts: list[bytes] = []
+    size = raw = 0
+    async for chunk in response.aiter_raw():
+        raw += len(chunk)
+        if raw > cap:
+            raise _over(cap)
+        for stage in stages:
+            chunk = stage.feed(chunk)
+        size += len(chunk)
+        if size > cap:
+            raise _over(cap)
+        parts.append(chunk)
+    tail = b""
+    for stage in stages:
+        tail = stage.feed(tail) + stage.end()
+    size += len(tail)
+    if size > cap:
+        raise _over(cap)
+    parts.append(tail)
+    return b"".join(parts)
+
+
+def _over(cap: int) -> BoundaryError:
+    return BoundaryError(
+        f"the response body is larger than max_response_bytes ({cap} bytes), decoded; not read"
+        " further",
+        reason="malformed",
+    )
+
+
+class _Inflater:
+    """One content coding undone, never giving more than the cap from one feed."""
+
+    def __init__(self, name: str, cap: int) -> None:
+        self._name = name
+        self._cap = cap
+        self._inflate = zlib.decompressobj(_WBITS[name] or zlib.MAX_WBITS)
+        self._first = name == "deflate"
+
+    def feed(self, data: bytes) -> bytes:
+        if not data:
+            return b""
+        try:
+            out = self._inflate.decompress(data, self._cap + 1)
+        except zlib.error:
+            if not self._first:
+                raise self._bad() from None
+            # "deflate" is zlib-wrapped by the RFC, raw by some servers: try raw once.
+            self._inflate = zlib.decompressobj(-zlib.MAX_WBITS)
+            self._first = False
+            return self.feed(data)
+        self._first = False
+        if len(out) > self._cap or self._inflate.unconsumed_tail:
+            raise _over(self._cap)
+        return out
+
+    def end(self) -> bytes:
+        try:
+            out = self._inflate.flush()
+        except zlib.error:
+            raise self._bad() from None
+        if len(out) > self._cap:
+            raise _over(self._cap)
+        return out
+
+    def _bad(self) -> BoundaryError:
+        return BoundaryError(f"the response body is not valid {self._name}", reason="malformed")
