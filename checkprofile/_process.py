@@ -33,6 +33,7 @@ from ._alike import as_read, both_shown
 from ._check import Check
 from ._convert import NotJson, file_name, meant, names_text, plain, show, shown_pointer
 from ._fastschema import SchemaError, Validator
+from ._files import read_bounded
 from ._limits import Limits
 from ._schemas import schema_file
 from ._validate import parse_check, validate_check
@@ -276,7 +277,7 @@ def process_text(path: str | Path, *, source: str | None = None) -> str:
     name = ""
     try:
         name = file_name(path)
-        return Path(name).read_text(encoding="utf-8")
+        return read_bounded(name).decode("utf-8")
     except UnicodeDecodeError as error:
         where = name if source is None else source
         raise ProcessError(f"not UTF-8 text (byte {error.start})", source=where) from None
