@@ -23,6 +23,7 @@ from .._types import of_type
 from ._audit_fast import _Reader
 from ._audit_records import AuditRecord, DecisionRecord, VerdictRecord
 from ._audit_strict import MAX_LINE_BYTES, AuditError
+from ._keepable import unkeepable
 
 try:  # POSIX; elsewhere O_APPEND alone keeps a single write() whole on local files
     import fcntl
@@ -52,7 +53,9 @@ def record_line(record: AuditRecord) -> bytes:
     """The bytes of one audit line: ASCII JSON of ``record.to_json()`` and a newline.
 
     Raises :class:`ValueError` for a record that would not read back (a lone surrogate in its
-    text, a line over :data:`MAX_LINE_BYTES`): a recorder writes nothing the reader refuses.
+    text, a line over :data:`MAX_LINE_BYTES`), or that some store could not keep (a NUL in any
+    text: :mod:`._keepable`): a recorder writes nothing the reader refuses, and every recorder
+    takes or refuses the same records.
     """
     if not of_type(record, VerdictRecord, DecisionRecord):
         raise TypeError(f"an audit record is a VerdictRecord or DecisionRecord, got {show(record)}")
@@ -69,6 +72,9 @@ def record_line(record: AuditRecord) -> bytes:
         raise ValueError(
             f"this record would not read back ({reason}); nothing was written"
         ) from None
+    why = unkeepable(record.to_json(), line)  # what one store could keep, every store must
+    if why is not None:
+        raise ValueError(f"this record cannot be kept by every store: {why}; nothing was written")
     return line + b"\n"
 
 
