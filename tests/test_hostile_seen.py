@@ -21,10 +21,10 @@ import pytest
 from checkprofile import (
     ChoiceAnswer,
     Material,
-    build_bundle,
     RubricAnswer,
     Submission,
     YesNoAnswer,
+    build_bundle,
     combine,
     outcome_for,
     parse_check,
@@ -33,6 +33,7 @@ from checkprofile import (
 from checkprofile._convert import IGNORABLE
 from checkprofile.cli import COMMANDS, main
 from checkprofile.human import (
+    AuditRecord,
     Completed,
     JsonLinesRecorder,
     calibrate,
@@ -212,7 +213,7 @@ def write_audit(path: Path) -> None:
 def commands(files: dict[str, Path]) -> dict[str, list[list[str | Path]]]:
     """Each command, with the hostile files in every role (and with a hostile value where a
     command refuses one: the error that names it is shown too)."""
-    material = [
+    material: list[str | Path] = [
         "--submission",
         files["submission"],
         "--run-data",
@@ -220,7 +221,7 @@ def commands(files: dict[str, Path]) -> dict[str, list[list[str | Path]]]:
         "--limits",
         files["limits"],
     ]
-    step = ["--step", STEP]
+    step: list[str | Path] = ["--step", STEP]
     return {
         "lint": [[files["linted"]], [files["linted"], "--json"]],
         "normalize": [[files["process"], *step], [files["process"], "--step", EVIL]],
@@ -284,7 +285,7 @@ def test_text_reports_show_every_hidden_character_escaped() -> None:
     material = Material(EVIL, EVIL, {"inputs": {EVIL: EVIL}, "steps": {EVIL: old}}, SUBMISSION)
     bundle = build_bundle(CHECK, material, state_bytes=1000)
     receipt = receipt_for(outcome_for(verdict, bundle=bundle), run_id=EVIL, step_id=STEP)
-    records = []
+    records: list[AuditRecord] = []
     for number in range(3):
         run_id = f"{EVIL}{number}"
         records.append(

@@ -493,7 +493,7 @@ def _visible_emitter() -> type:
     every character beyond ASCII escaped, so none reaches the terminal as itself."""
     from ruamel.yaml.emitter import Emitter
 
-    class VisibleEmitter(Emitter):  # type: ignore[misc]
+    class VisibleEmitter(Emitter):
         def analyze_scalar(self, scalar: str) -> Any:
             analysis = super().analyze_scalar(scalar)
             if escaped_text(scalar, keep="\n") != scalar:

@@ -39,9 +39,9 @@ except ImportError as error:  # pragma: no cover - depends on the environment
 
 import attrs
 
+from .._alike import as_read
 from .._bundle import Material, Submission
 from .._check import Check, ChoiceQuestion, Kind, Question, RubricQuestion, YesNoQuestion
-from .._alike import as_read
 from .._convert import WHITESPACE, is_blank
 from .._limits import Limits
 from .._validate import parse_check
