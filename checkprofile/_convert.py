@@ -10,6 +10,7 @@ are kept, in order, and made on the converter when it is made.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -242,6 +243,7 @@ def one_line(text: str) -> str:
 _SHORT_ESCAPES: Final = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a text of megabytes is a few distinct characters
 def _escaped(char: str) -> str:
     """One character of a user's text as a message shows it: itself when it prints as itself
     (a letter, a mark, a symbol, the space), else its escape (``\\n``, ``\\x85``, ``\\u2028``,

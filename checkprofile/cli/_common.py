@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 import attrs
 
-from .._convert import error_text, escaped_text, shown_pointer
+from .._convert import IGNORABLE, error_text, escaped_text, shown_pointer
 from .._files import read_bounded, read_stream
 from ..errors import Problem
 
@@ -97,16 +97,28 @@ def print_json(data: Any, *, stream: IO[str] | None = None) -> None:
     as the same data."""
     out = sys.stdout if stream is None else stream
     text = json.dumps(data, ensure_ascii=False, indent=2)
-    out.write(_NOT_ASCII.sub(_json_escape, text) + "\n")
+    out.write(_visible_json(text) + "\n")
 
 
-# json.dumps escapes the control characters itself; only a character beyond ASCII can hide.
-_NOT_ASCII: Final = re.compile("[^\x00-\x7f]")
+# json.dumps escapes the control characters itself; only a character beyond ASCII can hide, and
+# the document is indented, so a line is looked at whole (in C) and char by char only when it
+# holds one that hides.
 
 
-def _json_escape(match: re.Match[str]) -> str:
-    char = match.group()
-    if escaped_text(char) == char:
+def _visible_json(text: str) -> str:
+    if text.isascii():
+        return text
+    return "\n".join(
+        line
+        if line.isprintable() and not IGNORABLE.search(line)
+        else "".join(map(_json_char, line))
+        for line in text.split("\n")
+    )
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _json_char(char: str) -> str:
+    if char.isascii() or escaped_text(char) == char:
         return char
     code = ord(char)
     if code < 0x10000:
