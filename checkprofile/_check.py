@@ -11,7 +11,8 @@ from typing import Any, Literal, overload
 
 import attrs
 
-from ._convert import converter, one_line, override, register_renamed
+from ._alike import as_read
+from ._convert import converter, override, register_renamed
 
 __all__ = [
     "Check",
@@ -105,7 +106,7 @@ class Check(Sequence[Question]):
         # Invariants parse_check guarantees; select() and direct construction must keep them.
         if not questions:
             raise ValueError("a Check has at least one question")
-        asks = [one_line(question.ask) for question in questions]
+        asks = [as_read(question.ask) for question in questions]
         if len(set(asks)) != len(asks):
             raise ValueError("the asks of a Check must differ")
 

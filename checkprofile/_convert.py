@@ -10,6 +10,7 @@ are kept, in order, and made on the converter when it is made.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     import cattrs
 
 __all__ = [
+    "IGNORABLE",
+    "IGNORABLE_CLASS",
     "NON_BLANK_PATTERN",
     "WHITESPACE",
     "WHITESPACE_CLASS",
@@ -210,6 +213,18 @@ WHITESPACE_CLASS: Final = r"\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u2
 NON_BLANK_PATTERN: Final = f"[^{WHITESPACE_CLASS}]"
 _RUNS = re.compile(f"[{WHITESPACE_CLASS}]+")
 
+#: What "invisible" means everywhere in checkprofile: Unicode's ``Default_Ignorable_Code_Point``
+#: property (DerivedCoreProperties.txt), the code points a renderer shows as nothing (zero-width
+#: spaces and joiners, bidi controls, variation selectors, Hangul fillers, tags). A text shown
+#: to a person has each of them escaped (:func:`escaped_text`), and two texts that differ only
+#: by them read as the same (:mod:`._alike`). Some of them print by ``str.isprintable()``.
+IGNORABLE_CLASS: Final = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
+IGNORABLE: Final = re.compile(f"[{IGNORABLE_CLASS}]")
+
 
 def is_blank(text: str) -> bool:
     """Whether ``text`` is empty or made only of whitespace (:data:`WHITESPACE`)."""
@@ -228,6 +243,7 @@ def one_line(text: str) -> str:
 _SHORT_ESCAPES: Final = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a text of megabytes is a few distinct characters
 def _escaped(char: str) -> str:
     """One character of a user's text as a message shows it: itself when it prints as itself
     (a letter, a mark, a symbol, the space), else its escape (``\\n``, ``\\x85``, ``\\u2028``,
@@ -235,7 +251,7 @@ def _escaped(char: str) -> str:
     short = _SHORT_ESCAPES.get(char)
     if short is not None:
         return short
-    if char.isprintable():
+    if char.isprintable() and not IGNORABLE.match(char):
         return char
     code = ord(char)
     if code < 0x100:
@@ -260,7 +276,7 @@ def escaped_text(text: str, *, keep: str = "") -> str:
     """``text`` with every character that does not print as itself escaped (as :func:`show`
     writes it, but not quoted, and of any length): for names and lines that must stay one line.
     Characters in ``keep`` stay as they are."""
-    if text.isprintable():
+    if text.isprintable() and not IGNORABLE.search(text):
         return text
     return "".join(char if char in keep or char in '\\"' else _escaped(char) for char in text)
 

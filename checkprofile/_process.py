@@ -30,9 +30,11 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
+from ._alike import as_read, both_shown
 from ._check import Check
 from ._convert import NotJson, file_name, meant, names_text, plain, show, shown_pointer
 from ._fastschema import SchemaError, Validator
+from ._files import read_bounded
 from ._limits import Limits
 from ._schemas import schema_file
 from ._validate import parse_check, validate_check
@@ -286,7 +288,7 @@ def process_text(path: str | Path, *, source: str | None = None) -> str:
     name = ""
     try:
         name = file_name(path)
-        return Path(name).read_text(encoding="utf-8")
+        return read_bounded(name).decode("utf-8")
     except UnicodeDecodeError as error:
         where = name if source is None else source
         raise ProcessError(f"not UTF-8 text (byte {error.start})", source=where) from None
@@ -549,25 +551,28 @@ def _unknown_key(key: str, title: str, allowed: Sequence[str]) -> str:
 
 
 def _repeated_ids(document: Document) -> Iterator[ProcessProblem]:
-    """A step id that an earlier step already has, at the later copy."""
-    first: dict[str, int] = {}
+    """A step id that an earlier step already has, as a person reads it
+    (:func:`~._alike.as_read`), at the later copy."""
+    first: dict[str, tuple[int, str]] = {}
     for index, step in enumerate(_steps_of(document.data)):
         step_id = step.get("id") if isinstance(step, dict) else None
         if not isinstance(step_id, str):
             continue
-        if step_id not in first:
-            first[step_id] = index
+        read = as_read(step_id)
+        if read not in first:
+            first[read] = (index, step_id)
             continue
-        earlier = ("steps", first[step_id], "id")
+        earlier_index, earlier_id = first[read]
+        earlier = ("steps", earlier_index, "id")
         where = (
             f"the step on line {document.locate(earlier).line}"
             if document.placed
-            else f"step {first[step_id]}"
+            else f"step {earlier_index}"
         )
         yield _problem(
             document,
             ("steps", index, "id"),
-            f"step id {show(step_id)} is already the id of {where}: "
+            f"step id {both_shown(earlier_id, step_id)} is already the id of {where}: "
             "ids are unique within a process",
         )
 

@@ -8,10 +8,10 @@ not fit its question has not answered: that never becomes a pass or a fail.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
 from datetime import datetime, timezone
 from types import coroutine
-from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, get_args, runtime_checkable
 
 import attrs
 
@@ -33,7 +33,6 @@ from .errors import EvaluatorError, FailureReason
 
 if TYPE_CHECKING:
     import asyncio
-    import threading
 
 __all__ = [
     "Action",
@@ -340,9 +339,12 @@ def run_check_sync(
     Every call runs on one long-lived event loop, on a thread of its own started by the first
     call, so the adapters' HTTP clients and their open connections are reused from one call
     to the next (``docs/performance.md``). Safe to call from many threads at once: their
-    checks run side by side on that loop. The caller's context variables are seen by the
-    evaluator, as with ``asyncio.run``. The loop, and the adapters' clients on it, are closed
-    at interpreter exit.
+    checks run side by side on that loop. An evaluator that blocks the loop (a synchronous
+    client inside its async ``answer``) holds only its own check and those already running
+    beside it: a check that cannot start within 0.25 s goes to a fresh loop, and the held one
+    is closed once its checks are done (:mod:`._sync_loop`). The caller's context variables
+    are seen by the evaluator, as with ``asyncio.run``. The loop, and the adapters' clients on
+    it, are closed at interpreter exit.
     """
     import asyncio
 
@@ -354,7 +356,9 @@ def run_check_sync(
         raise RuntimeError(
             "run_check_sync was called inside a running event loop; await run_check(...) there"
         )
-    return _SYNC_LOOP.run(
+    from ._sync_loop import SYNC_LOOP
+
+    return SYNC_LOOP.run(
         run_check(
             check,
             material,
@@ -367,126 +371,9 @@ def run_check_sync(
     )
 
 
-# What closes with run_check_sync's loop: the adapters register the closing of their clients.
-_LOOP_CLOSERS: list[Callable[[asyncio.AbstractEventLoop], Awaitable[None]]] = []
-
-
 def on_sync_loop_close(closer: Callable[[asyncio.AbstractEventLoop], Awaitable[None]]) -> None:
-    """Have ``closer(loop)`` awaited on ``run_check_sync``'s loop before it closes."""
-    _LOOP_CLOSERS.append(closer)
+    """Have ``closer(loop)`` awaited on each of ``run_check_sync``'s loops before it closes
+    (the adapters close their clients so; :mod:`._sync_loop`, imported only when used)."""
+    from . import _sync_loop
 
-
-#: The longest the closing of run_check_sync's loop waits at exit, in seconds.
-_CLOSE_WAIT = 5.0
-
-
-class _SyncLoop:
-    """One event loop on a daemon thread, shared by every ``run_check_sync`` of the process.
-
-    Made by the first call (and again in a forked child, which has no such thread), closed at
-    interpreter exit: the registered closers (the adapters' clients), then the tasks still
-    running, then the loop itself.
-    """
-
-    def __init__(self) -> None:
-        import threading
-
-        self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._pid = 0
-        self._registered = False
-
-    def loop(self) -> asyncio.AbstractEventLoop:
-        import os
-
-        with self._lock:
-            if self._loop is None or self._pid != os.getpid():
-                import asyncio
-                import threading
-
-                loop = asyncio.new_event_loop()
-                thread = threading.Thread(
-                    target=loop.run_forever, name="checkprofile-run-check-sync", daemon=True
-                )
-                thread.start()
-                self._loop, self._thread, self._pid = loop, thread, os.getpid()
-                if not self._registered:
-                    import atexit
-
-                    atexit.register(self.close)
-                    self._registered = True
-            return self._loop
-
-    def run(self, coro: Coroutine[Any, Any, Outcome]) -> Outcome:
-        import concurrent.futures
-        import contextvars
-
-        loop = self.loop()
-        context = contextvars.copy_context()
-        done: concurrent.futures.Future[Outcome] = concurrent.futures.Future()
-        started: list[asyncio.Task[Outcome]] = []
-
-        def settle(task: asyncio.Task[Outcome]) -> None:
-            # The outcome, or what the check raised (a cancellation as asyncio's, as
-            # asyncio.run raises it).
-            try:
-                outcome = task.result()
-            except BaseException as error:
-                done.set_exception(error)
-            else:
-                done.set_result(outcome)
-
-        def start() -> None:
-            # Run in the caller's context: the task copies the context it is made in.
-            task = loop.create_task(coro)
-            task.add_done_callback(settle)
-            started.append(task)
-
-        loop.call_soon_threadsafe(start, context=context)
-        try:
-            return done.result()
-        except BaseException:  # KeyboardInterrupt while waiting: the check stops too
-            if not done.done():
-                loop.call_soon_threadsafe(lambda: [task.cancel() for task in started])
-            raise
-
-    def close(self) -> None:
-        """Close the loop and what is open on it (at interpreter exit)."""
-        import asyncio
-        import os
-
-        with self._lock:
-            loop, thread = self._loop, self._thread
-            mine = self._pid == os.getpid()
-            self._loop = self._thread = None
-        if loop is None or thread is None or not mine or loop.is_closed():
-            return
-        try:
-            closing = asyncio.run_coroutine_threadsafe(_closing(loop), loop)
-            closing.result(timeout=_CLOSE_WAIT)
-        except Exception:  # an evaluator's client that would not close in time
-            pass
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=_CLOSE_WAIT)
-        if not thread.is_alive():
-            loop.close()
-
-
-async def _closing(loop: asyncio.AbstractEventLoop) -> None:
-    import asyncio
-    import contextlib
-
-    for closer in list(_LOOP_CLOSERS):
-        # Closing is best effort: one that fails does not keep the others open.
-        with contextlib.suppress(Exception):
-            await closer(loop)
-    current = asyncio.current_task()
-    tasks = [task for task in asyncio.all_tasks(loop) if task is not current]
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    await loop.shutdown_asyncgens()
-
-
-_SYNC_LOOP = _SyncLoop()
+    _sync_loop.on_sync_loop_close(closer)

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any, TypeGuard, cast
 
+from ._alike import as_read, both_shown
 from ._check import Check, Kind, Question
 from ._convert import (
     NotJson,
@@ -28,7 +29,6 @@ from ._convert import (
     is_probability,
     meant,
     names_text,
-    one_line,
     plain,
     show,
 )
@@ -334,6 +334,7 @@ def _choice(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
                     (*at, "one_of", name),
                     f"expected an answer name (a non-blank string), got {show(name)}",
                 )
+        yield from _alike_names(one_of, at)
         if one_of and all(_is_text(name) for name in one_of):
             names = list(one_of)
     known = frozenset(names or ())
@@ -367,6 +368,24 @@ def _choice(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
             seen_in_pass = set(seen)
 
 
+def _alike_names(one_of: dict[Any, Any], at: Path) -> Iterator[Problem]:
+    """An answer name that reads as an earlier one (:func:`~._alike.as_read`): no receipt
+    could show a person which of the two the model chose."""
+    first: dict[str, str] = {}
+    for name in one_of:
+        if not _is_text(name):
+            continue
+        read = as_read(name)
+        if read in first:
+            yield Problem(
+                (*at, "one_of", name),
+                f"the same answer name as an earlier one ({both_shown(first[read], name)}):"
+                " every name in one_of must differ",
+            )
+        else:
+            first[read] = name
+
+
 class _Hints:
     """Close-match hints (``did you mean "states"?``), bounded: difflib compares a name with
     every candidate, so a hint is looked for only among at most :data:`_HINT_CANDIDATES`
@@ -397,13 +416,15 @@ def _rubric(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
     for index, text in enumerate(levels):
         if not isinstance(text, str):
             continue  # the structural pass reported it
-        folded = one_line(text)
-        if folded and folded in first:
+        read = as_read(text)
+        if read and read in first:
+            earlier = first[read]
             yield Problem(
                 (*at, "levels", index),
-                f"level {index} repeats level {first[folded]} ({show(text)}): levels must differ",
+                f"level {index} repeats level {earlier} ({both_shown(levels[earlier], text)}):"
+                " levels must differ",
             )
-        first.setdefault(folded, index)
+        first.setdefault(read, index)
     level = question.get("pass")
     if _texts(levels) and 2 <= len(levels) <= 10 and is_integral(level) and level >= 0:
         top = len(levels) - 1
@@ -416,20 +437,22 @@ def _rubric(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
 
 
 def _duplicate_asks(raw: list[Any]) -> Iterator[Problem]:
-    # Whitespace-only differences would print the same issue line, so they count as the same.
-    first: dict[str, int] = {}
+    # Asks a person reads alike (:func:`~._alike.as_read`: whitespace, NFC, invisible
+    # characters) would print the same issue line and receipt, so they count as the same.
+    first: dict[str, tuple[int, str]] = {}
     for index, question in enumerate(raw):
         if not isinstance(question, dict):
             continue
         ask = question.get("ask")
         if not _is_text(ask):
             continue
-        folded = one_line(ask)
-        if folded in first:
+        read = as_read(ask)
+        if read in first:
+            earlier, earlier_ask = first[read]
             yield Problem(
                 (index, "ask"),
-                f"the same ask as question {first[folded]} ({show(ask)}): every ask in a check"
-                " must differ (split or reword the question)",
+                f"the same ask as question {earlier} ({both_shown(earlier_ask, ask)}): every"
+                " ask in a check must differ (split or reword the question)",
             )
         else:
-            first[folded] = index
+            first[read] = (index, ask)

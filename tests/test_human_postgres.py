@@ -378,3 +378,70 @@ def test_importing_the_human_side_does_not_import_psycopg() -> None:
     code = "import sys, checkprofile.human, checkprofile.cli; print('psycopg' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "False"
+
+
+# --- every store takes or refuses the same records (issue 21, finding 8) ------------------------
+
+
+def records_with(text: str) -> dict[str, AuditRecord]:
+    """A record with ``text`` in each kind of text field a record has."""
+    from checkprofile import YesNoAnswer, combine, outcome_for, parse_check
+    from checkprofile.human import Returned
+
+    check = parse_check([{"ask": f"Is it {text}?"}])
+    verdict = combine(check, [YesNoAnswer(0.99)], model=f"m{text}", at=WHEN)
+    plain = combine(parse_check("Is it?"), [YesNoAnswer(0.99)], model="m", at=WHEN)
+
+    def made(outcome: Any = plain, run: str = RUN, step: str = STEP) -> AuditRecord:
+        return verdict_record(outcome_for(outcome), run_id=run, step_id=step, submission=SUBMISSION)
+
+    return {
+        "run id": made(run=f"run{text}"),
+        "step id": made(step=f"step{text}"),
+        "ask and model": made(verdict),
+        "note": decision_record(
+            Returned(note=f"fix {text}", by="zoë", at=WHEN),
+            run_id=RUN,
+            step_id=STEP,
+            submission=SUBMISSION,
+        ),
+        "output and by": decision_record(
+            Completed(by=f"zoë{text}", at=WHEN, output={"n": f"x{text}"}, summary=f"ok{text}"),
+            run_id=RUN,
+            step_id=STEP,
+            submission=SUBMISSION,
+        ),
+    }
+
+
+@pytest.mark.parametrize("field", list(records_with("")))
+def test_a_record_no_store_can_keep_is_refused_alike_by_every_store(
+    store: PostgresRecorder, tmp_path: Path, field: str
+) -> None:
+    from checkprofile.human import JsonLinesRecorder
+
+    record = records_with("\x00")[field]
+    trail = tmp_path / "trail.jsonl"
+    refused = []
+    for recorder in (JsonLinesRecorder(trail), store):
+        with pytest.raises(ValueError) as caught:
+            recorder.record(record)
+        refused.append(str(caught.value))
+    assert refused[0] == refused[1]
+    assert "holds U+0000 (NUL)" in refused[0] and refused[0].endswith("nothing was written")
+    assert not trail.exists() or trail.read_bytes() == b""
+    assert store.count() == 0
+
+
+@pytest.mark.parametrize("field", list(records_with("")))
+def test_a_record_any_store_can_keep_is_taken_alike_by_every_store(
+    store: PostgresRecorder, tmp_path: Path, field: str
+) -> None:
+    from checkprofile.human import JsonLinesRecorder
+
+    # Every other character a text may hold, and a backslash before "u0000" (not a NUL).
+    record = records_with("\x01\x1b\x7f\u202e\ufeff\uffff\U0010ffff\\u0000")[field]
+    trail = tmp_path / "trail.jsonl"
+    JsonLinesRecorder(trail).record(record)
+    store.record(record)
+    assert tuple(read_records(trail)) == tuple(store.read()) == (record,)

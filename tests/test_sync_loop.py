@@ -9,6 +9,8 @@ import contextvars
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -140,3 +142,66 @@ def test_the_loop_and_its_connections_close_cleanly_at_exit() -> None:
     lines = done.stdout.splitlines()
     assert "error" not in lines[:4]
     assert lines[-1] == "threads at exit: []"
+
+
+class Blocking:
+    """An evaluator that blocks the loop inside its async answer, as a synchronous client in
+    async code does."""
+
+    model = "blocking-1"
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.inside = threading.Event()
+
+    async def answer(self, bundle: Bundle) -> Reply:
+        self.inside.set()
+        time.sleep(self.seconds)  # holds the loop's thread
+        return Reply("blocking-1", [YesNoAnswer(0.99)] * len(bundle.check))
+
+
+def test_an_evaluator_that_blocks_the_loop_stalls_only_its_own_check(
+    loopback: LoopbackServer,
+) -> None:
+    # Issue 21, finding 11: another thread's fast check waited 2.7 s behind it.
+    check = parse_check("The summary names the vendor.")
+    blocking = Blocking(3.0)
+    loopback.default = systemone()
+    model = evaluator(loopback)
+    run_example_check(model)  # the model's client lives on the shared loop
+    with ThreadPoolExecutor(2) as pool:
+        held = pool.submit(run_check_sync, check, material(), blocking, limits=Limits())
+        assert blocking.inside.wait(5)
+        fast: list[float] = []
+        for _ in range(3):
+            began = time.monotonic()
+            outcome = run_example_check(model)
+            fast.append(time.monotonic() - began)
+            assert outcome.verdict.verdict != "error"
+        # The first waits at most the stall (0.25 s) and a new loop; the others none.
+        assert fast[0] < 1.0, fast
+        assert max(fast[1:]) < 0.5, fast
+        assert not held.done()  # the fast checks did not wait for it
+        assert held.result(timeout=10).verdict.verdict == "pass"
+    # The fresh loop's client is reused from call to call, and the held loop's is closed
+    # with it once its check is done.
+    deadline = time.monotonic() + 5
+    while len(model._clients.current()) != 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(model._clients.current()) == 1
+    assert loopback.count() == 4
+
+
+def test_checks_on_a_loop_held_by_nothing_stay_on_it() -> None:
+    # No check moves while the loop is free: the clients stay the ones of the first call.
+    from checkprofile._sync_loop import SYNC_LOOP
+
+    check = parse_check("The summary names the vendor.")
+    before = SYNC_LOOP.loop()
+    with ThreadPoolExecutor(8) as pool:
+        list(
+            pool.map(
+                lambda _: run_check_sync(check, material(), Tracing(), limits=Limits()), range(32)
+            )
+        )
+    assert SYNC_LOOP.loop() is before

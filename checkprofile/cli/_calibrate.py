@@ -8,7 +8,9 @@ import math
 import sys
 from pathlib import Path
 
-from ..human._audit import AuditError, Window
+from .._convert import escaped_text
+from ..human import AuditError
+from ..human._audit_sources import Window
 from ..human._calibrate import MIN_CASES, calibrate
 from ..human._calibrate_report import calibration_html, calibration_text
 from ..human._postgres import DEFAULT_TABLE, PostgresRecorder, StoreError
@@ -151,7 +153,7 @@ def _calibrate(args: argparse.Namespace) -> int:
             raise UsageError(f"{path}: no audit records (*.jsonl) in this directory") from None
         raise unreadable(path, "audit records", error) from None
     for torn in report.torn:
-        print(f"checkprofile: warning: {torn}", file=sys.stderr)
+        print(f"checkprofile: warning: {escaped_text(str(torn))}", file=sys.stderr)
     if report.torn_lines > len(report.torn):
         print(
             f"checkprofile: warning: {report.torn_lines - len(report.torn)} more torn lines"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -12,7 +13,8 @@ from typing import IO, TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 import attrs
 
-from .._convert import error_text, escape_surrogates, escaped_text, shown_pointer
+from .._convert import IGNORABLE, error_text, escaped_text, shown_pointer
+from .._files import read_bounded, read_stream
 from ..errors import Problem
 
 if TYPE_CHECKING:
@@ -40,6 +42,7 @@ __all__ = [
     "read_data",
     "read_text",
     "shown",
+    "shown_lines",
     "unreadable",
 ]
 
@@ -88,17 +91,53 @@ def common_options() -> argparse.ArgumentParser:
 
 
 def print_json(data: Any, *, stream: IO[str] | None = None) -> None:
-    """One JSON document, UTF-8 as written, ending in a newline. A lone surrogate (which UTF-8
-    cannot write) is written as its JSON escape, so the document reads back as the same data."""
+    """One JSON document, UTF-8 as written, ending in a newline. A character that does not
+    print as itself (a bidi control, a zero-width space, a lone surrogate, which UTF-8 cannot
+    write) is written as its JSON escape, so a terminal shows it and the document reads back
+    as the same data."""
     out = sys.stdout if stream is None else stream
     text = json.dumps(data, ensure_ascii=False, indent=2)
-    out.write(escape_surrogates(text) + "\n")
+    out.write(_visible_json(text) + "\n")
+
+
+# json.dumps escapes the control characters itself; only a character beyond ASCII can hide, and
+# the document is indented, so a line is looked at whole (in C) and char by char only when it
+# holds one that hides.
+
+
+def _visible_json(text: str) -> str:
+    if text.isascii():
+        return text
+    return "\n".join(
+        line
+        if line.isprintable() and not IGNORABLE.search(line)
+        else "".join(map(_json_char, line))
+        for line in text.split("\n")
+    )
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _json_char(char: str) -> str:
+    if char.isascii() or escaped_text(char) == char:
+        return char
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a UTF-16 pair, as JSON writes a character beyond the BMP
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def path_text(path: Path | str) -> str:
     """A file's name for a message: as given, with any character that does not print as
     itself escaped (a newline in a name found in a folder must not start a line of its own)."""
     return escaped_text(str(path))
+
+
+def shown_lines(text: str) -> str:
+    """A text of many lines as a person is shown it: its lines as they are, and in them every
+    character that does not print as itself escaped (a CR, ESC, a bidi control, a zero-width
+    space), the one rule every text from outside follows on its way to a terminal."""
+    return escaped_text(text, keep="\n\t")
 
 
 def error_lines(message: str) -> list[str]:
@@ -131,7 +170,7 @@ def read_text(path: Path | str, what: str) -> str:
     if str(path) == STDIN:
         return _stdin(what)
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return read_bounded(path).decode("utf-8")
     except UnicodeDecodeError as error:
         raise UsageError(
             f"{path_text(path)}: {what} is not UTF-8 text (byte {error.start})"
@@ -151,9 +190,11 @@ def _stdin(what: str) -> str:
         )
     STDIN_READ.append(what)
     try:
-        return sys.stdin.buffer.read().decode("utf-8")
+        return read_stream(sys.stdin.buffer).decode("utf-8")
     except UnicodeDecodeError as error:
         raise UsageError(f"<stdin>: {what} is not UTF-8 text (byte {error.start})") from None
+    except OSError as error:
+        raise unreadable("<stdin>", what, error) from None
 
 
 def unreadable(path: Path | str, what: str, error: OSError) -> UsageError:
@@ -244,7 +285,36 @@ def read_data(path: Path | str, what: str) -> DataFile:
         mark = error.mark
         where = source if mark is None else f"{source}:{mark.line}:{mark.column}"
         raise UsageError(f"{where}: {what} is not valid YAML: {error.message}") from None
-    return DataFile(source, document.data, text, document)
+    read = DataFile(source, document.data, text, document)
+    at = _too_long_integer(document.data)
+    if at is not None:
+        # JSON's own bound (cli/_jsontext.py), for YAML's integers too: 0x and 20,000 f's
+        # is a number no message, verdict or JSON document could write.
+        raise UsageError(
+            f"{read.where(at)}: {what} is not valid YAML: an integer of over"
+            f" {sys.get_int_max_str_digits():,} digits is too long to read"
+        )
+    return read
+
+
+def _too_long_integer(data: object) -> tuple[str | int, ...] | None:
+    """Where the first integer of ``data`` with more digits than Python writes is, or
+    ``None``. Each part is looked at once, however often YAML's aliases repeat it."""
+    huge = 10 ** sys.get_int_max_str_digits()
+    seen: set[int] = set()
+    stack: list[tuple[tuple[str | int, ...], object]] = [((), data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int):
+            if abs(value) >= huge:
+                return path
+        elif isinstance(value, (dict, list)) and id(value) not in seen:
+            seen.add(id(value))
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            stack.extend(((*path, key), item) for key, item in reversed(list(items)))
+    return None
 
 
 class Style:

@@ -31,6 +31,7 @@ from ._common import (
     read_data,
     read_text,
     shown,
+    shown_lines,
 )
 from ._waiting import StatusLine
 
@@ -452,7 +453,8 @@ def _problem_json(problem: ProcessProblem) -> dict[str, Any]:
 
 def _styled(problem: ProcessProblem, source: str, style: Style) -> str:
     where = style(f"{source}:{problem.line}:{problem.column}:", "path")
-    return f"{where} {style(shown_pointer(problem.pointer), 'dim')}: {problem.message}"
+    message = escaped_text(problem.message)
+    return f"{where} {style(shown_pointer(problem.pointer), 'dim')}: {message}"
 
 
 # normalize, bundle ----------------------------------------------------------------------------
@@ -470,17 +472,47 @@ def _normalize(args: argparse.Namespace) -> int:
 
 
 def _yaml_text(data: Any) -> str:
+    """``data`` as YAML to paste into a process file; a text holding a character that does not
+    print as itself is written double-quoted with it escaped (it reads back the same)."""
     import io
 
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="safe", pure=True)
+    yaml.Emitter = _visible_emitter()
     yaml.default_flow_style = False
     yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
     yaml.width = 100
     out = io.StringIO()
     yaml.dump(data, out)
     return out.getvalue()
+
+
+def _visible_emitter() -> type:
+    """ruamel.yaml's emitter, but a scalar with a hidden character (ESC, a bidi control, a
+    zero-width space: what :func:`escaped_text` escapes) is double-quoted and written with
+    every character beyond ASCII escaped, so none reaches the terminal as itself."""
+    from ruamel.yaml.emitter import Emitter
+
+    class VisibleEmitter(Emitter):
+        def analyze_scalar(self, scalar: str) -> Any:
+            analysis = super().analyze_scalar(scalar)
+            if escaped_text(scalar, keep="\n") != scalar:
+                analysis.allow_flow_plain = analysis.allow_block_plain = False
+                analysis.allow_single_quoted = analysis.allow_block = False
+            return analysis
+
+        def write_double_quoted(self, text: str, split: bool = True) -> None:
+            if escaped_text(text, keep="\n") == text:
+                super().write_double_quoted(text, split)
+                return
+            self.allow_unicode = False
+            try:
+                super().write_double_quoted(text, split)
+            finally:
+                self.allow_unicode = True
+
+    return VisibleEmitter
 
 
 def _bundle(args: argparse.Namespace) -> int:
@@ -513,24 +545,32 @@ def _bundle(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     out = sys.stdout
-    out.write(f"# Instructions ({sizes['instructions']} bytes)\n{bundle.instructions.rstrip()}\n\n")
-    out.write(f"# Body ({sizes['body']} bytes)\n{bundle.body.rstrip()}\n\n")
-    out.write(f"# Submission ({sizes['submission']} bytes)\n{bundle.submission_json}\n\n")
+    # Every text is the process file's, the run data's or the agent's: shown line by line
+    # with whatever does not print as itself escaped (a CR or ESC would rewrite the page).
+    out.write(
+        f"# Instructions ({sizes['instructions']} bytes)\n"
+        f"{shown_lines(bundle.instructions.rstrip())}\n\n"
+    )
+    out.write(f"# Body ({sizes['body']} bytes)\n{shown_lines(bundle.body.rstrip())}\n\n")
+    out.write(
+        f"# Submission ({sizes['submission']} bytes)\n{shown_lines(bundle.submission_json)}\n\n"
+    )
     out.write(
         f"# Run data ({sizes['run_data']} of {limits.check_state_bytes} bytes)\n"
-        f"{bundle.run_data_json}\n\n"
+        f"{shown_lines(bundle.run_data_json)}\n\n"
     )
     out.write("# Questions\n")
     for number, question in enumerate(check, start=1):
-        out.write(f"{number}. [{question.kind}] {question.ask}\n")
+        out.write(f"{number}. [{question.kind}] {escaped_text(question.ask)}\n")
     out.write("\n# Cut\n")
     if not bundle.truncated:
         out.write("nothing: the run data fits\n")
     else:
         if bundle.dropped_steps:
-            out.write(f"steps (oldest first): {', '.join(bundle.dropped_steps)}\n")
+            steps = ", ".join(map(escaped_text, bundle.dropped_steps))
+            out.write(f"steps (oldest first): {steps}\n")
         if bundle.dropped_fields:
-            out.write(f"fields: {', '.join(bundle.dropped_fields)}\n")
+            out.write(f"fields: {', '.join(map(escaped_text, bundle.dropped_fields))}\n")
     return EXIT_OK
 
 
@@ -582,7 +622,7 @@ def _run(args: argparse.Namespace) -> int:
     style = Style(sys.stdout)
     flag = " (advisory)" if verdict.advisory else ""
     print(f"{style(verdict.verdict, verdict.verdict)}{flag}: {outcome.action}")
-    print(f"model: {verdict.model}  at: {verdict.to_json()['at']}")
+    print(f"model: {escaped_text(verdict.model)}  at: {verdict.to_json()['at']}")
     if verdict.truncated:
         print("run data was cut to fit checkStateBytes")
     for result, question in zip(verdict.questions, inputs.check, strict=True):

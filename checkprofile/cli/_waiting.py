@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
+from .._convert import escaped_text
 from ..errors import EvaluatorError
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ class StatusLine:
     def show(self, text: str) -> None:
         if not self.enabled:
             return
+        text = escaped_text(text)  # names and asks from outside: nothing may move the cursor
         if self.rewrite:
             sys.stderr.write("\r" + text.ljust(self.width))
             self.width = len(text)

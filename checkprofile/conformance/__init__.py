@@ -65,6 +65,7 @@ from .. import (
 )
 from .._convert import NotJson, error_text, file_name, plain, show
 from .._fastschema import Validator
+from .._files import read_bounded
 from .._schemas import safe_validator, schema_message
 from .._types import is_mapping
 from ..errors import CheckprofileError
@@ -205,7 +206,12 @@ def _read_file(file: Traversable, shown: str) -> list[Any]:
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     try:
-        text = file.read_text(encoding="utf-8")
+        # A corpus on disk is anyone's files: each is read with the one bound on a file.
+        text = (
+            read_bounded(file).decode("utf-8")
+            if isinstance(file, Path)
+            else file.read_text(encoding="utf-8")
+        )
     except UnicodeDecodeError as error:
         raise CorpusError(f"{shown}: not UTF-8 text (byte {error.start})") from None
     except OSError as error:

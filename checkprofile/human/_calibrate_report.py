@@ -12,7 +12,7 @@ import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-from .._convert import one_line
+from .._convert import escaped_text, one_line
 from .._lines import js_number
 from ._calibrate import (
     Calibration,
@@ -33,6 +33,13 @@ _SKIPPED: Final = {
     "no_verdict": "decisions on submissions with no verdict",
     "superseded": "earlier records of a submission recorded again",
 }
+
+
+def _shown(text: str) -> str:
+    """A text of the records (a check's name, an ask, a file name) as a person is shown it:
+    on one line, every character that does not print as itself escaped (the one rule receipts
+    follow), so no text can rewrite the table it sits in."""
+    return escaped_text(one_line(text))
 
 
 def _number(value: float | None, digits: int = 3) -> str:
@@ -143,7 +150,7 @@ def _coverage(calibration: Calibration) -> list[str]:
     lines = []
     sources = calibration.sources
     if sources:
-        lines.append(f"Sources: {_listed([one_line(s) for s in sources], len(sources))}.")
+        lines.append(f"Sources: {_listed([_shown(s) for s in sources], len(sources))}.")
     since, until = calibration.since, calibration.until
     if since is None and until is None:
         lines.append("Window: every record.")
@@ -160,7 +167,7 @@ def _coverage(calibration: Calibration) -> list[str]:
         )
     if calibration.torn_lines:
         count = calibration.torn_lines
-        where = [f"{one_line(torn.path)}:{torn.line}" for torn in calibration.torn]
+        where = [f"{_shown(torn.path)}:{torn.line}" for torn in calibration.torn]
         lines.append(
             f"Skipped: {count} torn line{'s' if count != 1 else ''} (a write that did not"
             f" finish): {_listed(where, count)}."
@@ -197,10 +204,10 @@ def calibration_text(calibration: Calibration) -> str:
     """The report as a plain-text table, one block per check, ending in a newline."""
     lines = _summary(calibration)
     for check in calibration.checks:
-        lines += ["", f"{one_line(check.name)} ({check.at_current.cases} cases)"]
+        lines += ["", f"{_shown(check.name)} ({check.at_current.cases} cases)"]
         lines += _table([list(_HEAD), *_rows(check, calibration.target)])
         for number, question in enumerate(check.questions, 1):
-            lines.append(f"  Q{number}: {one_line(question.ask)}")
+            lines.append(f"  Q{number}: {_shown(question.ask)}")
     if not calibration.checks:
         lines += ["", "No case joins an advisory verdict to a person's decision yet."]
     lines.append("")
@@ -242,7 +249,9 @@ svg { display: block; margin: .25rem 0 1.5rem; max-width: 100%; height: auto; }
 
 
 def _e(text: str) -> str:
-    return html.escape(text, quote=True)
+    # Escaped for HTML, and first as a person is shown any text (a bidi control would
+    # reorder the page around it).
+    return html.escape(escaped_text(text), quote=True)
 
 
 def _figure_cells(figures: Figures | None) -> str:
@@ -411,12 +420,12 @@ def calibration_html(calibration: Calibration, *, title: str = "Calibration repo
     if not calibration.checks:
         body.append("<p>No case joins an advisory verdict to a person's decision yet.</p>")
     for index, check in enumerate(calibration.checks, 1):
-        body.append(f"<h2>{_e(one_line(check.name))} ({check.at_current.cases} cases)</h2>")
+        body.append(f"<h2>{_e(_shown(check.name))} ({check.at_current.cases} cases)</h2>")
         body.append(_html_table(check, calibration.target))
         for number, question in enumerate(check.questions, 1):
             few = ' <span class="few">(too few cases to trust)</span>' if question.too_few else ""
             body.append(f"<h3>Q{number} ({_e(_KIND.get(question.kind, question.kind))}):")
-            body.append(f" {_e(one_line(question.ask))}{few}</h3>")
+            body.append(f" {_e(_shown(question.ask))}{few}</h3>")
             body.append(
                 _chart(
                     question,

@@ -39,9 +39,10 @@ except ImportError as error:  # pragma: no cover - depends on the environment
 
 import attrs
 
+from .._alike import as_read
 from .._bundle import Material, Submission
 from .._check import Check, ChoiceQuestion, Kind, Question, RubricQuestion, YesNoQuestion
-from .._convert import WHITESPACE, is_blank, one_line
+from .._convert import WHITESPACE, is_blank
 from .._limits import Limits
 from .._validate import parse_check
 from .._verdict import (
@@ -144,7 +145,7 @@ def _yes_no(draw: st.DrawFn, ask: str, limits: Limits) -> dict[str, Any]:
 
 @st.composite
 def _choice(draw: st.DrawFn, ask: str) -> dict[str, Any]:
-    names = draw(st.lists(texts(), min_size=2, max_size=6, unique=True))
+    names = draw(st.lists(texts(), min_size=2, max_size=6, unique_by=as_read))
     passing = draw(st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True))
     rest = [name for name in names if name not in passing]
     question: dict[str, Any] = {
@@ -164,7 +165,7 @@ def _choice(draw: st.DrawFn, ask: str) -> dict[str, Any]:
 @st.composite
 def _rubric(draw: st.DrawFn, ask: str) -> dict[str, Any]:
     count = draw(st.sampled_from([2, 10]) | st.integers(2, 10))
-    levels = draw(st.lists(texts(max_size=30), min_size=count, max_size=count, unique_by=one_line))
+    levels = draw(st.lists(texts(max_size=30), min_size=count, max_size=count, unique_by=as_read))
     level = draw(st.sampled_from([0, count - 1]) | st.integers(0, count - 1))
     question: dict[str, Any] = {
         "ask": ask,
@@ -197,7 +198,7 @@ def check_keys(
         raise ValueError(f"max_questions must be at least 1, got {max_questions!r}")
     if short and "yes_no" in chosen and draw(st.integers(0, 4)) == 0:
         return draw(texts())
-    asks = draw(st.lists(texts(), min_size=1, max_size=max_questions, unique_by=one_line))
+    asks = draw(st.lists(texts(), min_size=1, max_size=max_questions, unique_by=as_read))
     makers = {"yes_no": lambda ask: _yes_no(ask, limits), "choice": _choice, "rubric": _rubric}
     return [draw(makers[draw(st.sampled_from(chosen))](ask)) for ask in asks]
 
