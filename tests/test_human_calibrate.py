@@ -64,6 +64,7 @@ from checkprofile.human._calibrate import (
     calibrate,
     calibrate_cases,
 )
+from checkprofile.human._calibrate_figures import wilson
 from checkprofile.human._calibrate_report import calibration_html, calibration_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -235,10 +236,13 @@ def test_the_suggested_thresholds_are_the_hand_computed_ones(hand_records: Path)
     (check,) = hand_calibration(hand_records).checks
     q1, q2 = check.questions
     assert q1.suggested == Thresholds(pass_at=0.94, fail_below=0.61)
-    assert q1.meets_target
     assert confusion(q1.at_suggested) == matrix((1, 0), (0, 4), (4, 1))
     assert q1.at_suggested is not None
     assert (q1.at_suggested.agreement.value, q1.at_suggested.kappa.value) == (1.0, 1.0)
+    # 5 of 5 reach 0.95, but not to trust: the Wilson interval of n of n starts at
+    # n / (n + z**2) = 5 / 8.84 = 0.566, so the target is not met.
+    assert q1.at_suggested.agreement.low == pytest.approx(5 / (5 + 1.959963984540054**2))
+    assert not q1.meets_target
     assert q1.at_suggested.to_person == 5
 
     # No confidence reaches 0.95 on 5 or more decided cases: the best agreement, nearest 0.8.
@@ -279,7 +283,8 @@ def test_a_rubric_keeps_its_confidence_when_that_is_already_best() -> None:
     report = calibrate_cases([CheckCases(name="r", check=check, cases=cases)], min_cases=1)
     (question,) = report.checks[0].questions
     assert question.suggested == Thresholds(confidence=0.8)
-    assert question.meets_target
+    # 2 of 2 agree, but on two cases the Wilson interval starts at 2 / (2 + z**2) = 0.34.
+    assert not question.meets_target
     assert question.at_suggested == question.at_current
     assert question.curve_of == "confidence"
     by_threshold = {point.threshold: point for point in question.curve}
@@ -320,6 +325,9 @@ def test_figures_on_fewer_than_min_cases_are_marked_too_few(hand_records: Path) 
         "value": pytest.approx(6 / 7),
         "cases": 7,
         "too_few": True,
+        # The 95% Wilson interval of 6 of 7 (statsmodels' proportion_confint, method="wilson").
+        "low": pytest.approx(0.48687, abs=1e-5),
+        "high": pytest.approx(0.97432, abs=1e-5),
     }
 
 
@@ -483,19 +491,24 @@ def test_the_suggestion_is_the_best_of_every_threshold_graded_directly(
     assert question.at_suggested.confusion.to_json() == {
         r: {p: counts[(r, p)] for p in ("accepted", "refused")} for r in ("pass", "fail", "unsure")
     }
-    # No thresholds on the grid, graded one by one, meet the target with fewer to a person.
-    best = None
+    # No thresholds on the grid, graded one by one, meet the target with fewer to a person:
+    # first among those that meet it to trust (the Wilson interval's low bound reaches it),
+    # then, when none do, among those whose agreement alone reaches it.
+    best: dict[bool, int] = {}
     for p in GRID:
         for fail in (None, *(f for f in GRID if f <= p)):
             counts = regraded(check, Thresholds(pass_at=p, fail_below=fail), cases)
             decided = sum(n for (result, _), n in counts.items() if result != "unsure")
             agreed = counts[("pass", "accepted")] + counts[("fail", "refused")]
             if decided and agreed / decided >= target:
+                bounds = wilson(agreed, decided)
+                trusted = bounds is not None and bounds[0] >= target
                 unsure = len(cases) - decided
-                best = unsure if best is None else min(best, unsure)
-    assert question.meets_target == (best is not None)
-    if best is not None:
-        assert question.at_suggested.to_person == best
+                for tier in {trusted, False}:
+                    best[tier] = min(best.get(tier, unsure), unsure)
+    assert question.meets_target == (True in best)
+    if best:
+        assert question.at_suggested.to_person == best.get(True, best[False])
         assert question.at_suggested.agreement.value is not None
         assert question.at_suggested.agreement.value >= target
 
