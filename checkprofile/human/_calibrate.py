@@ -192,6 +192,7 @@ def _calibrate_check(group: CheckCases, options: _Options) -> CheckCalibration:
             [case.key for case in group.cases],
             [case.answers for case in group.cases],
             people,
+            labels=[case.labels for case in group.cases] if labelled else (),
             max_wrong_pass=options.max_wrong_pass,
             max_wrong_fail=options.max_wrong_fail,
             confidence=options.confidence,

@@ -7,8 +7,9 @@ with the confidence the user sets.
 The method is Learn then Test with fixed-sequence testing (Angelopoulos, Bates, Candès,
 Jordan and Lei, 2021), which holds out of sample whatever the model or the people do:
 
-1. The cases are split in two halves by a hash of their submission key (never by anything
-   the model or the people said): a **fit** half and a **test** half.
+1. The cases are split in two by a hash of their submission key (never by anything the
+   model or the people said): a **fit** third and a **test** two thirds (the test needs the
+   more cases: its bounds, not the path, decide how far the thresholds can go).
 2. On the fit half a **path** of thresholds is built, from the strictest (every question
    ``pass: 1``, no ``fail``, ``confidence: 1``: almost everything to a person) to laxer ones,
    one step at a time: each step lowers one question's ``pass`` or ``confidence`` or raises its
@@ -37,6 +38,7 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
+import itertools
 import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
@@ -44,10 +46,10 @@ from typing import Final
 
 import attrs
 
-from .._check import Check, Question, YesNoQuestion
-from .._verdict import Answer, Result, grade, worst_of
+from .._check import Check, ChoiceQuestion, Question, YesNoQuestion
+from .._verdict import Answer, ChoiceAnswer, Result, RubricAnswer, YesNoAnswer, grade, worst_of
 from ._calibrate_figures import Figures, Person, figures_of
-from ._calibrate_search import GRID, Thresholds, bucket
+from ._calibrate_search import GRID, Label, Thresholds, bucket
 
 __all__ = [
     "CONFIDENCE",
@@ -59,6 +61,10 @@ __all__ = [
     "recommend",
     "upper_bound",
 ]
+
+#: Thresholds on the path move in steps of this many grid values (0.05): finer steps would
+#: follow the fit half's noise, and the test half would stop the path sooner.
+STRIDE: Final = 1
 
 #: The defaults: at most 5% of submissions passed that a person refused, at most 10% failed
 #: that a person accepted, promised with 90% confidence.
@@ -181,10 +187,25 @@ def _strictest(question: Question) -> Setting:
 class _Half:
     """Cases under settings, with their verdicts' counts kept as settings move."""
 
-    def __init__(self, check: Check, answers: Sequence[Sequence[Answer]], refused: Sequence[bool]):
+    def __init__(
+        self,
+        check: Check,
+        answers: Sequence[Sequence[Answer]],
+        refused: Sequence[bool],
+        labels: Sequence[Sequence[Label | None]],
+    ):
         self.check = check
         self.answers = answers
         self.refused = refused
+        # Per question and case: whether the question's own result should not pass, by the
+        # person's label of it where there is one, else by their decision on the whole.
+        self.wrong_to_pass = [
+            [
+                _label_refuses(question, row[q]) if row and row[q] is not None else no
+                for row, no in itertools.zip_longest(labels, refused, fillvalue=())
+            ]
+            for q, question in enumerate(check)
+        ]
         self.settings = [_strictest(question) for question in check]
         self._graded: dict[tuple[int, Hashable, Setting], Result] = {}
         self.buckets: list[dict[int, list[int]]] = [{} for _ in check]
@@ -234,16 +255,21 @@ class _Half:
                     changes.append((case, result, _worst_of(tuple(row))))
         return changes
 
-    def delta(self, q: int, setting: Setting) -> tuple[int, int, int]:
-        """How wrong passes, wrong fails and cases to a person would change."""
-        wrong_pass = wrong_fail = unsure = 0
-        for case, _, verdict in self._changes(q, setting):
-            before, refused = self.verdicts[case], self.refused[case]
-            for result, sign in ((before, -1), (verdict, 1)):
-                wrong_pass += sign * (result == "pass" and refused)
-                wrong_fail += sign * (result == "fail" and not refused)
-                unsure += sign * (result == "unsure")
-        return wrong_pass, wrong_fail, unsure
+    def delta(self, q: int, setting: Setting) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        """How wrong passes, wrong fails and cases to a person would change: of the verdicts,
+        and of question ``q``'s own results (against the decision on the whole submission)."""
+        verdicts = [0, 0, 0]
+        own = [0, 0, 0]
+        for case, result, verdict in self._changes(q, setting):
+            for tally, before, after, refused in (
+                (verdicts, self.verdicts[case], verdict, self.refused[case]),
+                (own, self.results[case][q], result, self.wrong_to_pass[q][case]),
+            ):
+                for value, sign in ((before, -1), (after, 1)):
+                    tally[0] += sign * (value == "pass" and refused)
+                    tally[1] += sign * (value == "fail" and not refused)
+                    tally[2] += sign * (value == "unsure")
+        return (verdicts[0], verdicts[1], verdicts[2]), (own[0], own[1], own[2])
 
     def move(self, q: int, setting: Setting) -> None:
         for case, result, verdict in self._changes(q, setting):
@@ -259,29 +285,43 @@ class _Half:
         return self.counts[("pass", "refused")], self.counts[("fail", "accepted")]
 
     def steps(self, q: int) -> list[Setting]:
-        """The next settings of question ``q``: each threshold moved to the next grid value
-        where a case of this half changes (a pass lowered, a fail raised, a confidence
-        lowered)."""
+        """The next settings of question ``q``: each threshold moved, in steps of
+        :data:`STRIDE` grid values, to the next where a case of this half changes (a pass
+        lowered, a fail raised, a confidence lowered)."""
         occupied, setting = self.occupied[q], self.settings[q]
         found = []
         # Lowering a threshold at GRID[k] to GRID[j] lets through the buckets in (j, k].
         below = bisect.bisect_right(occupied, setting[0])
         if below:
-            lowered = occupied[below - 1] - 1
+            lowered = (occupied[below - 1] - 1) // STRIDE * STRIDE
             if len(setting) == 1 or lowered >= setting[1]:
                 found.append((max(lowered, 0), *setting[1:]))
         if len(setting) == 2:
             # Raising fail from GRID[f] to GRID[g] fails the buckets in (f, g].
             above = bisect.bisect_right(occupied, setting[1])
-            if above < len(occupied) and occupied[above] <= setting[0]:
-                found.append((setting[0], occupied[above]))
+            if above < len(occupied):
+                raised = min(-(-occupied[above] // STRIDE) * STRIDE, setting[0])
+                if occupied[above] <= raised:
+                    found.append((setting[0], raised))
         return [step for step in found if step != setting]
 
 
+def _label_refuses(question: Question, label: Label) -> bool:
+    """Whether a person's ``label`` of ``question`` says its answer should not pass."""
+    answer: Answer
+    if isinstance(question, YesNoQuestion):
+        answer = YesNoAnswer(1.0 if label is True else 0.0)
+    elif isinstance(question, ChoiceQuestion):
+        answer = ChoiceAnswer(str(label), 1.0)
+    else:
+        answer = RubricAnswer(int(label), 1.0)
+    return grade(question, answer) != "pass"
+
+
 def in_test_half(key: str) -> bool:
-    """Whether a case is in the test half: a hash of its submission key decides, never what
-    the model or the person said."""
-    return hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest()[0] & 1 == 1
+    """Whether a case is among the test cases (two in three): a hash of its submission key
+    decides, never what the model or the person said."""
+    return hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest()[0] % 3 != 0
 
 
 def recommend(
@@ -290,6 +330,7 @@ def recommend(
     answers: Sequence[Sequence[Answer]],
     people: Sequence[Person],
     *,
+    labels: Sequence[Sequence[Label | None]] = (),
     max_wrong_pass: float = MAX_WRONG_PASS,
     max_wrong_fail: float = MAX_WRONG_FAIL,
     confidence: float = CONFIDENCE,
@@ -301,10 +342,15 @@ def recommend(
     for case, key in enumerate(keys):
         halves[in_test_half(key)].append(case)
     fit, test = (
-        _Half(check, [answers[c] for c in half], [people[c] == "refused" for c in half])
+        _Half(
+            check,
+            [answers[c] for c in half],
+            [people[c] == "refused" for c in half],
+            [labels[c] for c in half] if labels else (),
+        )
         for half in halves
     )
-    path = _path(fit, max_wrong_pass, max_wrong_fail)
+    path = _path(fit, max_wrong_pass, max_wrong_fail, 1 - confidence)
     n = len(test.answers)
     level = 1 - confidence
     rejected = 0
@@ -350,10 +396,28 @@ def recommend(
     )
 
 
-def _path(half: _Half, max_wrong_pass: float, max_wrong_fail: float) -> list[tuple[int, Setting]]:
+def _most(n: int, rate: float, level: float) -> int:
+    """The most mistakes of ``n`` cases that still reject "the rate exceeds ``rate``" at
+    ``level`` (-1 when even none does)."""
+    low, high = -1, n
+    while low < high:
+        middle = (low + high + 1) // 2
+        if binomial_cdf(middle, n, rate) <= level:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _path(
+    half: _Half, max_wrong_pass: float, max_wrong_fail: float, level: float
+) -> list[tuple[int, Setting]]:
     """The path from the strictest thresholds, as moves (question, its new setting); the
     first, (-1, ()), stands for the strictest themselves. ``half`` is moved to its end and
-    back to the strictest thresholds."""
+    back to the strictest thresholds. The path goes as far as the fit half itself would pass
+    the test (the test half, about as large, then passes about as far): were it to go on
+    until the fit half's rates were used up, the test would stop at the first of the two
+    risks used up, and the other's budget would be left unspent."""
     n = max(len(half.answers), 1)
     allowed = (max_wrong_pass * n, max_wrong_fail * n)
     moves: list[tuple[int, Setting]] = [(-1, ())]
@@ -363,11 +427,18 @@ def _path(half: _Half, max_wrong_pass: float, max_wrong_fail: float) -> list[tup
         wrong_pass, wrong_fail = half.wrong
         for q in range(len(half.check)):
             for setting in half.steps(q):
-                more_pass, more_fail, unsure = half.delta(q, setting)
+                (more_pass, more_fail, unsure), own = half.delta(q, setting)
                 if wrong_pass + more_pass > allowed[0] or wrong_fail + more_fail > allowed[1]:
                     continue
-                spared = -unsure
-                cost = more_pass / allowed[0] + more_fail / allowed[1]
+                # The verdicts' change counts; while the other questions keep a case unsure,
+                # the question's own change stands in for it, at a tenth of the weight, so
+                # the questions loosen together rather than one of them all the way.
+                spared = -unsure - own[2] / 10
+                cost = (more_pass + own[0] / 10) / allowed[0] + (more_fail + own[1] / 10) / allowed[
+                    1
+                ]
+                if spared <= 0 and cost <= 0:
+                    continue  # nothing changes: not a step
                 score = (math.inf if cost <= 0 else spared / cost, spared)
                 if best is None or score > best[0]:
                     best = (score, q, setting)
