@@ -318,7 +318,7 @@ def test_figures_on_fewer_than_min_cases_are_marked_too_few(hand_records: Path) 
     # With too few cases behind every threshold, nothing meets the target.
     assert not any(q.meets_target for q in check.questions)
     text = calibration_text(report)
-    assert "6/7" not in text and "0.857 n=7*" in text
+    assert "6/7" not in text and "0.857 (0.487-0.974) n=7*" in text
     assert "*: fewer than 30 cases behind the figure: too few to trust." in text
     as_json = report.to_json()
     assert as_json["checks"][0]["questions"][0]["at_current"]["agreement"] == {
@@ -718,7 +718,8 @@ def test_cli_json_and_html(hand_records: Path, tmp_path: Path) -> None:
     assert (done.returncode, done.stderr) == (0, "")
     assert json.loads(done.stdout) == hand_calibration(hand_records).to_json()
     text = page.read_text(encoding="utf-8")
-    assert text.startswith("<!DOCTYPE html>") and text.count("<svg") == 2
+    # Per question: its curve, and its reliability diagram against the decision.
+    assert text.startswith("<!DOCTYPE html>") and text.count("<svg") == 4
 
 
 def test_cli_a_bad_line_is_one_line_naming_it_and_exit_2(tmp_path: Path) -> None:
@@ -930,6 +931,7 @@ def test_the_page_is_self_contained_and_escapes_every_user_text(tmp_path: Path) 
     assert names <= {
         "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "span",
         "table", "tr", "th", "td", "small", "svg", "rect", "line", "polyline", "text",
+        "circle",
     }  # fmt: skip
     # Nothing is fetched: no attribute names an address, the style imports nothing.
     for tag, attrs in parsed.tags:
