@@ -65,7 +65,7 @@ def read_labels(path: str | os.PathLike[str]) -> dict[str, dict[str, Label]]:
             for ask, label in labels.items():
                 if label is None:
                     mine.pop(ask, None)
-                elif type(label) in (bool, str) or type(label) is int and label >= 0:
+                elif type(label) in (bool, str) or (type(label) is int and label >= 0):
                     mine[ask] = label  # type: ignore[assignment]  # bool, str or int
                 else:
                     raise AuditError(

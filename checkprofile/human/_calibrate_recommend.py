@@ -38,7 +38,6 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
-import itertools
 import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
@@ -199,10 +198,11 @@ class _Half:
         self.refused = refused
         # Per question and case: whether the question's own result should not pass, by the
         # person's label of it where there is one, else by their decision on the whole.
+        rows: list[Sequence[Label | None]] = list(labels) or [()] * len(refused)
         self.wrong_to_pass = [
             [
-                _label_refuses(question, row[q]) if row and row[q] is not None else no
-                for row, no in itertools.zip_longest(labels, refused, fillvalue=())
+                no if not row or (label := row[q]) is None else _label_refuses(question, label)
+                for row, no in zip(rows, refused, strict=True)
             ]
             for q, question in enumerate(check)
         ]
@@ -258,8 +258,8 @@ class _Half:
     def delta(self, q: int, setting: Setting) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """How wrong passes, wrong fails and cases to a person would change: of the verdicts,
         and of question ``q``'s own results (against the decision on the whole submission)."""
-        verdicts = [0, 0, 0]
-        own = [0, 0, 0]
+        verdicts: list[int] = [0, 0, 0]
+        own: list[int] = [0, 0, 0]
         for case, result, verdict in self._changes(q, setting):
             for tally, before, after, refused in (
                 (verdicts, self.verdicts[case], verdict, self.refused[case]),
@@ -423,7 +423,7 @@ def _path(
     moves: list[tuple[int, Setting]] = [(-1, ())]
     start = list(half.settings)
     while True:
-        best: tuple[tuple[float, int], int, Setting] | None = None
+        best: tuple[tuple[float, float], int, Setting] | None = None
         wrong_pass, wrong_fail = half.wrong
         for q in range(len(half.check)):
             for setting in half.steps(q):
@@ -434,9 +434,8 @@ def _path(
                 # the question's own change stands in for it, at a tenth of the weight, so
                 # the questions loosen together rather than one of them all the way.
                 spared = -unsure - own[2] / 10
-                cost = (more_pass + own[0] / 10) / allowed[0] + (more_fail + own[1] / 10) / allowed[
-                    1
-                ]
+                cost = (more_pass + own[0] / 10) / allowed[0]
+                cost += (more_fail + own[1] / 10) / allowed[1]
                 if spared <= 0 and cost <= 0:
                     continue  # nothing changes: not a step
                 score = (math.inf if cost <= 0 else spared / cost, spared)
