@@ -8,7 +8,8 @@ import math
 import sys
 from pathlib import Path
 
-from ..human._audit import AuditError, Window
+from ..human import AuditError
+from ..human._audit_sources import Window
 from ..human._calibrate import MIN_CASES, Calibration, calibrate
 from ..human._calibrate_drift import drift, drift_text
 from ..human._calibrate_recommend import CONFIDENCE, MAX_WRONG_FAIL, MAX_WRONG_PASS

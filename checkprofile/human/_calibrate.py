@@ -34,7 +34,8 @@ from cattrs.gen import override
 
 from .._convert import converter, register_renamed, show
 from .._verdict import Result, answer_problem, worst_of
-from ._audit import TornLine, Window, open_sources
+from ._audit_sources import Window, open_sources
+from ._audit_strict import TornLine
 from ._calibrate_figures import MIN_CASES, Confusion, Figure, Figures, Person, figures_of
 from ._calibrate_join import SKIP_REASONS, TORN_SHOWN, Case, CheckCases, Join
 from ._calibrate_labels import check_labels, read_labels

@@ -22,17 +22,10 @@ from .._bundle import canonical_json
 from .._check import Check
 from .._convert import show
 from .._verdict import Answer, recorded_answer
-from ._audit import (
-    AuditRecord,
-    DecisionFacts,
-    DecisionRecord,
-    Facts,
-    TornLine,
-    VerdictFacts,
-    VerdictRecord,
-    Window,
-    at_order,
-)
+from ._audit_fast import DecisionFacts, Facts, VerdictFacts
+from ._audit_records import AuditRecord, DecisionRecord, VerdictRecord
+from ._audit_sources import Window, at_order
+from ._audit_strict import TornLine
 from ._calibrate_figures import Person
 from ._calibrate_labels import check_labels
 from ._calibrate_search import Label

@@ -18,7 +18,7 @@ from typing import Any
 
 from .._check import Check, ChoiceQuestion, RubricQuestion, YesNoQuestion
 from .._convert import show
-from ._audit import AuditError
+from ._audit_strict import AuditError
 from ._calibrate_search import Label
 
 __all__ = ["check_labels", "read_labels"]
