@@ -249,6 +249,7 @@ def recommendation_text(check: CheckCalibration) -> list[str]:
     cost = (
         f"A person would still see {figures.to_person} of {figures.cases} submissions"
         f" ({_percent(figures.to_person_share.value)},"
+        " 95% interval "
         f"{_interval(figures.to_person_share, percent=True)[2:-1]}), against {now.to_person}"
         f" ({_percent(now.to_person_share.value)}) at the thresholds in force."
     )
@@ -272,7 +273,7 @@ def _reliability_lines(number: int, question: QuestionCalibration) -> list[str]:
     for table in question.reliability:
         what = "p of yes" if table.stated == "p" else "confidence"
         lines.append(
-            f"  Q{number} {what} against {table.outcome}: ECE {_number(table.ece)},"
+            f"  Q{number} reliability, {what} against {table.outcome}: ECE {_number(table.ece)},"
             f" Brier {_number(table.brier)}, on {_plural(table.cases, 'case')}"
             f"{'*' if table.too_few else ''}."
         )

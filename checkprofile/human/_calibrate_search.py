@@ -328,7 +328,7 @@ def _reliability(
                 ),
                 against="decision",
                 stated="p",
-                outcome="the person accepted the submission",
+                outcome="whether the person accepted the submission",
                 min_cases=min_cases,
             )
         )
@@ -337,7 +337,7 @@ def _reliability(
             for answer, label in zip(yes_no, labels, strict=False)  # no labels: empty
             if isinstance(label, bool)
         ]
-        outcome = "the person's label is yes"
+        outcome = "whether the person's label is yes"
     else:
         sure = Thresholds(confidence=0.0).apply(question)
         decided: list[tuple[float, bool]] = []
@@ -350,7 +350,7 @@ def _reliability(
                 decided,
                 against="decision",
                 stated="confidence",
-                outcome="its result met the person's decision",
+                outcome="whether its result met the person's decision",
                 min_cases=min_cases,
             )
         )
@@ -359,7 +359,7 @@ def _reliability(
             for answer, label in zip(answers, labels, strict=False)  # no labels: empty
             if label is not None and not isinstance(label, bool)
         ]
-        outcome = "the answer is the person's label"
+        outcome = "whether the answer is the person's label"
     if pairs:
         found.append(
             reliability(
