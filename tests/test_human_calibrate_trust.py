@@ -324,6 +324,13 @@ def test_a_bad_labels_line_is_refused_naming_it(tmp_path: Path) -> None:
     labels.write_text('{"key": "a", "key": "b", "labels": {}}\n')
     with pytest.raises(AuditError, match=r"labels\.jsonl:1: not JSON: a key appears twice"):
         read_labels(labels)
+    # Hostile: not UTF-8, or nested past what the parser can follow: one line naming it.
+    labels.write_bytes(b'{"key": "a", "labels": {}}\n\xff\n')
+    with pytest.raises(AuditError, match=r"labels\.jsonl:2: not JSON"):
+        read_labels(labels)
+    labels.write_text("[" * 100_000 + "\n")
+    with pytest.raises(AuditError, match=r"labels\.jsonl:1: not JSON"):
+        read_labels(labels)
 
 
 def test_a_label_that_does_not_fit_its_question_is_refused(tmp_path: Path) -> None:

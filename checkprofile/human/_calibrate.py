@@ -343,7 +343,14 @@ def calibrate(
         raise TypeError("calibrate needs at least one source (a file, a directory, records)")
     window = Window.of(since, until)
     labels_name = None
-    if labels is not None and not isinstance(labels, Mapping):
+    if isinstance(labels, Mapping):
+        for key, given in labels.items():
+            if not isinstance(key, str) or not isinstance(given, Mapping):
+                raise TypeError(
+                    "labels map a submission key to what each question asks to its label,"
+                    f" got {show(key)}: {show(given)}"
+                )
+    elif labels is not None:
         labels_name = os.fspath(labels)
         labels = read_labels(labels_name)
     join = Join(window)

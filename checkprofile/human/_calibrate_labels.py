@@ -44,13 +44,14 @@ def read_labels(path: str | os.PathLike[str]) -> dict[str, dict[str, Label]]:
     not a labels line, and :class:`OSError` for a file that cannot be read."""
     name = os.fspath(path)
     found: dict[str, dict[str, Label]] = {}
-    with open(name, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
+    with open(name, "rb") as lines:
+        for number, raw in enumerate(lines, 1):
             try:
+                line = raw.decode("utf-8")
+                if not line.strip():
+                    continue
                 data = _DECODER.decode(line)
-            except ValueError as error:
+            except (ValueError, RecursionError) as error:  # not UTF-8, not JSON, too deep
                 raise AuditError(name, number, f"not JSON: {error}") from None
             key, labels = _line(data)
             if type(key) is not str or labels is None:
