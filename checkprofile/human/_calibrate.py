@@ -33,6 +33,7 @@ import attrs
 from cattrs.gen import override
 
 from .._convert import converter, register_renamed, show
+from .._types import is_mapping, of_type
 from .._verdict import Result, answer_problem, worst_of
 from ._audit_sources import Window, open_sources
 from ._audit_strict import TornLine
@@ -343,15 +344,15 @@ def calibrate(
         raise TypeError("calibrate needs at least one source (a file, a directory, records)")
     window = Window.of(since, until)
     labels_name = None
-    if isinstance(labels, Mapping):
+    if is_mapping(labels):
         for key, given in labels.items():
-            if not isinstance(key, str) or not isinstance(given, Mapping):
+            if not of_type(key, str) or not is_mapping(given):
                 raise TypeError(
                     "labels map a submission key to what each question asks to its label,"
                     f" got {show(key)}: {show(given)}"
                 )
     elif labels is not None:
-        labels_name = os.fspath(labels)
+        labels_name = os.fspath(labels)  # type: ignore[arg-type]  # a path, not a map
         labels = read_labels(labels_name)
     join = Join(window)
     names, stream = open_sources(sources, window)

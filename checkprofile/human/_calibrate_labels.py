@@ -18,6 +18,7 @@ from typing import Any
 
 from .._check import Check, ChoiceQuestion, RubricQuestion, YesNoQuestion
 from .._convert import show
+from .._types import of_type
 from ._audit_strict import AuditError
 from ._calibrate_search import Label
 
@@ -66,7 +67,9 @@ def read_labels(path: str | os.PathLike[str]) -> dict[str, dict[str, Label]]:
             for ask, label in labels.items():
                 if label is None:
                     mine.pop(ask, None)
-                elif type(label) in (bool, str) or (type(label) is int and label >= 0):
+                elif of_type(label, bool, str) or (
+                    of_type(label, int) and label >= 0  # type: ignore[operator]  # an int
+                ):
                     mine[ask] = label  # type: ignore[assignment]  # bool, str or int
                 else:
                     raise AuditError(
