@@ -317,7 +317,9 @@ def month(folder: Path, replicas: int, conninfo: str | None) -> None:
         same = _figures(calibrate(store)) == _figures(report)
     finally:
         store.close()
-    print(f"  from PostgreSQL:  {elapsed_db:6.1f} s elapsed (figures identical to the files': {same})")
+    print(
+        f"  from PostgreSQL:  {elapsed_db:6.1f} s elapsed (figures identical to the files': {same})"
+    )
 
 
 def main(argv: list[str]) -> int:
