@@ -17,6 +17,10 @@ Printed: each time, the ratio calibrate / floor (target: at most 5), and the cos
 each size against the smallest (linear: about 1), and the peak memory of a process that only
 calibrates (it grows with the submissions, not with the bytes).
 
+``--sizes-db`` (with ``--db``) also loads each size into PostgreSQL once and calibrates it from
+there: elapsed time (the server's work included), peak memory, and whether the figures are the
+files'.
+
 ``--month`` times a month of a busy process (10,000 checks a day: 300,000 verdicts and as many
 decisions) read from the replicas' files and, with ``--db`` (a libpq conninfo; or the
 ``CHECKPROFILE_TEST_PG`` environment variable), loaded once into PostgreSQL and calibrated from
@@ -204,16 +208,21 @@ def timed(*fns: Callable[[], object], repeat: int) -> list[float]:
     return best
 
 
-def peak_memory(files: Sequence[Path]) -> float:
-    """The peak resident memory, in MB, of a fresh process that calibrates ``files``."""
+def peak_memory(files: Sequence[Path], *, db: tuple[str, str] | None = None) -> float:
+    """The peak resident memory, in MB, of a fresh process that calibrates ``files``, or,
+    with ``db`` (a conninfo and a table), the records a PostgresRecorder keeps there."""
     code = (
         "import resource, sys\n"
-        "from checkprofile.human import calibrate\n"
-        "calibrate(*sys.argv[1:])\n"
+        "from checkprofile.human import PostgresRecorder, calibrate\n"
+        "if sys.argv[1] == '--db':\n"
+        "    calibrate(PostgresRecorder(sys.argv[2], table=sys.argv[3]))\n"
+        "else:\n"
+        "    calibrate(*sys.argv[1:])\n"
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
     )
+    given = ["--db", *db] if db is not None else list(map(str, files))
     done = subprocess.run(
-        [sys.executable, "-c", code, *map(str, files)],
+        [sys.executable, "-c", code, *given],
         capture_output=True,
         text=True,
         check=True,
@@ -232,6 +241,50 @@ def wall(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
+
+
+def load(store: Any, conninfo: str, table: str, files: Sequence[Path], records: int) -> None:
+    """Load the records of ``files`` into ``store`` (its ``table``) unless it holds them."""
+    import psycopg
+
+    if store.count() == records:
+        return
+    start = time.perf_counter()
+    with psycopg.connect(conninfo, autocommit=True) as connection:
+        connection.execute(f"TRUNCATE {table}")
+    for path in files:
+        batch: list[Any] = []
+        for record in iter_records(path):
+            batch.append(record)
+            if len(batch) == 10_000:
+                store.record_many(batch)
+                batch.clear()
+        store.record_many(batch)
+    print(f"  loaded {records:,} records into PostgreSQL in {time.perf_counter() - start:.1f} s")
+
+
+def from_db(conninfo: str, lines: int, files: Sequence[Path], memory: bool) -> str:
+    """The elapsed seconds and peak memory of calibrating the same records from PostgreSQL,
+    and whether its figures are the files'."""
+    from checkprofile.human import PostgresRecorder
+
+    table = f"bench_{lines}"
+    store = PostgresRecorder(conninfo, table=table)
+    try:
+        report = calibrate(*files)
+        load(store, conninfo, table, files, sum(1 for _ in iter_lines(files)) - report.duplicates)
+        elapsed = wall(functools.partial(calibrate, store))
+        same = _figures(calibrate(store)) == _figures(report)
+    finally:
+        store.close()
+    peak = f" {peak_memory(files, db=(conninfo, table)):8.0f}" if memory else ""
+    return f" {elapsed:7.2f}{peak}  same figures: {same}"
+
+
+def iter_lines(files: Sequence[Path]) -> Any:
+    for path in files:
+        with path.open("rb") as file:
+            yield from file
 
 
 def month(folder: Path, replicas: int, conninfo: str | None) -> None:
@@ -254,30 +307,19 @@ def month(folder: Path, replicas: int, conninfo: str | None) -> None:
     if conninfo is None:
         print("  from PostgreSQL:  not measured (give --db or set CHECKPROFILE_TEST_PG)")
         return
-    import psycopg
 
     from checkprofile.human import PostgresRecorder
 
     store = PostgresRecorder(conninfo, table="bench_month")
     try:
-        if store.count() != lines - report.duplicates:
-            start = time.perf_counter()
-            with psycopg.connect(conninfo, autocommit=True) as connection:
-                connection.execute("TRUNCATE bench_month")
-            for path in files:
-                batch: list[Any] = []
-                for record in iter_records(path):
-                    batch.append(record)
-                    if len(batch) == 10_000:
-                        store.record_many(batch)
-                        batch.clear()
-                store.record_many(batch)
-            print(f"  loaded into PostgreSQL in {time.perf_counter() - start:.1f} s")
-        from_db = wall(functools.partial(calibrate, store))
+        load(store, conninfo, "bench_month", files, lines - report.duplicates)
+        elapsed_db = wall(functools.partial(calibrate, store))
         same = _figures(calibrate(store)) == _figures(report)
     finally:
         store.close()
-    print(f"  from PostgreSQL:  {from_db:6.1f} s elapsed (figures identical to the files': {same})")
+    print(
+        f"  from PostgreSQL:  {elapsed_db:6.1f} s elapsed (figures identical to the files': {same})"
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -288,12 +330,18 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--month", action="store_true")
     parser.add_argument("--db", default=os.environ.get("CHECKPROFILE_TEST_PG"))
     parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument(
+        "--sizes-db",
+        action="store_true",
+        help="with --db: also calibrate each size from PostgreSQL (elapsed s, peak MB)",
+    )
     parser.add_argument("--repeat", type=int, default=5, help="runs of each (a third at 1M)")
     args = parser.parse_args(argv)
     sizes = [int(size) for size in args.lines.split(",") if size]
     print(
         f"{'lines':>10} {'MB':>6} {'floor s':>8} {'calibrate s':>12} {'ratio':>6}"
         f" {'us/line':>8} {'growth':>7} {'peak MB':>8}"
+        + (f" {'db s':>7} {'db MB':>8}" if args.db and args.sizes_db else "")
     )
     first: float | None = None
     for lines in sizes:
@@ -307,9 +355,10 @@ def main(argv: list[str]) -> int:
         first = per_line if first is None else first
         memory = "" if args.no_memory else f"{peak_memory(files):8.0f}"
         size = sum(path.stat().st_size for path in files) / 1e6
+        db = from_db(args.db, lines, files, not args.no_memory) if args.db and args.sizes_db else ""
         print(
             f"{count:>10,} {size:6.0f} {base:8.2f} {cost:12.2f} {cost / base:6.2f}"
-            f" {per_line * 1e6:8.1f} {per_line / first:7.2f} {memory}"
+            f" {per_line * 1e6:8.1f} {per_line / first:7.2f} {memory}{db}"
         )
     if args.month:
         month(args.dir, args.replicas, args.db)

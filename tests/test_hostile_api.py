@@ -289,9 +289,10 @@ CALLS: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
     "pointer_token": (pointer_token, (T, V)),
     "outcome_for": (outcome_for, (T,)),
     # running a check
+    # not an evaluator: a TypeError before any attempt, never an error verdict
     "run_check_sync(evaluator)": (
         lambda v: run_check_sync(CHECK, MATERIAL, v, limits=Limits(), now=AT),
-        (),
+        (T,),
     ),
     "run_check_sync(limits)": (
         lambda v: run_check_sync(CHECK, MATERIAL, ScriptedEvaluator(SCRIPT), limits=v, now=AT),

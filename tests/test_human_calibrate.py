@@ -65,6 +65,7 @@ from checkprofile.human._calibrate import (
     calibrate,
     calibrate_cases,
 )
+from checkprofile.human._calibrate_figures import wilson
 from checkprofile.human._calibrate_report import calibration_html, calibration_text
 from checkprofile.human._recorders import record_line
 
@@ -237,10 +238,13 @@ def test_the_suggested_thresholds_are_the_hand_computed_ones(hand_records: Path)
     (check,) = hand_calibration(hand_records).checks
     q1, q2 = check.questions
     assert q1.suggested == Thresholds(pass_at=0.94, fail_below=0.61)
-    assert q1.meets_target
     assert confusion(q1.at_suggested) == matrix((1, 0), (0, 4), (4, 1))
     assert q1.at_suggested is not None
     assert (q1.at_suggested.agreement.value, q1.at_suggested.kappa.value) == (1.0, 1.0)
+    # 5 of 5 reach 0.95, but not to trust: the Wilson interval of n of n starts at
+    # n / (n + z**2) = 5 / 8.84 = 0.566, so the target is not met.
+    assert q1.at_suggested.agreement.low == pytest.approx(5 / (5 + 1.959963984540054**2))
+    assert not q1.meets_target
     assert q1.at_suggested.to_person == 5
 
     # No confidence reaches 0.95 on 5 or more decided cases: the best agreement, nearest 0.8.
@@ -281,7 +285,8 @@ def test_a_rubric_keeps_its_confidence_when_that_is_already_best() -> None:
     report = calibrate_cases([CheckCases(name="r", check=check, cases=cases)], min_cases=1)
     (question,) = report.checks[0].questions
     assert question.suggested == Thresholds(confidence=0.8)
-    assert question.meets_target
+    # 2 of 2 agree, but on two cases the Wilson interval starts at 2 / (2 + z**2) = 0.34.
+    assert not question.meets_target
     assert question.at_suggested == question.at_current
     assert question.curve_of == "confidence"
     by_threshold = {point.threshold: point for point in question.curve}
@@ -315,13 +320,16 @@ def test_figures_on_fewer_than_min_cases_are_marked_too_few(hand_records: Path) 
     # With too few cases behind every threshold, nothing meets the target.
     assert not any(q.meets_target for q in check.questions)
     text = calibration_text(report)
-    assert "6/7" not in text and "0.857 n=7*" in text
+    assert "6/7" not in text and "0.857 (0.487-0.974) n=7*" in text
     assert "*: fewer than 30 cases behind the figure: too few to trust." in text
     as_json = report.to_json()
     assert as_json["checks"][0]["questions"][0]["at_current"]["agreement"] == {
         "value": pytest.approx(6 / 7),
         "cases": 7,
         "too_few": True,
+        # The 95% Wilson interval of 6 of 7 (statsmodels' proportion_confint, method="wilson").
+        "low": pytest.approx(0.48687, abs=1e-5),
+        "high": pytest.approx(0.97432, abs=1e-5),
     }
 
 
@@ -485,19 +493,24 @@ def test_the_suggestion_is_the_best_of_every_threshold_graded_directly(
     assert question.at_suggested.confusion.to_json() == {
         r: {p: counts[(r, p)] for p in ("accepted", "refused")} for r in ("pass", "fail", "unsure")
     }
-    # No thresholds on the grid, graded one by one, meet the target with fewer to a person.
-    best = None
+    # No thresholds on the grid, graded one by one, meet the target with fewer to a person:
+    # first among those that meet it to trust (the Wilson interval's low bound reaches it),
+    # then, when none do, among those whose agreement alone reaches it.
+    best: dict[bool, int] = {}
     for p in GRID:
         for fail in (None, *(f for f in GRID if f <= p)):
             counts = regraded(check, Thresholds(pass_at=p, fail_below=fail), cases)
             decided = sum(n for (result, _), n in counts.items() if result != "unsure")
             agreed = counts[("pass", "accepted")] + counts[("fail", "refused")]
             if decided and agreed / decided >= target:
+                bounds = wilson(agreed, decided)
+                trusted = bounds is not None and bounds[0] >= target
                 unsure = len(cases) - decided
-                best = unsure if best is None else min(best, unsure)
-    assert question.meets_target == (best is not None)
-    if best is not None:
-        assert question.at_suggested.to_person == best
+                for tier in {trusted, False}:
+                    best[tier] = min(best.get(tier, unsure), unsure)
+    assert question.meets_target == (True in best)
+    if best:
+        assert question.at_suggested.to_person == best.get(True, best[False])
         assert question.at_suggested.agreement.value is not None
         assert question.at_suggested.agreement.value >= target
 
@@ -707,7 +720,8 @@ def test_cli_json_and_html(hand_records: Path, tmp_path: Path) -> None:
     assert (done.returncode, done.stderr) == (0, "")
     assert json.loads(done.stdout) == hand_calibration(hand_records).to_json()
     text = page.read_text(encoding="utf-8")
-    assert text.startswith("<!DOCTYPE html>") and text.count("<svg") == 2
+    # Per question: its curve, and its reliability diagram against the decision.
+    assert text.startswith("<!DOCTYPE html>") and text.count("<svg") == 4
 
 
 def test_cli_a_bad_line_is_one_line_naming_it_and_exit_2(tmp_path: Path) -> None:
@@ -919,6 +933,7 @@ def test_the_page_is_self_contained_and_escapes_every_user_text(tmp_path: Path) 
     assert names <= {
         "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "span",
         "table", "tr", "th", "td", "small", "svg", "rect", "line", "polyline", "text",
+        "circle",
     }  # fmt: skip
     # Nothing is fetched: no attribute names an address, the style imports nothing.
     for tag, attrs in parsed.tags:

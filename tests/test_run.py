@@ -483,3 +483,75 @@ def test_the_outcome_keeps_exactly_what_the_evaluator_was_shown() -> None:
     error, evaluator = run({**GOOD, SCREEN_ASK: [TimeoutError("slow")] * 2})
     assert error.verdict.verdict == "error"
     assert error.bundle is evaluator.calls[0]
+
+
+# Not an evaluator ------------------------------------------------------------------------------
+
+
+class _Counting:
+    """Counts the calls of its answer; ``model`` as given."""
+
+    def __init__(self, model: Any) -> None:
+        self._model = model
+        self.calls = 0
+
+    @property
+    def model(self) -> Any:
+        return self._model
+
+    async def answer(self, bundle: Bundle) -> Reply:
+        self.calls += 1
+        return Reply("m-1", [GOOD[q.ask] for q in bundle.check])
+
+
+class _NoAnswer:
+    model = "m-1"
+
+
+@pytest.mark.parametrize(
+    "evaluator",
+    [None, "gpt-4o", _NoAnswer(), object()],
+    ids=["none", "a-model-name", "no-answer-method", "object"],
+)
+def test_an_object_that_is_not_an_evaluator_is_a_type_error(evaluator: Any) -> None:
+    with pytest.raises(TypeError, match="an evaluator has a model and an async answer"):
+        run_check_sync(CHECK, material(), evaluator, limits=LIMITS, now=AT)
+
+
+@pytest.mark.parametrize("model", [None, "", "  ", 7], ids=["none", "empty", "blank", "number"])
+def test_an_evaluator_that_names_no_model_is_a_type_error_before_any_attempt(model: Any) -> None:
+    evaluator = _Counting(model)
+    with pytest.raises(TypeError, match="names the model it is configured with"):
+        run_check_sync(CHECK, material(), evaluator, limits=LIMITS, now=AT)
+    assert evaluator.calls == 0
+
+
+def test_ask_evaluator_refuses_what_is_not_an_evaluator_too() -> None:
+    from checkprofile import ask_evaluator, build_bundle
+
+    bundle = build_bundle(CHECK, material(), state_bytes=LIMITS.check_state_bytes)
+    with pytest.raises(TypeError, match="an evaluator has a model"):
+        asyncio.run(ask_evaluator(None, bundle))  # type: ignore[arg-type]
+
+
+class _Vanishing:
+    """Names its model until the first attempt has raised, then none: a record must still
+    name the model, never the evaluator's type."""
+
+    def __init__(self) -> None:
+        self.asked = False
+
+    @property
+    def model(self) -> str | None:
+        return None if self.asked else "configured-1"
+
+    async def answer(self, bundle: Bundle) -> Reply:
+        self.asked = True
+        raise KeyError("x")
+
+
+def test_the_recorded_model_is_never_a_type_name() -> None:
+    vanishing: Any = _Vanishing()
+    outcome = run_check_sync(CHECK, material(), vanishing, limits=LIMITS, now=AT)
+    assert outcome.verdict.verdict == "error"
+    assert outcome.verdict.model == "configured-1"

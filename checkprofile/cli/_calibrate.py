@@ -11,10 +11,20 @@ from pathlib import Path
 from .._convert import escaped_text
 from ..human import AuditError
 from ..human._audit_sources import Window
-from ..human._calibrate import MIN_CASES, calibrate
+from ..human._calibrate import MIN_CASES, Calibration, calibrate
+from ..human._calibrate_drift import drift, drift_text
+from ..human._calibrate_recommend import CONFIDENCE, MAX_WRONG_FAIL, MAX_WRONG_PASS
 from ..human._calibrate_report import calibration_html, calibration_text
 from ..human._postgres import DEFAULT_TABLE, PostgresRecorder, StoreError
-from ._common import EXIT_OK, Commands, UsageError, common_options, print_json, unreadable
+from ._common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    Commands,
+    UsageError,
+    common_options,
+    print_json,
+    unreadable,
+)
 
 
 def register(commands: Commands) -> None:
@@ -28,8 +38,13 @@ def register(commands: Commands) -> None:
         "agreement, confusion matrix, Cohen's kappa, cases sent to a person, and the thresholds "
         "that would have matched the people at the target agreement. The trail is one or more "
         "JSON Lines files or directories of them (one per replica; a record in two counts "
-        "once), and/or a PostgreSQL store (--db). Exit 0 when the report is made, 2 for an "
-        "unreadable file or store, or a line that is not a record (FILE:LINE).",
+        "once), and/or a PostgreSQL store (--db). It also recommends thresholds for the whole "
+        "check that keep wrong passes and wrong fails within --max-wrong-pass and "
+        "--max-wrong-fail with --confidence. Exit 0 when the report is made, 2 for an "
+        "unreadable file or store, or a line that is not a record (FILE:LINE). With "
+        "--baseline-since or --baseline-until it compares that window with the --since/--until "
+        "one instead, for a scheduled job: exit 0 when nothing moved beyond its interval, 1 "
+        "when a figure did, 2 as above.",
     )
     parser.add_argument(
         "sources",
@@ -80,6 +95,50 @@ def register(commands: Commands) -> None:
         help=f"below this many cases a figure is marked too few to trust (default: {MIN_CASES})",
     )
     parser.add_argument(
+        "--max-wrong-pass",
+        type=_rate,
+        default=MAX_WRONG_PASS,
+        metavar="RATE",
+        help="the share of submissions the recommended thresholds may pass though a person "
+        f"would refuse them, above 0 and below 1 (default: {MAX_WRONG_PASS})",
+    )
+    parser.add_argument(
+        "--max-wrong-fail",
+        type=_rate,
+        default=MAX_WRONG_FAIL,
+        metavar="RATE",
+        help="the share of submissions they may fail though a person would accept them "
+        f"(default: {MAX_WRONG_FAIL})",
+    )
+    parser.add_argument(
+        "--confidence",
+        type=_rate,
+        default=CONFIDENCE,
+        metavar="LEVEL",
+        help="how sure the promise of the recommendation is, above 0 and below 1 "
+        f"(default: {CONFIDENCE})",
+    )
+    parser.add_argument(
+        "--labels",
+        type=Path,
+        metavar="LABELS.jsonl",
+        help="people's own answers to each question, one submission a line: "
+        '{"key": "<submission key>", "labels": {"<ask>": <label>}}; adds each question\'s '
+        "reliability against them",
+    )
+    parser.add_argument(
+        "--baseline-since",
+        type=_since,
+        metavar="TIME",
+        help="drift: the baseline window starts at TIME; compare it with --since/--until",
+    )
+    parser.add_argument(
+        "--baseline-until",
+        type=_until,
+        metavar="TIME",
+        help="drift: the baseline window ends before TIME",
+    )
+    parser.add_argument(
         "--html",
         type=Path,
         metavar="REPORT.html",
@@ -95,6 +154,16 @@ def _target(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not (math.isfinite(value) and 0 < value <= 1):
         raise argparse.ArgumentTypeError(f"must be above 0 and at most 1, got {text!r}")
+    return value
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(value) and 0 < value < 1):
+        raise argparse.ArgumentTypeError(f"must be above 0 and below 1, got {text!r}")
     return value
 
 
@@ -135,31 +204,20 @@ def _calibrate(args: argparse.Namespace) -> int:
             sources.append(PostgresRecorder(args.db, table=args.db_table))
         except (StoreError, ValueError) as error:
             raise UsageError(f"--db: {error}") from None
-    try:
-        report = calibrate(
-            *sources,
-            target=args.target,
-            min_cases=args.min_cases,
-            since=args.since,
-            until=args.until,
-        )
-    except (AuditError, StoreError) as error:
-        raise UsageError(str(error)) from None
-    except ValueError as error:  # since after until
-        raise UsageError(str(error)) from None
-    except OSError as error:
-        path = Path(error.filename) if error.filename else paths[0]
-        if path.is_dir():
-            raise UsageError(f"{path}: no audit records (*.jsonl) in this directory") from None
-        raise unreadable(path, "audit records", error) from None
-    for torn in report.torn:
-        print(f"checkprofile: warning: {escaped_text(str(torn))}", file=sys.stderr)
-    if report.torn_lines > len(report.torn):
-        print(
-            f"checkprofile: warning: {report.torn_lines - len(report.torn)} more torn lines"
-            " skipped",
-            file=sys.stderr,
-        )
+    drifting = args.baseline_since is not None or args.baseline_until is not None
+    if drifting and args.html is not None:
+        raise UsageError("calibrate: --html makes a report, not a drift comparison")
+    report = _report(args, sources, paths, args.since, args.until)
+    if drifting:
+        baseline = _report(args, sources, paths, args.baseline_since, args.baseline_until)
+        _warn_torn(baseline)
+        result = drift(baseline, report)
+        if args.json:
+            print_json(result.to_json())
+        else:
+            sys.stdout.write(drift_text(result))
+        return EXIT_FAIL if result.moved else EXIT_OK
+    _warn_torn(report)
     if args.html is not None:
         page = calibration_html(report, title=f"Calibration: {_title(report.sources)}")
         try:
@@ -173,6 +231,49 @@ def _calibrate(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(calibration_text(report))
     return EXIT_OK
+
+
+def _report(
+    args: argparse.Namespace,
+    sources: list[object],
+    paths: list[Path],
+    since: str | None,
+    until: str | None,
+) -> Calibration:
+    try:
+        return calibrate(
+            *sources,
+            target=args.target,
+            min_cases=args.min_cases,
+            max_wrong_pass=args.max_wrong_pass,
+            max_wrong_fail=args.max_wrong_fail,
+            confidence=args.confidence,
+            since=since,
+            until=until,
+            labels=args.labels,
+        )
+    except (AuditError, StoreError) as error:
+        raise UsageError(str(error)) from None
+    except ValueError as error:  # since after until, a label that does not fit
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        path = Path(error.filename) if error.filename else paths[0]
+        if args.labels is not None and path == args.labels:
+            raise unreadable(path, "labels", error) from None
+        if path.is_dir():
+            raise UsageError(f"{path}: no audit records (*.jsonl) in this directory") from None
+        raise unreadable(path, "audit records", error) from None
+
+
+def _warn_torn(report: Calibration) -> None:
+    for torn in report.torn:
+        print(f"checkprofile: warning: {escaped_text(str(torn))}", file=sys.stderr)
+    if report.torn_lines > len(report.torn):
+        print(
+            f"checkprofile: warning: {report.torn_lines - len(report.torn)} more torn lines"
+            " skipped",
+            file=sys.stderr,
+        )
 
 
 def _title(sources: tuple[str, ...]) -> str:

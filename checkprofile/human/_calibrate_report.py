@@ -18,12 +18,15 @@ from ._calibrate import (
     Calibration,
     CheckCalibration,
     CurvePoint,
+    Figure,
     Figures,
     QuestionCalibration,
+    Recommendation,
     Thresholds,
 )
+from ._calibrate_figures import Reliability, ReliabilityBin
 
-__all__ = ["calibration_html", "calibration_text"]
+__all__ = ["calibration_html", "calibration_text", "recommendation_text"]
 
 _KIND: Final = {"yes_no": "yes/no", "choice": "choice", "rubric": "rubric"}
 _SKIPPED: Final = {
@@ -60,18 +63,32 @@ def _thresholds(value: Thresholds | None) -> str:
     return f"confidence {js_number(value.confidence)}"
 
 
+def _interval(figure: Figure, *, percent: bool = False) -> str:
+    """A share's 95% Wilson interval, as ``(0.487-0.974)``, or nothing when undefined."""
+    if figure.low is None or figure.high is None:
+        return ""
+    if percent:
+        return f" ({figure.low * 100:.1f}-{figure.high * 100:.1f}%)"
+    return f" ({figure.low:.3f}-{figure.high:.3f})"
+
+
 def _cells(figures: Figures | None) -> list[str]:
     if figures is None:
-        return ["n/a"] * 6
+        return ["n/a"] * 7
     # A star, or a space where there is none, keeps the right-aligned numbers in line.
     star = "*" if figures.agreement.too_few else " "
     share = figures.to_person_share
     person_star = "*" if share.too_few else " "
     c = figures.confusion
+    wrong = figures.wrong_pass
     return [
-        f"{_number(figures.agreement.value)} n={figures.decided}{star}",
+        f"{_number(figures.agreement.value)}{_interval(figures.agreement)}"
+        f" n={figures.decided}{star}",
         f"{_number(figures.kappa.value, 2)}{star}",
-        f"{figures.to_person}/{figures.cases} {_percent(share.value)}{person_star}",
+        f"{figures.to_person}/{figures.cases} {_percent(share.value)}"
+        f"{_interval(share, percent=True)}{person_star}",
+        f"{c.pass_refused}/{figures.cases} {_percent(wrong.value)}"
+        f"{_interval(wrong, percent=True)}{person_star}",
         f"{c.pass_accepted}/{c.pass_refused}",
         f"{c.fail_accepted}/{c.fail_refused}",
         f"{c.unsure_accepted}/{c.unsure_refused}",
@@ -85,6 +102,7 @@ _HEAD: Final = (
     "agreement",
     "kappa",
     "to a person",
+    "wrong pass",
     "pass a/r",
     "fail a/r",
     "unsure a/r",
@@ -100,7 +118,7 @@ def _rows(check: CheckCalibration, target: float) -> list[list[str]]:
             "suggested",
             "each question's",
             *_cells(check.at_suggested),
-            _met(check.at_suggested.agreement.value, target),
+            _met(check.met),
         ],
     ]
     for number, question in enumerate(check.questions, 1):
@@ -113,14 +131,14 @@ def _rows(check: CheckCalibration, target: float) -> list[list[str]]:
                 "suggested",
                 _thresholds(question.suggested),
                 *_cells(question.at_suggested),
-                "met" if question.meets_target else "not met",
+                _met(question.meets_target),
             ]
         )
     return rows
 
 
-def _met(agreement: float | None, target: float) -> str:
-    return "met" if agreement is not None and agreement >= target else "not met"
+def _met(met: bool) -> str:
+    return "met" if met else "not met"
 
 
 def _table(rows: Sequence[Sequence[str]]) -> list[str]:
@@ -195,9 +213,97 @@ _LEGEND: Final = (
     "to a person: unsure cases, of all cases. a/r: accepted/refused by the person"
     " (completed with the candidate is accepted; returned, failed, or completed with the"
     " person's own output is refused).",
+    "wrong pass: cases the model passed though the person refused them, of all cases."
+    " (low-high): the 95% Wilson interval of each share.",
     "suggested: the thresholds that keep agreement at or above the target while sending the"
-    " fewest cases to a person (or, when none reach it, the highest agreement).",
+    " fewest cases to a person (or, when none reach it, the highest agreement). met: the low"
+    " end of the agreement's interval reaches the target, on enough cases.",
+    "ECE: expected calibration error over 10 equal-width bins of the stated probability or"
+    " confidence; Brier: mean squared gap between it and what came true.",
 )
+
+
+def _rate(share: float) -> str:
+    """A rate the user set, as they would write it: 5%, 2.5%."""
+    return f"{share * 100:.10g}%"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _all_thresholds(check: CheckCalibration, chosen: Recommendation) -> str:
+    return ", ".join(
+        f"Q{number} {_thresholds(thresholds)}"
+        for number, thresholds in enumerate(chosen.thresholds, 1)
+    )
+
+
+def recommendation_text(check: CheckCalibration) -> list[str]:
+    """What the whole check's recommendation promises, and what it costs, in sentences."""
+    chosen = check.recommended
+    figures = chosen.at_recommended
+    now = check.at_current
+    rates = (
+        f"at most {_rate(chosen.max_wrong_pass)} of submissions pass that a person would"
+        f" have refused, and at most {_rate(chosen.max_wrong_fail)} fail that a person"
+        " would have accepted"
+    )
+    bounds = (
+        f"{_percent(chosen.wrong_pass_bound)} and {_percent(chosen.wrong_fail_bound)}, tested"
+        f" on {_plural(chosen.test_cases, 'case')} the search did not see"
+    )
+    cost = (
+        f"A person would still see {figures.to_person} of {figures.cases} submissions"
+        f" ({_percent(figures.to_person_share.value)},"
+        " 95% interval "
+        f"{_interval(figures.to_person_share, percent=True)[2:-1]}), against {now.to_person}"
+        f" ({_percent(now.to_person_share.value)}) at the thresholds in force."
+    )
+    if chosen.promised:
+        return [
+            f"Recommended for the whole check: {_all_thresholds(check, chosen)}.",
+            f"With {_rate(chosen.confidence)} confidence, {rates} (bounds {bounds}).",
+            cost,
+        ]
+    return [
+        f"No thresholds can promise that {rates}, with {_rate(chosen.confidence)}"
+        f" confidence, on these cases ({_plural(chosen.test_cases, 'case')} to test them on).",
+        f"The closest, {_all_thresholds(check, chosen)}, promise at most"
+        f" {_percent(chosen.wrong_pass_bound)} wrong passes and"
+        f" {_percent(chosen.wrong_fail_bound)} wrong fails. {cost}",
+    ]
+
+
+def _reliability_lines(number: int, question: QuestionCalibration) -> list[str]:
+    lines = []
+    for table in question.reliability:
+        what = "p of yes" if table.stated == "p" else "confidence"
+        lines.append(
+            f"  Q{number} reliability, {what} against {table.outcome}: ECE {_number(table.ece)},"
+            f" Brier {_number(table.brier)}, on {_plural(table.cases, 'case')}"
+            f"{'*' if table.too_few else ''}."
+        )
+        rows = [["    bin", "cases", "stated", "observed"]]
+        for cell in table.bins:
+            if cell.cases:
+                rows.append(
+                    [
+                        f"    ({cell.low:g}, {cell.high:g}]",
+                        str(cell.cases),
+                        _number(cell.mean_stated),
+                        f"{_number(cell.observed.value)}{_interval(cell.observed)}",
+                    ]
+                )
+        widths = [max(len(row[i]) for row in rows) for i in range(4)]
+        lines += [
+            "  ".join(
+                cell.ljust(width) if i == 0 else cell.rjust(width)
+                for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+            ).rstrip()
+            for row in rows
+        ]
+    return lines
 
 
 def calibration_text(calibration: Calibration) -> str:
@@ -208,6 +314,14 @@ def calibration_text(calibration: Calibration) -> str:
         lines += _table([list(_HEAD), *_rows(check, calibration.target)])
         for number, question in enumerate(check.questions, 1):
             lines.append(f"  Q{number}: {_shown(question.ask)}")
+        lines.append("")
+        lines += [
+            "  " + wrapped
+            for sentence in recommendation_text(check)
+            for wrapped in textwrap.wrap(sentence, 94)
+        ]
+        for number, question in enumerate(check.questions, 1):
+            lines += _reliability_lines(number, question)
     if not calibration.checks:
         lines += ["", "No case joins an advisory verdict to a person's decision yet."]
     lines.append("")
@@ -256,17 +370,22 @@ def _e(text: str) -> str:
 
 def _figure_cells(figures: Figures | None) -> str:
     if figures is None:
-        return '<td colspan="6">no thresholds leave a case decided</td>'
+        return '<td colspan="7">no thresholds leave a case decided</td>'
     few = ' class="few" title="too few cases to trust"'
     agreement, share, c = figures.agreement, figures.to_person_share, figures.confusion
+    wrong = figures.wrong_pass
     mark = "*" if agreement.too_few else ""
     person_mark = "*" if share.too_few else ""
     return (
         f"<td{few if agreement.too_few else ''}>{_number(agreement.value)}{mark}"
-        f" <small>n={figures.decided}</small></td>"
+        f" <small>{_e(_interval(agreement))} n={figures.decided}</small></td>"
         f"<td{few if agreement.too_few else ''}>{_number(figures.kappa.value, 2)}{mark}</td>"
         f"<td{few if share.too_few else ''}>{figures.to_person} of {figures.cases}"
-        f" ({_percent(share.value)}){person_mark}</td>"
+        f" ({_percent(share.value)}){person_mark}"
+        f" <small>{_e(_interval(share, percent=True))}</small></td>"
+        f"<td{few if wrong.too_few else ''}>{c.pass_refused} of {figures.cases}"
+        f" ({_percent(wrong.value)}){person_mark}"
+        f" <small>{_e(_interval(wrong, percent=True))}</small></td>"
         f"<td>{c.pass_accepted} / {c.pass_refused}</td>"
         f"<td>{c.fail_accepted} / {c.fail_refused}</td>"
         f"<td>{c.unsure_accepted} / {c.unsure_refused}</td>"
@@ -279,10 +398,11 @@ def _met_cell(met: bool | None) -> str:
     return '<td class="met">met</td>' if met else '<td class="not">not met</td>'
 
 
-def _html_table(check: CheckCalibration, target: float) -> str:
+def _html_table(check: CheckCalibration) -> str:
     head = (
         '<tr><th class="l"></th><th class="l"></th><th class="l">thresholds</th>'
-        "<th>agreement</th><th>kappa</th><th>to a person</th><th>pass acc. / ref.</th>"
+        "<th>agreement</th><th>kappa</th><th>to a person</th><th>wrong pass</th>"
+        "<th>pass acc. / ref.</th>"
         "<th>fail acc. / ref.</th><th>unsure acc. / ref.</th><th>target</th></tr>"
     )
     rows = [
@@ -291,7 +411,7 @@ def _html_table(check: CheckCalibration, target: float) -> str:
         '<tr><td class="l"></td><td class="l">suggested</td>'
         '<td class="l">each question\'s</td>'
         f"{_figure_cells(check.at_suggested)}"
-        f"{_met_cell(_met(check.at_suggested.agreement.value, target) == 'met')}</tr>",
+        f"{_met_cell(check.met)}</tr>",
     ]
     for number, q in enumerate(check.questions, 1):
         kind = _e(_KIND.get(q.kind, q.kind))
@@ -413,6 +533,93 @@ def _chart(
     return "".join(parts)
 
 
+# The reliability diagram's frame, in SVG user units.
+_RW, _RH, _RL, _RR, _RT, _RB = 640, 320, 56, 230, 16, 44
+
+
+def _rx(t: float) -> float:
+    return _RL + t * (_RW - _RL - _RR)
+
+
+def _ry(v: float) -> float:
+    return _RT + (1 - v) * (_RH - _RT - _RB)
+
+
+def _reliability_chart(table: Reliability, number: int, anchor: str) -> str:
+    """A reliability diagram: per bin, what came true (a bar, its 95% interval a whisker)
+    against the mean stated value (a dot), with the diagonal of perfect calibration."""
+    what = "p of yes" if table.stated == "p" else "confidence"
+    title = (
+        f"Q{number}: {what} against {table.outcome} (ECE {_number(table.ece)},"
+        f" Brier {_number(table.brier)}, {table.cases} cases)"
+    )
+    parts = [
+        f'<svg viewBox="0 0 {_RW} {_RH}" width="{_RW}" height="{_RH}" role="img"'
+        f' aria-labelledby="{anchor}"><title id="{anchor}">{_e(title)}</title>',
+        f'<rect x="{_RL}" y="{_RT}" width="{_RW - _RL - _RR}" height="{_RH - _RT - _RB}"'
+        ' fill="#fbfcfe" stroke="#c4cad6"/>',
+    ]
+    for tick in (0, 0.25, 0.5, 0.75, 1):
+        parts.append(
+            f'<text x="{_RL - 6}" y="{_ry(tick) + 4:.1f}" text-anchor="end" font-size="11"'
+            f' fill="#4a5263">{tick:g}</text>'
+            f'<text x="{_rx(tick):.1f}" y="{_RH - _RB + 16}" text-anchor="middle"'
+            f' font-size="11" fill="#4a5263">{tick:g}</text>'
+        )
+    parts.append(
+        f'<line x1="{_rx(0):.1f}" y1="{_ry(0):.1f}" x2="{_rx(1):.1f}" y2="{_ry(1):.1f}"'
+        ' stroke="#6b7385" stroke-dasharray="4 3"/>'
+        f'<text x="{_rx(0.5):.1f}" y="{_RH - 6}" text-anchor="middle" font-size="12"'
+        f' fill="#1d2330">{_e(what)} (10 equal-width bins)</text>'
+    )
+    width = (_RW - _RL - _RR) / len(table.bins)
+    for cell in table.bins:
+        if not cell.cases or cell.observed.value is None:
+            continue
+        x = _rx(cell.low) + 2
+        opacity = "0.35" if cell.observed.too_few else "0.8"
+        parts.append(
+            f'<rect x="{x:.1f}" y="{_ry(cell.observed.value):.1f}" width="{width - 4:.1f}"'
+            f' height="{_ry(0) - _ry(cell.observed.value):.1f}" fill="#1f5fbf"'
+            f' fill-opacity="{opacity}"><title>{_e(_bin_title(cell))}</title></rect>'
+        )
+        if cell.observed.low is not None and cell.observed.high is not None:
+            centre = x + (width - 4) / 2
+            parts.append(
+                f'<line x1="{centre:.1f}" x2="{centre:.1f}" y1="{_ry(cell.observed.low):.1f}"'
+                f' y2="{_ry(cell.observed.high):.1f}" stroke="#1d2330" stroke-width="1.2"/>'
+            )
+        if cell.mean_stated is not None:
+            parts.append(
+                f'<circle cx="{_rx(cell.mean_stated):.1f}" cy="{_ry(cell.mean_stated):.1f}"'
+                ' r="3.5" fill="#c26a00"/>'
+            )
+    legend = [
+        ("#1f5fbf", "observed share (bar)"),
+        ("#1d2330", "its 95% interval"),
+        ("#c26a00", "mean stated (dot)"),
+        ("#6b7385", "perfect calibration"),
+    ]
+    for row, (colour, label) in enumerate(legend):
+        y = _RT + 12 + row * 20
+        x = _RW - _RR + 14
+        parts.append(
+            f'<line x1="{x}" x2="{x + 22}" y1="{y}" y2="{y}" stroke="{colour}"'
+            ' stroke-width="3"/>'
+            f'<text x="{x + 28}" y="{y + 4}" font-size="12" fill="#1d2330">{_e(label)}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _bin_title(cell: ReliabilityBin) -> str:
+    return (
+        f"({cell.low:g}, {cell.high:g}]: {cell.cases} cases, stated"
+        f" {_number(cell.mean_stated)}, observed {_number(cell.observed.value)}"
+        f"{_interval(cell.observed)}"
+    )
+
+
 def calibration_html(calibration: Calibration, *, title: str = "Calibration report") -> str:
     """The report as one self-contained HTML page (inline CSS and SVG; nothing fetched)."""
     body = [f"<h1>{_e(title)}</h1>"]
@@ -421,7 +628,8 @@ def calibration_html(calibration: Calibration, *, title: str = "Calibration repo
         body.append("<p>No case joins an advisory verdict to a person's decision yet.</p>")
     for index, check in enumerate(calibration.checks, 1):
         body.append(f"<h2>{_e(_shown(check.name))} ({check.at_current.cases} cases)</h2>")
-        body.append(_html_table(check, calibration.target))
+        body.append(_html_table(check))
+        body += [f"<p>{_e(sentence)}</p>" for sentence in recommendation_text(check)]
         for number, question in enumerate(check.questions, 1):
             few = ' <span class="few">(too few cases to trust)</span>' if question.too_few else ""
             body.append(f"<h3>Q{number} ({_e(_KIND.get(question.kind, question.kind))}):")
@@ -435,6 +643,8 @@ def calibration_html(calibration: Calibration, *, title: str = "Calibration repo
                     f"c{index}q{number}",
                 )
             )
+            for kind, table in enumerate(question.reliability):
+                body.append(_reliability_chart(table, number, f"c{index}q{number}r{kind}"))
     body += [f'<p class="note">{_e(line)}</p>' for line in _LEGEND]
     body.append(
         f'<p class="note">* or <span class="few">amber</span>: fewer than'

@@ -19,6 +19,7 @@ from typing import Protocol, runtime_checkable
 import attrs
 
 from .._convert import file_name, show
+from .._log import logger
 from .._types import of_type
 from ._audit_fast import _Reader
 from ._audit_records import AuditRecord, DecisionRecord, VerdictRecord
@@ -31,6 +32,8 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 __all__ = ["JsonLinesRecorder", "Recorder", "record_line"]
+
+_log = logger("human")
 
 
 @runtime_checkable
@@ -107,6 +110,11 @@ class JsonLinesRecorder:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             if readable and _ends_mid_line(fd):
                 line = b"\n" + line  # a writer died mid-line: leave its fragment alone
+                _log.warning(
+                    "%s ends in the middle of a line (a writer that died); the record starts"
+                    " on a new line and readers skip the fragment",
+                    self.path,
+                )
             view = memoryview(line)
             while view:
                 written = os.write(fd, view)

@@ -1,0 +1,404 @@
+"""Calibration that can be trusted: the intervals, the calibration figures (ECE, Brier, the
+reliability table) against hand-computed sets, the check row's "met", the whole check's
+recommendation and its promise held out of sample, people's labels, and drift between two
+windows on the command line."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from checkprofile import ChoiceAnswer, YesNoAnswer, parse_check
+from checkprofile.cli import main
+from checkprofile.human import AuditError, Completed, Returned
+from checkprofile.human._calibrate import Case, CheckCases, Person, calibrate, calibrate_cases
+from checkprofile.human._calibrate_figures import wilson
+from checkprofile.human._calibrate_labels import read_labels
+from checkprofile.human._calibrate_recommend import binomial_cdf, upper_bound
+from checkprofile.human._calibrate_report import calibration_html, calibration_text
+
+ROOT = Path(__file__).resolve().parent.parent
+Z2 = 1.959963984540054**2
+
+
+def one_check(check_text: Any, rows: list[tuple[Any, ...]], **options: Any) -> Any:
+    check = parse_check(check_text)
+    cases = tuple(
+        Case(key=f"k{i}", answers=answers, person=person)
+        for i, (answers, person) in enumerate(rows)
+    )
+    report = calibrate_cases([CheckCases(name="s", check=check, cases=cases)], **options)
+    return report.checks[0]
+
+
+# --- intervals --------------------------------------------------------------------------------
+
+
+def test_wilson_intervals_are_the_textbook_ones() -> None:
+    # statsmodels.stats.proportion.proportion_confint(6, 7, method="wilson").
+    bounds: Any = wilson(6, 7)
+    assert bounds == (pytest.approx(0.486872, abs=1e-6), pytest.approx(0.974320, abs=1e-6))
+    # At n of n the interval starts at n / (n + z**2) and ends at 1; at none, mirrored.
+    bounds = wilson(5, 5)
+    assert bounds == (pytest.approx(5 / (5 + Z2)), 1.0)
+    bounds = wilson(0, 5)
+    assert bounds == (0.0, pytest.approx(Z2 / (5 + Z2)))
+    assert wilson(0, 0) is None
+
+
+def test_binomial_tails_and_clopper_pearson_bounds() -> None:
+    for n, k, rate in ((20, 3, 0.1), (200, 9, 0.05), (1000, 480, 0.5)):
+        direct = math.fsum(math.comb(n, i) * rate**i * (1 - rate) ** (n - i) for i in range(k + 1))
+        assert binomial_cdf(k, n, rate) == pytest.approx(direct, rel=1e-9)
+    # None seen in n: the one-sided bound at 90% solves (1 - u)**n = 0.1.
+    assert upper_bound(0, 50, 0.9) == pytest.approx(1 - 0.1 ** (1 / 50), rel=1e-9)
+    assert upper_bound(5, 5, 0.9) == 1.0
+    # The exact bound is wider than the Wilson one at the same one-sided level.
+    assert upper_bound(3, 100, 0.975) > wilson(3, 100)[1]  # type: ignore[index]
+
+
+def test_every_share_has_its_interval_in_text_json_and_html(tmp_path: Path) -> None:
+    rows: list[tuple[Any, Person]] = [((YesNoAnswer(0.95),), "accepted")] * 40
+    rows += [((YesNoAnswer(0.95),), "refused")] * 2
+    rows += [((YesNoAnswer(0.5),), "refused")] * 8
+    check = one_check("Fine?", rows, min_cases=30)
+    figures = check.at_current
+    for figure in (figures.agreement, figures.to_person_share, figures.wrong_pass):
+        assert figure.low is not None and figure.high is not None
+        assert figure.value is not None and figure.low <= figure.value <= figure.high
+    assert (figures.wrong_pass.value, figures.wrong_pass.cases) == (2 / 50, 50)
+    data = check.to_json()["at_current"]
+    assert data["wrong_pass"]["low"] == pytest.approx(wilson(2, 50)[0])  # type: ignore[index]
+    report = calibrate_cases(
+        [CheckCases(name="s", check=parse_check("Fine?"), cases=tuple(
+            Case(key=f"k{i}", answers=a, person=p) for i, (a, p) in enumerate(rows)))]
+    )  # fmt: skip
+    text = calibration_text(report)
+    assert "0.960 (0.865-0.989) n=50" in text  # 48 of 50 agree (0.5 fails)
+    assert "2/50 4.0% (1.1-13.5%)" in text  # the wrong passes
+    page = calibration_html(report)
+    assert "(0.865-0.989) n=50" in page and "(1.1-13.5%)" in page
+
+
+# --- "met" needs the interval, and enough cases, the check row too ---------------------------
+
+
+def test_the_check_row_is_not_met_below_the_minimum_of_cases() -> None:
+    # Ten cases, every one agreed: 1.0 agreement, but on 10 < 30 decided cases.
+    rows: list[tuple[Any, Person]] = [((YesNoAnswer(0.99),), "accepted")] * 5
+    rows += [((YesNoAnswer(0.01),), "refused")] * 5
+    check = one_check("Fine?", rows, target=0.9)
+    assert check.at_suggested.agreement.value == 1.0 and check.at_suggested.agreement.too_few
+    assert not check.met and not check.questions[0].meets_target
+    report_text = calibration_text(
+        calibrate_cases(
+            [CheckCases(name="s", check=parse_check("Fine?"), cases=tuple(
+                Case(key=f"k{i}", answers=a, person=p) for i, (a, p) in enumerate(rows)))],
+            target=0.9,
+        )
+    )  # fmt: skip
+    check_row = next(line for line in report_text.splitlines() if "each question's" in line)
+    assert check_row.rstrip().endswith("not met")
+    assert check.to_json()["met"] is False
+
+
+def test_met_needs_the_interval_to_reach_the_target() -> None:
+    # 95 of 100 agree: 0.95 reaches a 0.9 target, and its interval (0.888-0.978) does not.
+    rows: list[tuple[Any, Person]] = [((YesNoAnswer(0.99),), "accepted")] * 95
+    rows += [((YesNoAnswer(0.99),), "refused")] * 5
+    check = one_check("Fine?", rows, target=0.9)
+    assert check.at_current.agreement.value == 0.95
+    assert not check.met and not check.questions[0].meets_target
+    # 200 of 200: the interval starts at 200 / (200 + z**2) = 0.981, above 0.95.
+    rows = [((YesNoAnswer(0.99),), "accepted")] * 200
+    check = one_check("Fine?", rows, target=0.95)
+    assert check.met and check.questions[0].meets_target and check.to_json()["met"] is True
+
+
+# --- calibration figures against hand-computed sets --------------------------------------------
+
+
+def test_ece_brier_and_the_reliability_table_of_a_yes_no_question() -> None:
+    # p and the person: bins (0.9, 1]: 0.95 x3, 2 accepted (gap |2/3 - 0.95|); (0.8, 0.9]:
+    # 0.85 accepted (0.15); (0.2, 0.3]: 0.3 at the edge, refused (0.3); (0.1, 0.2]: 0.15 x2,
+    # one accepted (0.35); (0, 0.1]: 0.05 refused (0.05). ECE = (3 * 0.28333 + 0.15 + 0.3
+    # + 2 * 0.35 + 0.05) / 8 = 2.05 / 8. Brier = (2 * 0.0025 + 0.9025 + 0.0225 + 0.09
+    # + 0.0225 + 0.7225 + 0.0025) / 8 = 1.7675 / 8.
+    cases: list[tuple[float, Person]] = [
+        (0.95, "accepted"), (0.95, "accepted"), (0.95, "refused"), (0.85, "accepted"),
+        (0.3, "refused"), (0.15, "refused"), (0.15, "accepted"), (0.05, "refused"),
+    ]  # fmt: skip
+    check = one_check("Fine?", [((YesNoAnswer(p),), who) for p, who in cases], min_cases=1)
+    (table,) = check.questions[0].reliability
+    assert (table.against, table.stated, table.cases) == ("decision", "p", 8)
+    assert table.ece == pytest.approx(2.05 / 8)
+    assert table.brier == pytest.approx(1.7675 / 8)
+    # The table as scikit-learn's calibration_curve(strategy="uniform", n_bins=10) gives it.
+    filled = [(b.low, b.cases, b.mean_stated, b.observed.value) for b in table.bins if b.cases]
+    assert filled == [
+        (0.0, 1, pytest.approx(0.05), 0.0),
+        (0.1, 2, pytest.approx(0.15), 0.5),
+        (0.2, 1, pytest.approx(0.3), 0.0),
+        (0.8, 1, pytest.approx(0.85), 1.0),
+        (0.9, 3, pytest.approx(0.95), pytest.approx(2 / 3)),
+    ]
+
+
+def test_a_choice_question_is_calibrated_on_being_right() -> None:
+    # "states" passes. Right: states/accepted, hedges/refused. Bins (0.8, 0.9]: 0.9 right and
+    # 0.9 wrong (gap 0.4); (0.5, 0.6]: 0.6 right, 0.6 wrong (0.1); (0.6, 0.7]: 0.65 right
+    # (0.35). ECE = (2 * 0.4 + 2 * 0.1 + 0.35) / 5 = 0.27. Brier = (0.01 + 0.81 + 0.16 + 0.36
+    # + 0.1225) / 5 = 0.2925.
+    check = one_check(
+        [
+            {
+                "ask": "Does it state?",
+                "one_of": {"states": "It states.", "hedges": "It hedges."},
+                "pass": ["states"],
+            }
+        ],
+        [
+            ((ChoiceAnswer("states", 0.9),), "accepted"),
+            ((ChoiceAnswer("states", 0.9),), "refused"),
+            ((ChoiceAnswer("hedges", 0.6),), "refused"),
+            ((ChoiceAnswer("hedges", 0.6),), "accepted"),
+            ((ChoiceAnswer("hedges", 0.65),), "refused"),
+        ],
+        min_cases=1,
+    )
+    (table,) = check.questions[0].reliability
+    assert (table.stated, table.cases) == ("confidence", 5)
+    assert table.ece == pytest.approx(0.27)
+    assert table.brier == pytest.approx(0.2925)
+
+
+# --- the whole check's recommendation -----------------------------------------------------------
+
+
+def bench_recommend() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "bench_recommend", ROOT / "benchmarks" / "bench_recommend.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_recommend"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_recommendation_keeps_its_promise_out_of_sample_and_costs_less_than_gates() -> None:
+    # Done-when of the issue: a month of 5,000 submissions of a check of three kinds (an
+    # overconfident yes/no, a choice, an underconfident rubric), noisy people; fit on one half,
+    # score on the other, in repeated trials.
+    bench = bench_recommend()
+    trials, within, ours, theirs = 6, 0, 0.0, 0.0
+    for trial in range(trials):
+        rows = bench.data_set(trial, 5000)
+        fit, held = rows[:2500], rows[2500:]
+        cases = tuple(
+            Case(key=key, answers=answers, person="accepted" if ok else "refused")
+            for key, answers, ok, _ in fit
+        )
+        report = calibrate_cases(
+            [CheckCases(name="e", check=bench.CHECK, cases=cases)],
+            max_wrong_pass=0.05,
+            max_wrong_fail=0.10,
+            confidence=0.9,
+        )
+        recommended = report.checks[0].recommended
+        assert recommended.promised
+        assert recommended.wrong_pass_bound <= 0.05 and recommended.wrong_fail_bound <= 0.10
+        mine = bench.score(bench.apply(bench.CHECK, recommended.thresholds), held)
+        gated = bench.score(bench.apply(bench.CHECK, bench.gates(fit, 0.9)), held)
+        within += mine["wrong_pass"] <= 0.05
+        ours += mine["to_person"] / trials
+        theirs += gated["to_person"] / trials
+    assert within / trials >= 0.9
+    assert ours <= theirs
+
+
+def test_no_promise_on_too_few_cases_and_the_closest_is_shown() -> None:
+    rows: list[tuple[Any, Person]] = [((YesNoAnswer(0.99),), "accepted")] * 12
+    rows += [((YesNoAnswer(0.2),), "refused")] * 4
+    check = one_check("Fine?", rows)
+    recommended = check.recommended
+    assert not recommended.promised
+    assert recommended.wrong_pass_bound > 0.05  # too few cases to bound it below 5%
+    report = calibrate_cases(
+        [CheckCases(name="s", check=parse_check("Fine?"), cases=tuple(
+            Case(key=f"k{i}", answers=a, person=p) for i, (a, p) in enumerate(rows)))]
+    )  # fmt: skip
+    text = calibration_text(report)
+    assert "No thresholds can promise that at most 5% of submissions pass" in text
+    assert "The closest, Q1 pass 1 fail 0, promise at most" in text
+
+
+def test_a_promise_is_one_sentence_with_its_cost_in_people() -> None:
+    bench = bench_recommend()
+    rows = bench.data_set(99, 3000)
+    cases = tuple(
+        Case(key=key, answers=answers, person="accepted" if ok else "refused")
+        for key, answers, ok, _ in rows
+    )
+    report = calibrate_cases([CheckCases(name="e", check=bench.CHECK, cases=cases)])
+    chosen = report.checks[0].recommended
+    assert chosen.promised and chosen.fit_cases + chosen.test_cases == 3000
+    text = " ".join(calibration_text(report).split())
+    assert "Recommended for the whole check: Q1 pass" in text
+    assert (
+        "With 90% confidence, at most 5% of submissions pass that a person would have"
+        " refused, and at most 10% fail that a person would have accepted" in text
+    )
+    figures = chosen.at_recommended
+    assert f"A person would still see {figures.to_person} of 3000 submissions" in text
+    assert figures.to_person < report.checks[0].at_current.to_person
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("max_wrong_pass", 0), ("max_wrong_fail", 1.0), ("confidence", 1), ("confidence", True)],
+)
+def test_bad_rates_are_refused_naming_them(option: str, value: object) -> None:
+    options: Any = {option: value}
+    with pytest.raises(ValueError, match=f"{option} must be a number above 0 and below 1"):
+        calibrate_cases([], **options)
+
+
+# --- people's labels ----------------------------------------------------------------------------
+
+
+def labelled_trail(tmp_path: Path) -> tuple[Path, list[str]]:
+    sys.path.insert(0, str(ROOT / "tests"))
+    import test_human_calibrate as hand
+
+    path = tmp_path / "records.jsonl"
+    for number, (p, name, confidence, decision) in enumerate(hand.HAND, 1):
+        hand.record(
+            path, hand.HAND_CHECK, hand.hand_answers(p, name, confidence), decision,
+            run=f"run-{number}",
+        )  # fmt: skip
+    keys = [json.loads(line)["key"] for line in path.read_text().splitlines()[::2]]
+    return path, keys
+
+
+def test_labels_join_by_submission_key_and_add_a_reliability(tmp_path: Path) -> None:
+    path, keys = labelled_trail(tmp_path)
+    labels = tmp_path / "labels.jsonl"
+    ask1, ask2 = "The report matches its receipts.", "What does the summary do?"
+    # Three labelled submissions: the first two yes/states, the third no/hedges.
+    lines = [
+        {"key": keys[0], "labels": {ask1: True, ask2: "states"}},
+        {"key": keys[1], "labels": {ask1: True, ask2: None}},
+        {"key": keys[2], "labels": {ask1: False, ask2: "hedges"}},
+        {"key": "sha256:not-in-the-trail", "labels": {ask1: True}},
+    ]
+    labels.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    report = calibrate(path, labels=labels, min_cases=1)
+    assert report.labels == str(labels)
+    q1, q2 = report.checks[0].questions
+    against = {table.against: table for table in q1.reliability}
+    # Q1's p of 0.95, 0.92, 0.91 against yes, yes, no.
+    assert against["label"].cases == 3
+    assert against["label"].brier == pytest.approx((0.05**2 + 0.08**2 + 0.91**2) / 3)
+    assert against["decision"].cases == 10
+    # Q2: states 0.90 (right), hedges? no: case 3 said states 0.70 against hedges (wrong).
+    label_table = next(table for table in q2.reliability if table.against == "label")
+    assert label_table.cases == 2
+    assert label_table.brier == pytest.approx((0.1**2 + 0.7**2) / 2)
+
+
+def test_a_bad_labels_line_is_refused_naming_it(tmp_path: Path) -> None:
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text('{"key": "a", "labels": {"Q": true}}\n{"key": "b", "labels": [1]}\n')
+    with pytest.raises(AuditError, match=r"labels\.jsonl:2: a labels line is"):
+        read_labels(labels)
+    labels.write_text('{"key": "a", "labels": {"Q": 1.5}}\n')
+    with pytest.raises(AuditError, match=r'labels\.jsonl:1: the label of "Q" is 1\.5'):
+        read_labels(labels)
+    labels.write_text('{"key": "a", "key": "b", "labels": {}}\n')
+    with pytest.raises(AuditError, match=r"labels\.jsonl:1: not JSON: a key appears twice"):
+        read_labels(labels)
+    # Hostile: not UTF-8, or nested past what the parser can follow: one line naming it.
+    labels.write_bytes(b'{"key": "a", "labels": {}}\n\xff\n')
+    with pytest.raises(AuditError, match=r"labels\.jsonl:2: not JSON"):
+        read_labels(labels)
+    labels.write_text("[" * 100_000 + "\n")
+    with pytest.raises(AuditError, match=r"labels\.jsonl:1: not JSON"):
+        read_labels(labels)
+
+
+def test_a_label_that_does_not_fit_its_question_is_refused(tmp_path: Path) -> None:
+    path, keys = labelled_trail(tmp_path)
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        json.dumps({"key": keys[0], "labels": {"What does the summary do?": "shouts"}}) + "\n"
+    )
+    with pytest.raises(
+        ValueError,
+        match=r'the label of "What does the summary do[?]" is "shouts", but it must be one of',
+    ):
+        calibrate(path, labels=labels)
+
+
+# --- drift on the command line ------------------------------------------------------------------
+
+
+def drifting_trail(path: Path, *, worse: bool) -> None:
+    from checkprofile import Submission, combine, outcome_for
+    from checkprofile.human import JsonLinesRecorder, decision_record, verdict_record
+
+    check = parse_check("Fine?")
+    recorder = JsonLinesRecorder(path)
+    for week, day in ((1, "02"), (2, "16")):
+        for n in range(80):
+            run, submission = f"r{week}-{n}", Submission({"n": n, "week": week})
+            at = f"2026-11-{day}T09:00:00Z"
+            verdict = combine(check, [YesNoAnswer(0.97)], model="m", at=at, advisory=True)
+            recorder.record(
+                verdict_record(outcome_for(verdict), run_id=run, step_id="s", submission=submission)
+            )
+            # The first week people accept 78 of 80; the second, if worse, 40 of 80.
+            refused = n < (40 if worse and week == 2 else 2)
+            decision = Returned(note="No.", by="p", at=at) if refused else Completed(by="p", at=at)
+            recorder.record(
+                decision_record(decision, run_id=run, step_id="s", submission=submission)
+            )
+
+
+@pytest.mark.parametrize(("worse", "code"), [(False, 0), (True, 1)])
+def test_drift_exits_1_when_agreement_moved_beyond_its_interval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], worse: bool, code: int
+) -> None:
+    path = tmp_path / "records.jsonl"
+    drifting_trail(path, worse=worse)
+    args = [
+        "calibrate", str(path), "--baseline-until", "2026-11-10", "--since", "2026-11-10",
+    ]  # fmt: skip
+    assert main(args) == code
+    out = capsys.readouterr().out
+    assert ("  MOVED " in out) == worse
+    assert main([*args, "--json"]) == code
+    data = json.loads(capsys.readouterr().out)
+    assert data["moved"] is worse
+    moved = [c for c in data["comparisons"] if c["moved"]]
+    if worse:
+        assert {(c["question"], c["figure"]) for c in moved} >= {(None, "agreement")}
+
+
+def test_cli_bad_rates_and_labels_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "records.jsonl"
+    drifting_trail(path, worse=False)
+    with pytest.raises(SystemExit) as refused:
+        main(["calibrate", str(path), "--max-wrong-pass", "1.5"])
+    assert refused.value.code == 2
+    assert "--max-wrong-pass: must be above 0 and below 1, got '1.5'" in capsys.readouterr().err
+    assert main(["calibrate", str(path), "--labels", str(tmp_path / "missing.jsonl")]) == 2
+    assert "missing.jsonl" in capsys.readouterr().err
