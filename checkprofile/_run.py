@@ -299,8 +299,8 @@ async def run_check(
     Questions that were not validly answered are asked once more (only those); any still
     unanswered make the verdict ``error``. Before that one re-ask it waits as long as the
     longest ``Retry-After`` a failure carried, but never more than ``max_retry_wait`` seconds.
-    ``now`` is the verdict's ``at`` (default: the clock when the verdict is made). Safe to run
-    many at once: it keeps no state between calls.
+    ``now`` is the verdict's ``at`` (default: the clock when the verdict is made, in whole
+    seconds). Safe to run many at once: it keeps no state between calls.
 
     ``limits`` default to the limits the check was read with (:attr:`Check.limits`; a check
     built by hand: ``Limits()``); run data is cut to their ``check_state_bytes``. The check's
@@ -344,7 +344,8 @@ async def run_check(
                 failures.pop(index, None)
         pending = [index for index in pending if answers[index] is None]
 
-    at = stamp if stamp is not None else datetime.now(timezone.utc)
+    # Read from the clock: whole seconds (`…T19:52:06Z`), as people and the profile write times.
+    at = stamp if stamp is not None else datetime.now(timezone.utc).replace(microsecond=0)
     # The record names every model version that gave an answer used (normally exactly one);
     # with none, the model the evaluator was configured with.
     model_name = ", ".join(models) if models else _configured_model(evaluator) or configured

@@ -283,6 +283,24 @@ def test_now_sets_at_and_defaults_to_the_clock_in_utc() -> None:
     )
 
 
+def test_a_time_read_from_the_clock_has_whole_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    import checkprofile._run as running
+
+    class Clock(datetime):
+        @classmethod
+        def now(cls, tz: Any = None) -> Any:
+            return datetime(2026, 12, 1, 19, 52, 6, 642500, tzinfo=tz)
+
+    monkeypatch.setattr(running, "datetime", Clock)
+    outcome = run_check_sync(CHECK, material(), ScriptedEvaluator(GOOD), limits=LIMITS)
+    assert outcome.verdict.at == "2026-12-01T19:52:06Z"
+    # A time the host gives is kept as given, fraction and all.
+    given = run_check_sync(
+        CHECK, material(), ScriptedEvaluator(GOOD), limits=LIMITS, now="2026-12-01T19:52:06.5Z"
+    )
+    assert given.verdict.at == "2026-12-01T19:52:06.5Z"
+
+
 def test_a_truncated_view_is_recorded_on_the_verdict() -> None:
     steps = {f"s{i}": {"output": "x" * 100, "at": f"2026-10-0{i + 1}T00:00:00Z"} for i in range(5)}
     evaluator = ScriptedEvaluator(GOOD)
