@@ -31,7 +31,7 @@ from ._verdict import (
     error_verdict,
     format_at,
 )
-from .errors import EvaluatorError, FailureReason
+from .errors import EvaluatorError, FailureReason, LimitsError
 
 if TYPE_CHECKING:
     import asyncio
@@ -300,7 +300,7 @@ async def run_check(
     material: Material,
     evaluator: Evaluator,
     *,
-    limits: Limits,
+    limits: Limits | None = None,
     advisory: bool = False,
     now: datetime | str | None = None,
     max_retry_wait: float = MAX_RETRY_WAIT,
@@ -311,14 +311,21 @@ async def run_check(
     that failed as ``unsupported``: the evaluator cannot answer its kind); any still
     unanswered make the verdict ``error``. Before that one re-ask it waits as long as the
     longest ``Retry-After`` a failure carried, but never more than ``max_retry_wait`` seconds.
-    ``now`` is the verdict's ``at`` (default: the clock when the verdict is made). Safe to run
-    many at once: it keeps no state between calls.
+    ``now`` is the verdict's ``at`` (default: the clock when the verdict is made, in whole
+    seconds). Safe to run many at once: it keeps no state between calls.
+
+    ``limits`` default to the limits the check was read with (:attr:`Check.limits`; a check
+    built by hand: ``Limits()``); run data is cut to their ``check_state_bytes``. The check's
+    thresholds were filled from those limits when it was read, so limits with another
+    ``check_pass``, ``check_fail`` or ``check_confidence`` raise
+    :class:`~checkprofile.errors.LimitsError` before the model is asked: read the check with
+    them (``parse_check(raw, limits=...)``, ``Process.check_for(step, limits=...)``) instead.
+    A different ``check_state_bytes`` is taken.
     """
     # Everything the host gave is checked before the model is asked: a bad argument must not
     # cost a model call, nor be found only once the answers are in.
     configured = _evaluator_model(evaluator)
-    if type(limits) is not Limits:
-        raise TypeError(f"limits must be a Limits (see Limits.from_json), got {show(limits)}")
+    limits = _limits_for(check, limits)
     if type(advisory) is not bool:
         raise TypeError(f"advisory must be true or false (a bool), got {show(advisory)}")
     if not is_finite(max_retry_wait) or max_retry_wait < 0:
@@ -355,7 +362,8 @@ async def run_check(
             if answers[index] is None and failures[index].reason != "unsupported"
         ]
 
-    at = stamp if stamp is not None else datetime.now(timezone.utc)
+    # Read from the clock: whole seconds (`…T19:52:06Z`), as people and the profile write times.
+    at = stamp if stamp is not None else datetime.now(timezone.utc).replace(microsecond=0)
     # The record names every model version that gave an answer used (normally exactly one);
     # with none, the model the evaluator was configured with.
     model_name = ", ".join(models) if models else _configured_model(evaluator) or configured
@@ -381,6 +389,40 @@ async def run_check(
         show(model_name),
     )
     return outcome
+
+
+# The limits whose defaults parse_check writes into a check's questions.
+_THRESHOLDS = (
+    ("check_pass", "checkPass"),
+    ("check_fail", "checkFail"),
+    ("check_confidence", "checkConfidence"),
+)
+
+
+def _limits_for(check: Check, limits: object) -> Limits:
+    """The limits ``check`` runs under: ``limits``, or (``None``) those it was read with.
+    Raises :class:`LimitsError` for limits whose thresholds are not the ones the check was read
+    with, and :class:`TypeError` for ``limits`` that are not a :class:`Limits`."""
+    if type(check) is not Check:
+        raise TypeError(f"check must be a Check (see parse_check), got {show(check)}")
+    read = check.limits
+    if limits is None:
+        return read if read is not None else Limits()
+    if type(limits) is not Limits:
+        raise TypeError(f"limits must be a Limits (see Limits.from_json), got {show(limits)}")
+    if read is not None:
+        differ = [
+            f"{name} {show(getattr(limits, attr))} (read with {show(getattr(read, attr))})"
+            for attr, name in _THRESHOLDS
+            if getattr(limits, attr) != getattr(read, attr)
+        ]
+        if differ:
+            raise LimitsError(
+                "these limits are not the ones the check was read with, whose defaults fill its"
+                f" thresholds: {', '.join(differ)}; read the check with these limits"
+                " (parse_check(raw, limits=...)) or leave limits out"
+            )
+    return limits
 
 
 async def _pause(seconds: float) -> None:
@@ -420,7 +462,7 @@ def run_check_sync(
     material: Material,
     evaluator: Evaluator,
     *,
-    limits: Limits,
+    limits: Limits | None = None,
     advisory: bool = False,
     now: datetime | str | None = None,
     max_retry_wait: float = MAX_RETRY_WAIT,

@@ -472,9 +472,10 @@ def _adapters() -> dict[str, tuple[Call, tuple[type[BaseException], ...]]]:
     import tempfile
     from pathlib import Path
 
-    from checkprofile.adapters._spec import evaluator_from_spec
+    from checkprofile.adapters import evaluator_from_spec
     from checkprofile.adapters.cache import CachingEvaluator
     from checkprofile.conformance import Case, CorpusError, load_cases, run_case
+    from checkprofile.testing import replay_evaluator
 
     folder = Path(tempfile.mkdtemp())
     calls: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
@@ -484,6 +485,8 @@ def _adapters() -> dict[str, tuple[Call, tuple[type[BaseException], ...]]]:
             (T, V, OSError),
         ),
         "evaluator_from_spec": (lambda v: evaluator_from_spec(v, environ={}), (V,)),
+        "replay_evaluator(answers)": (lambda v: replay_evaluator(v, check=CHECK), (V,)),
+        "replay_evaluator(check)": (lambda v: replay_evaluator({}, check=v), (T, V)),
         "load_cases": (load_cases, (T, CorpusError)),
         "run_case": (
             lambda v: _check_case_result(
