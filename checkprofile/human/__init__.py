@@ -66,7 +66,9 @@ from ._decisions import (
     apply_decision,
     decision_from_json,
 )
+from ._form import FORM_CHOICES, FormRefusedError, decision_from_form
 from ._postgres import PostgresRecorder, StoreError
+from ._receipt_page import receipt_html
 from ._receipts import (
     RECEIPT_FORMAT,
     SHOWN_PIECES,
@@ -114,9 +116,11 @@ __all__ = [  # noqa: RUF022
     "DecisionRecord",
     "DecisionRequiredError",
     "Escalation",
+    "FORM_CHOICES",
     "Failed",
     "Figure",
     "Figures",
+    "FormRefusedError",
     "Handoff",
     "JsonLinesRecorder",
     "MAX_LINE_BYTES",
@@ -154,6 +158,7 @@ __all__ = [  # noqa: RUF022
     "calibration_text",
     "check_key",
     "checkpoint_for",
+    "decision_from_form",
     "decision_from_json",
     "decision_record",
     "distance_from_passing",
@@ -162,6 +167,7 @@ __all__ = [  # noqa: RUF022
     "iter_records",
     "read_records",
     "receipt_for",
+    "receipt_html",
     "record_from_json",
     "records_for",
     "replayable",
