@@ -326,7 +326,7 @@ def receipt_html(
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_a(policy)}">'
-        '<meta name="referrer" content="no-referrer">'
+        '<meta name="referrer" content="same-origin">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_t(title)}</title><style>{_CSS}</style></head>\n"
         f'<body><header><h1>{_t(title)}</h1><p class="meta">{_t(model)}</p>'

@@ -152,7 +152,7 @@ class _Handler(BaseHTTPRequestHandler):
         if policy is not None:
             self.send_header("Content-Security-Policy", policy)
         self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Referrer-Policy", "same-origin")
         self.send_header("Cache-Control", "no-store")
         self.end_headers()
         self.wfile.write(data)
