@@ -16,13 +16,13 @@ a person's notes, and an error message ends up in logs.
 from __future__ import annotations
 
 import hmac
+import itertools
 import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Final, Literal, cast
 
 from .._convert import is_blank, show
-from .._types import is_mapping
 from ..errors import CheckprofileError
 from ._decisions import Decision, DecisionRequiredError, decision_from_json
 
@@ -74,30 +74,32 @@ def output_field(key: str) -> str:
 
 
 def _posted(fields: object) -> dict[str, str]:
-    """The post's fields as names to values: from a map (a value a string, or a list of one,
+    """The post's fields as names to values: from a dict (a value a string, or a list of one,
     as ``urllib.parse.parse_qs`` gives) or a list of pairs (``parse_qsl``). A name posted
-    twice, or a value that is not text, is refused."""
-    pairs: list[tuple[object, object]] = []
-    if is_mapping(fields):
-        if issubclass(type(fields), dict):
-            pairs = list(dict.items(cast(dict[Any, Any], fields)))[: _MAX_FIELDS + 1]
-        else:
-            raise DecisionRequiredError("a form post is a dict or a list of pairs", fields)
-    elif issubclass(type(fields), (list, tuple)):
-        items = list(cast(Iterable[object], fields))[: _MAX_FIELDS + 1]
-        for item in items:
-            if not issubclass(type(item), (list, tuple)) or len(cast(tuple[Any], item)) != 2:
-                raise DecisionRequiredError("a form post is a list of (name, value) pairs", fields)
-            name, value = cast(tuple[object, object], item)
-            pairs.append((name, value))
+    twice, or a value that is not text, is refused. Read by the built-in types' own methods:
+    a post's own code is never run."""
+    kind = type(fields)
+    if issubclass(kind, dict):
+        pairs: list[Any] = list(
+            itertools.islice(dict.items(cast(dict[Any, Any], fields)), _MAX_FIELDS + 1)
+        )
+    elif issubclass(kind, list):
+        pairs = list(itertools.islice(list.__iter__(cast(list[Any], fields)), _MAX_FIELDS + 1))
+    elif issubclass(kind, tuple):
+        pairs = list(
+            itertools.islice(tuple.__iter__(cast(tuple[Any, ...], fields)), _MAX_FIELDS + 1)
+        )
     else:
         raise DecisionRequiredError("a form post is a dict or a list of pairs", fields)
     if len(pairs) > _MAX_FIELDS:
         raise DecisionRequiredError(f"a form post has at most {_MAX_FIELDS} fields", fields)
     posted: dict[str, str] = {}
-    for name, value in pairs:
-        if issubclass(type(value), (list, tuple)) and len(cast(list[Any], value)) == 1:
-            value = cast(list[Any], value)[0]
+    for pair in pairs:
+        if type(pair) not in (list, tuple) or len(pair) != 2:
+            raise DecisionRequiredError("a form post is a list of (name, value) pairs", fields)
+        name, value = pair
+        if type(value) is list and len(value) == 1:
+            value = value[0]
         if type(name) is not str or type(value) is not str:
             raise DecisionRequiredError("a form post's names and values are text", fields)
         if name in posted:
