@@ -568,13 +568,16 @@ def test_the_watch_sees_a_page_that_fetches_or_runs_a_script(
     assert len(tab.scripts()) == 1 and f"{spy.url}/img" in tab.requested()
 
 
+def vendor(queue: Any) -> tuple[str, Checkpoint]:
+    """The example queue's vendor screening escalation, and its reference."""
+    checkpoints, _ = queue.checkpoints()
+    return next((ref, cp) for ref, cp in checkpoints.items() if cp.step_id == "check_vendor")
+
+
 def test_a_person_returns_it_from_the_form_and_the_decision_is_applied_once(
     browser: Browser, queue: Any
 ) -> None:
-    checkpoints, _ = queue.checkpoints()
-    reference, checkpoint = next(
-        (ref, cp) for ref, cp in checkpoints.items() if cp.step_id == "check_vendor"
-    )
+    reference, checkpoint = vendor(queue)
     tab = Tab(browser, 390)
     tab.open(queue.origin + "/")
     assert f"/checkpoints/{reference}" in tab.html()
@@ -620,10 +623,7 @@ def test_a_person_returns_it_from_the_form_and_the_decision_is_applied_once(
 def test_a_person_completes_with_their_own_output_from_the_form(
     browser: Browser, queue: Any
 ) -> None:
-    checkpoints, _ = queue.checkpoints()
-    reference, checkpoint = next(
-        (ref, cp) for ref, cp in checkpoints.items() if cp.step_id == "check_vendor"
-    )
+    reference, checkpoint = vendor(queue)
     tab = Tab(browser, 1280)
     tab.open(f"{queue.origin}/checkpoints/{reference}")
     # Edit the "cleared" field: select its text and type a new value.

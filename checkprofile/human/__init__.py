@@ -2,7 +2,8 @@
 
 When a check is unsure a person decides. This module turns an :class:`~checkprofile.Outcome`
 into every record the profile asks for (:func:`records_for`), gives the person a receipt to
-decide from (:func:`receipt_for`), takes their decision as a typed record
+decide from (:func:`receipt_for`; as a page with a form, :func:`receipt_html`, its post read
+by :func:`decision_from_form`), takes their decision as a typed record
 (:class:`Returned`, :class:`Completed`, :class:`Failed`; :func:`apply_decision`), and keeps an
 audit trail of verdicts and decisions (:class:`JsonLinesRecorder`, :func:`read_records`; or
 :class:`PostgresRecorder`, one store for many replicas), from which :func:`calibrate` measures

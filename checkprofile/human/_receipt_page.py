@@ -192,6 +192,11 @@ def _text_input(name: str, label: str, value: str | None) -> str:
     )
 
 
+def _rows(text: str) -> int:
+    # A field as tall as its text, within reason: the page scrolls, not the field.
+    return min(max(text.count("\n") + 1, 2), 16)
+
+
 def _own(receipt: Receipt) -> str:
     candidate = receipt.candidate
     parts = [
@@ -200,7 +205,7 @@ def _own(receipt: Receipt) -> str:
     ]
     for number, (key, value) in enumerate(candidate.output.items(), start=1):
         text = _json_text(value)
-        rows = min(max(text.count("\n") + 1, 2), 16)
+        rows = _rows(text)
         parts.append(
             f'<label for="own-f{number}">output field {_t(key) or "(empty name)"}</label>'
             f'<textarea id="own-f{number}" name="{_a(output_field(key))}" rows="{rows}"'
@@ -208,11 +213,12 @@ def _own(receipt: Receipt) -> str:
         )
     parts.append(_text_input(SUMMARY, "Summary", candidate.summary))
     evidence = candidate.to_json()["evidence"]
+    evidence_text = _json_text(evidence) if evidence else ""
     parts.append(
         f'<label for="own-{EVIDENCE}">Evidence (optional): a JSON list of'
         ' {"kind": "file" or "link", "ref"}</label>'
-        f'<textarea id="own-{EVIDENCE}" name="{EVIDENCE}" rows="3" spellcheck="false">'
-        f"{_a(_json_text(evidence) if evidence else '')}</textarea>"
+        f'<textarea id="own-{EVIDENCE}" name="{EVIDENCE}" rows="{_rows(evidence_text)}"'
+        f' spellcheck="false">{_a(evidence_text)}</textarea>'
     )
     if candidate.next is not None:
         parts.append(_text_input(NEXT, "Next step", candidate.next))
