@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html.parser
+import http.client
 import importlib.util
 import json
 import shutil
@@ -683,3 +684,89 @@ def test_a_cross_site_post_is_refused(browser: Browser, queue: Any, tmp_path: Pa
     tab.loaded()
     assert "Forbidden" in tab.html()
     assert not queue.decision_path(reference).exists()
+
+
+# --- the example queue, by HTTP ---------------------------------------------------------------
+
+
+def request(
+    queue: Any,
+    path: str,
+    *,
+    data: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, str]:
+    request = urllib.request.Request(queue.origin + path, data=data, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return reply.status, reply.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def form_body(queue: Any, reference: str, **fields: str) -> bytes:
+    return urllib.parse.urlencode(
+        {"checkpoint": reference, "token": queue.token(reference), **fields}
+    ).encode()
+
+
+def test_the_queue_refuses_what_is_not_its_own_form(queue: Any) -> None:
+    reference, _ = vendor(queue)
+    path = f"/checkpoints/{reference}/decision"
+    good = form_body(queue, reference, decision="completed")
+    cases = [
+        ({"Origin": "http://evil.example"}, good, 403),
+        ({"Host": "evil.example"}, good, 421),
+        ({"Content-Type": "text/plain"}, good, 415),
+        ({}, form_body(queue, reference, decision="returned", note=" "), 400),
+        ({}, form_body(queue, reference, decision="completed", token="x"), 403),
+        ({}, b"\xff\xfe=1", 400),
+    ]
+    for headers, body, status in cases:
+        got = request(queue, path, data=body, headers=headers)
+        assert got[0] == status, (headers, status, got)
+    # A post too long is refused before a byte of it is read.
+    connection = http.client.HTTPConnection("127.0.0.1", queue.server_address[1], timeout=10)
+    connection.putrequest("POST", path)
+    connection.putheader("Content-Type", "application/x-www-form-urlencoded")
+    connection.putheader("Content-Length", str(2 << 20))
+    connection.endheaders()
+    assert connection.getresponse().status == 413
+    connection.close()
+    other = next(ref for ref in queue.checkpoints()[0] if ref != reference)
+    assert request(queue, path, data=form_body(queue, other, decision="completed"))[0] == 403
+    assert not queue.decision_path(reference).exists()
+    assert not (queue.folder / "audit.jsonl").exists()
+    assert request(queue, "/checkpoints/" + "0" * 32)[0] == 404
+
+
+def test_two_posts_at_once_apply_one_decision(queue: Any) -> None:
+    reference, checkpoint = vendor(queue)
+    path = f"/checkpoints/{reference}/decision"
+    statuses: list[int] = []
+    posts = [
+        threading.Thread(
+            target=lambda note=note: statuses.append(
+                request(
+                    queue, path, data=form_body(queue, reference, decision="failed", note=note)
+                )[0]
+            )
+        )
+        for note in ("one", "two", "three", "four")
+    ]
+    for thread in posts:
+        thread.start()
+    for thread in posts:
+        thread.join()
+    assert sorted(statuses) == [200, 409, 409, 409]
+    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
+    assert written["state"] == checkpoint.decide(written["decision"]).to_json()
+    assert len((queue.folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()) == 1
+    assert request(queue, f"/checkpoints/{reference}")[0] == 410
+
+
+def test_the_queue_names_a_file_that_is_not_a_checkpoint_and_serves_the_rest(queue: Any) -> None:
+    (queue.folder / "broken.json").write_text('{"checkpoint": 2}', encoding="utf-8")
+    status, page = request(queue, "/")
+    assert status == 200 and "Waiting on you (2)" in page
+    assert "broken.json: a checkpoint" in page
