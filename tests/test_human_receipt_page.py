@@ -770,3 +770,42 @@ def test_the_queue_names_a_file_that_is_not_a_checkpoint_and_serves_the_rest(que
     status, page = request(queue, "/")
     assert status == 200 and "Waiting on you (2)" in page
     assert "broken.json: a checkpoint" in page
+
+
+def test_a_hostile_candidate_completed_as_it_stands_arrives_as_it_was(
+    browser: Browser, queue: Any, spy: Spy
+) -> None:
+    # Posted through the browser unchanged, the own-output form gives back the candidate's
+    # output exactly: hidden characters, quotes, markup and line breaks in keys and values.
+    checkpoint = hostile_checkpoint(spy.url)
+    (queue.folder / "hostile.json").write_text(
+        json.dumps(checkpoint.to_json(), ensure_ascii=False), encoding="utf-8"
+    )
+    reference = checkpoint.reference
+    tab = Tab(browser, 390)
+    tab.open(queue.origin + "/")
+    assert tab.scripts() == []
+    tab.open(f"{queue.origin}/checkpoints/{reference}")
+    assert tab.scripts() == [] and tab.requested()[-1].endswith(reference)
+    tab.press_enter_on("#own-title ~ button")
+    tab.loaded()
+    assert "Recorded: completed" in tab.html(), tab.html()
+    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
+    assert written["decision"]["output"] == checkpoint.candidate.output
+    assert written["decision"]["evidence"] == checkpoint.candidate.to_json()["evidence"]
+    # The summary does not print as itself: it is not filled in, and the page says so.
+    assert "summary" not in written["decision"]
+    assert "summary holds characters that do not print" in tab_text(queue, reference)
+    assert spy.seen == []
+    assert complaints(browser.events) == []
+
+
+def tab_text(queue: Any, reference: str) -> str:
+    """The receipt's page as the example queue serves it, its checkpoint decided or not."""
+    checkpoint = queue.checkpoints()[0][reference]
+    return receipt_html(
+        checkpoint.receipt,
+        action=f"{queue.origin}/checkpoints/{reference}/decision",
+        token="t",
+        reference=reference,
+    )

@@ -184,11 +184,19 @@ def _form(choice: str, action: str, title: str, inner: str, button: str, hidden:
 
 def _text_input(name: str, label: str, value: str | None) -> str:
     # A value is filled in only when it prints as itself: a hidden character in a field a
-    # person submits would pass unseen.
-    shown = value if value is not None and value.isprintable() else ""
+    # person submits would pass unseen. Left empty, the field says why.
+    printable = value is None or value.isprintable()
+    hint = (
+        ""
+        if printable
+        else f'<p class="hint" id="own-{name}-hint">The candidate\'s {label.lower()} holds'
+        " characters that do not print (shown escaped above): write your own.</p>"
+    )
+    described = "" if printable else f' aria-describedby="own-{name}-hint"'
+    shown = value if value is not None and printable else ""
     return (
-        f'<label for="own-{name}">{label} (optional)</label>'
-        f'<input type="text" id="own-{name}" name="{name}" value="{_a(shown)}">'
+        f'<label for="own-{name}">{label} (optional)</label>{hint}'
+        f'<input type="text" id="own-{name}" name="{name}" value="{_a(shown)}"{described}>'
     )
 
 
