@@ -11,6 +11,7 @@ request a page makes.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import html.parser
 import http.client
@@ -371,21 +372,21 @@ class Spy(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_address[1]}"
 
 
-def serving(server: ThreadingHTTPServer) -> threading.Thread:
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    return thread
-
-
-@pytest.fixture
-def spy() -> Iterator[Spy]:
-    server = Spy()
-    serving(server)
+@contextlib.contextmanager
+def served(server: ThreadingHTTPServer) -> Iterator[Any]:
+    """``server`` answering on a thread of its own until the block ends."""
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield server
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def spy() -> Iterator[Spy]:
+    with served(Spy()) as server:
+        yield server
 
 
 def example_server() -> ModuleType:
@@ -400,15 +401,11 @@ def example_server() -> ModuleType:
 def queue(tmp_path: Path) -> Iterator[Any]:
     folder = tmp_path / "checkpoints"
     shutil.copytree(EXAMPLE / "checkpoints", folder)
-    server = example_server().ReviewQueue(
+    queue = example_server().ReviewQueue(
         folder, reviewer="ana@example.com", clock=lambda: DECIDED_AT
     )
-    serving(server)
-    try:
+    with served(queue) as server:
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture
