@@ -98,7 +98,9 @@ def _posted(fields: object) -> dict[str, str]:
         if type(pair) not in (list, tuple) or len(pair) != 2:
             raise DecisionRequiredError("a form post is a list of (name, value) pairs", fields)
         name, value = pair
-        if type(value) is list and len(value) == 1:
+        if type(value) is list:  # parse_qs: every value a list, of more than one when repeated
+            if len(value) != 1:
+                raise DecisionRequiredError(f"a form post names {show(name, 40)} twice", fields)
             value = value[0]
         if type(name) is not str or type(value) is not str:
             raise DecisionRequiredError("a form post's names and values are text", fields)
