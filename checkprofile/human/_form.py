@@ -95,7 +95,7 @@ def _posted(fields: object) -> dict[str, str]:
         raise DecisionRequiredError(f"a form post has at most {_MAX_FIELDS} fields", fields)
     posted: dict[str, str] = {}
     for pair in pairs:
-        if type(pair) not in (list, tuple) or len(pair) != 2:
+        if not (type(pair) is list or type(pair) is tuple) or len(pair) != 2:
             raise DecisionRequiredError("a form post is a list of (name, value) pairs", fields)
         name, value = pair
         if type(value) is list:  # parse_qs: every value a list, of more than one when repeated
