@@ -87,6 +87,7 @@ from checkprofile.human import (
     DecisionRequiredError,
     Escalation,
     Failed,
+    FormRefusedError,
     Handoff,
     Receipt,
     ReceiptError,
@@ -102,6 +103,7 @@ from checkprofile.human import (
     bundle_sha256,
     calibrate,
     checkpoint_for,
+    decision_from_form,
     decision_from_json,
     distance_from_passing,
     drivers,
@@ -109,6 +111,7 @@ from checkprofile.human import (
     iter_records,
     read_records,
     receipt_for,
+    receipt_html,
     records_for,
     replayable,
     shown_pieces,
@@ -139,6 +142,15 @@ RECEIPT = receipt_for(OUTCOME, run_id="run-1", step_id="screen")
 STATE = StepState(run_id="run-1", step_id="screen")
 WAITING = after_check(STATE, OUTCOME)
 CHECKPOINT = checkpoint_for(OUTCOME, state=STATE)
+ACTION = "http://127.0.0.1:8025/decide"
+FORM = {"checkpoint": "r", "token": "t", "decision": "returned", "note": "Name both lists."}
+OWN_FORM = {
+    "checkpoint": "r",
+    "token": "t",
+    "decision": "own",
+    'output."cleared"': "false",
+    "evidence": '[{"kind": "file", "ref": "a.pdf"}]',
+}
 FAILED = Failed(note="No.", by="ana", at=AT)
 SUBMISSION_JSON = {
     "output": {"cleared": True, "lists": ["OFAC", "EU"]},
@@ -453,6 +465,39 @@ CALLS: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
         lambda v: CHECKPOINT.decide({"kind": "completed", "by": "ana"}, at=v),
         (D,),
     ),
+    "receipt_html": (receipt_html, (T,)),
+    "receipt_html(action)": (
+        lambda v: receipt_html(RECEIPT, action=v, token="t", reference="r"),
+        (V,),
+    ),
+    "receipt_html(token)": (
+        lambda v: receipt_html(RECEIPT, action=ACTION, token=v, reference="r"),
+        (V,),
+    ),
+    "receipt_html(reference)": (
+        lambda v: receipt_html(RECEIPT, action=ACTION, token="t", reference=v),
+        (V,),
+    ),
+    "decision_from_form": (
+        lambda v: decision_from_form(v, by="ana", at=AT, reference="r", token="t"),
+        (D, FormRefusedError),
+    ),
+    "decision_from_form(by)": (
+        lambda v: decision_from_form(FORM, by=v, at=AT, reference="r", token="t"),
+        (D,),
+    ),
+    "decision_from_form(at)": (
+        lambda v: decision_from_form(FORM, by="ana", at=v, reference="r", token="t"),
+        (D,),
+    ),
+    "decision_from_form(reference)": (
+        lambda v: decision_from_form(FORM, by="ana", at=AT, reference=v, token="t"),
+        (V, FormRefusedError),
+    ),
+    "decision_from_form(token)": (
+        lambda v: decision_from_form(FORM, by="ana", at=AT, reference="r", token=v),
+        (V, FormRefusedError),
+    ),
     "receipt_for(outcome)": (lambda v: receipt_for(v, run_id="r", step_id="s"), (T,)),
     "receipt_for(step_id)": (lambda v: receipt_for(OUTCOME, run_id="r", step_id=v), (V,)),
     "Receipt.from_json": (Receipt.from_json, (ReceiptError,)),
@@ -564,6 +609,11 @@ DOCUMENTS: dict[str, tuple[Call, Any, tuple[type[BaseException], ...]]] = {
     ),
     "Limits.from_json": (Limits.from_json, Limits().to_json(), (LimitsError,)),
     "decision_from_json": (decision_from_json, DECISION_JSON, (D,)),
+    "decision_from_form": (
+        lambda v: decision_from_form(v, by="ana", at=AT, reference="r", token="t"),
+        OWN_FORM,
+        (D, FormRefusedError),
+    ),
     "Escalation.from_json": (
         lambda v: Escalation.from_json(v, run_id="r", step_id="s", check=CHECK),
         ESCALATION.to_json(),
@@ -617,6 +667,7 @@ NOT_CALLED: dict[str, str] = {
             "MAX_LINE_BYTES",
             "CHECKPOINT_FORMAT",
             "STATE_FORMAT",
+            "FORM_CHOICES",
             "__version__",
         ],
         "a type, a protocol or a constant: nothing to call",
@@ -638,6 +689,7 @@ NOT_CALLED: dict[str, str] = {
             "TornLineWarning",
             "StateError",
             "CheckpointError",
+            "FormRefusedError",
         ],
         "an exception class",
     ),

@@ -2,7 +2,8 @@
 
 When a check is unsure a person decides. This module turns an :class:`~checkprofile.Outcome`
 into every record the profile asks for (:func:`records_for`), gives the person a receipt to
-decide from (:func:`receipt_for`), takes their decision as a typed record
+decide from (:func:`receipt_for`; as a page with a form, :func:`receipt_html`, its post read
+by :func:`decision_from_form`), takes their decision as a typed record
 (:class:`Returned`, :class:`Completed`, :class:`Failed`; :func:`apply_decision`), and keeps an
 audit trail of verdicts and decisions (:class:`JsonLinesRecorder`, :func:`read_records`; or
 :class:`PostgresRecorder`, one store for many replicas), from which :func:`calibrate` measures
@@ -65,7 +66,9 @@ from ._decisions import (
     apply_decision,
     decision_from_json,
 )
+from ._form import FORM_CHOICES, FormRefusedError, decision_from_form
 from ._postgres import PostgresRecorder, StoreError
+from ._receipt_page import receipt_html
 from ._receipts import (
     RECEIPT_FORMAT,
     SHOWN_PIECES,
@@ -114,9 +117,11 @@ __all__ = [  # noqa: RUF022
     "DecisionRecord",
     "DecisionRequiredError",
     "Escalation",
+    "FORM_CHOICES",
     "Failed",
     "Figure",
     "Figures",
+    "FormRefusedError",
     "Handoff",
     "JsonLinesRecorder",
     "MAX_LINE_BYTES",
@@ -154,6 +159,7 @@ __all__ = [  # noqa: RUF022
     "calibration_text",
     "check_key",
     "checkpoint_for",
+    "decision_from_form",
     "decision_from_json",
     "decision_record",
     "distance_from_passing",
@@ -162,6 +168,7 @@ __all__ = [  # noqa: RUF022
     "iter_records",
     "read_records",
     "receipt_for",
+    "receipt_html",
     "record_from_json",
     "records_for",
     "replayable",

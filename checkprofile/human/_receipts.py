@@ -578,15 +578,20 @@ def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
+def shown_words(text: str) -> list[str]:
+    """``text`` as a receipt shows it, word by word: split at whitespace (the package's one
+    definition), every character that does not print as itself escaped (a receipt's text is
+    the agent's and the model's). The text and the HTML page both show text this way."""
+    return [escaped_text(word) for word in _RUNS.split(text) if word]
+
+
 def _wrap(text: str, indent: str, width: int, rest: str | None = None) -> list[str]:
     """``text`` in lines of at most ``width`` (a longer word gets a line of its own): the
     first line starts with ``indent``, the others with ``rest`` (default: ``indent``)."""
     rest = indent if rest is None else rest
     lines: list[str] = []
     line, prefix = "", indent
-    # Words are split at whitespace (the package's one definition), and a character that
-    # does not print as itself is escaped: a receipt's text is the agent's and the model's.
-    for word in (escaped_text(word) for word in _RUNS.split(text) if word):
+    for word in shown_words(text):
         if line and len(prefix) + len(line) + 1 + len(word) > width:
             lines.append(prefix + line)
             line, prefix = word, rest
@@ -596,97 +601,159 @@ def _wrap(text: str, indent: str, width: int, rest: str | None = None) -> list[s
     return lines
 
 
-def _render(receipt: Receipt, width: int) -> str:
+# --- what a receipt says, for the text and the page -------------------------------------------
+
+
+def heading(receipt: Receipt) -> tuple[str, str, str]:
+    """The receipt's title, its model line and what the person is asked to do."""
     verdict = receipt.verdict
-    out: list[str] = []
     mode = "advisory" if verdict.advisory else "blocking"
     title = f"Check {verdict.verdict.upper()} on step {receipt.step_id} of run {receipt.run_id}"
-    out.extend(_wrap(f"{title} ({mode})", "", width, "  "))
-    out.extend(_wrap(f"model {verdict.model}, at {verdict.at}", "  ", width))
     what_now = _WHAT_NOW[receipt.action]
     if verdict.advisory:
         what_now = "Advisory: the verdict is recorded and the step completed; nothing waits on you."
-    out.extend(_wrap(what_now, "  ", width))
+    return f"{title} ({mode})", f"model {verdict.model}, at {verdict.at}", what_now
 
+
+def sections(receipt: Receipt) -> list[tuple[str, tuple[int, ...], bool]]:
+    """The question sections, each ``(title, indexes, ranked)``, the empty ones left out: what
+    drove the verdict (ranked, furthest from passing first), the others not passing, those
+    that passed."""
+    verdict = receipt.verdict
     ranked = receipt.drivers
     driving = set(ranked)
     rest = [i for i in range(len(receipt.check)) if i not in driving]
-    not_passing = [i for i in rest if verdict.questions[i].result != "pass"]
-    passing = [i for i in rest if verdict.questions[i].result == "pass"]
-    sections = [
-        ("What drove the verdict, furthest from passing first", ranked),
-        ("Also not passing", not_passing),
-        ("Passed", passing),
+    not_passing = tuple(i for i in rest if verdict.questions[i].result != "pass")
+    passing = tuple(i for i in rest if verdict.questions[i].result == "pass")
+    found = [
+        ("What drove the verdict, furthest from passing first", ranked, True),
+        ("Also not passing", not_passing, False),
+        ("Passed", passing, False),
     ]
-    for title, indexes in sections:
-        if not indexes:
-            continue
+    return [section for section in found if section[1]]
+
+
+def question_details(receipt: Receipt, index: int) -> list[str]:
+    """The lines under question ``index``: its answer (and how far from passing), the model's
+    spread when known, its thresholds in words."""
+    question, record = receipt.check[index], receipt.verdict.questions[index]
+    detail = f"answer {answer_text(record, question)}"
+    if record.result != "pass":
+        distance = distance_from_passing(question, record)
+        detail += f", {js_number(round(distance, 2))} from passing"
+    lines = [detail]
+    if receipt.provenance:
+        origin = receipt.provenance[index]
+        if origin.distribution is not None:
+            spread = ", ".join(
+                f"{_option_text(option)} {js_number(round(p, 2))}"
+                for option, p in origin.distribution
+            )
+            lines.append(f"the model's spread ({origin.source}): {spread}")
+    lines.append(threshold_text(question))
+    return lines
+
+
+def failure_line(ask: str, reason: str, detail: str) -> str:
+    """One question the evaluator did not answer, on one line."""
+    return f"{one_line(ask)}: {reason}{': ' if detail else ''}{detail}"
+
+
+def shown_line(receipt: Receipt) -> str:
+    """What the evaluator was shown, in all."""
+    return (
+        f"What the evaluator was shown: {_count(receipt.shown_bytes, 'byte')}"
+        f" ({receipt.bundle_sha256[:19]}…)"
+    )
+
+
+def piece_label(name: str) -> str:
+    """A piece of what was shown, named for a person."""
+    return _LABELS[name]
+
+
+def cut_lines(receipt: Receipt) -> list[str]:
+    """What was cut from the run data, a line for the steps and one for the fields."""
+    lines = []
+    if receipt.dropped_steps:
+        lines.append(
+            f"cut: {_count(len(receipt.dropped_steps), 'step')} left out, oldest first:"
+            f" {', '.join(receipt.dropped_steps)}"
+        )
+    if receipt.dropped_fields:
+        lines.append(
+            f"cut: {_count(len(receipt.dropped_fields), 'field')} left out:"
+            f" {', '.join(receipt.dropped_fields)}"
+        )
+    return lines
+
+
+def candidate_lines(candidate: Submission) -> list[str]:
+    """The candidate's summary, evidence and route, a line each (its output aside)."""
+    lines = []
+    if candidate.summary is not None:
+        lines.append(f"summary: {one_line(candidate.summary)}")
+    evidence = ", ".join(f"{e.kind} {e.ref}" for e in candidate.evidence) or "none"
+    lines.append(f"evidence: {evidence}")
+    if candidate.next is not None:
+        lines.append(f"next: {one_line(candidate.next)}")
+    if candidate.reason is not None:
+        lines.append(f"reason: {one_line(candidate.reason)}")
+    return lines
+
+
+def output_lines(value: Any, count: int) -> tuple[list[str], int]:
+    """The first ``count`` lines of an output as indented JSON, each character that does not
+    print as itself escaped, and how many lines more there are."""
+    lines, more = _head_lines(value, count)
+    return [escaped_text(line) for line in lines], more
+
+
+def more_lines(more: int) -> str:
+    return f"… {_count(more, 'more line')}: see the receipt's JSON"
+
+
+def _render(receipt: Receipt, width: int) -> str:
+    out: list[str] = []
+    title, model, what_now = heading(receipt)
+    out.extend(_wrap(title, "", width, "  "))
+    out.extend(_wrap(model, "  ", width))
+    out.extend(_wrap(what_now, "  ", width))
+
+    for title, indexes, ranked in sections(receipt):
         out.append("")
         out.extend(_wrap(title, "", width))
         for number, index in enumerate(indexes, start=1):
-            label = f"{number}." if indexes is ranked else "-"
+            label = f"{number}." if ranked else "-"
             out.extend(_question_lines(receipt, index, label, width))
 
     if receipt.failures:
         out.append("")
         out.append("Not answered by the evaluator")
         for ask, reason, detail in receipt.failures:
-            out.extend(
-                _wrap(f"{one_line(ask)}: {reason}{': ' if detail else ''}{detail}", "  ", width)
-            )
+            out.extend(_wrap(failure_line(ask, reason, detail), "  ", width))
 
     out.append("")
-    out.extend(
-        _wrap(
-            f"What the evaluator was shown: {_count(receipt.shown_bytes, 'byte')}"
-            f" ({receipt.bundle_sha256[:19]}…)",
-            "",
-            width,
-            "  ",
-        )
-    )
+    out.extend(_wrap(shown_line(receipt), "", width, "  "))
     for piece in receipt.shown:
         if piece.name in ("dropped_steps", "dropped_fields"):
             continue
-        out.append(f"  {_LABELS[piece.name]:<14}{piece.bytes:>12,} bytes")
-    if receipt.dropped_steps or receipt.dropped_fields:
-        if receipt.dropped_steps:
-            out.extend(
-                _wrap(
-                    f"cut: {_count(len(receipt.dropped_steps), 'step')} left out, oldest first:"
-                    f" {', '.join(receipt.dropped_steps)}",
-                    "  ",
-                    width,
-                )
-            )
-        if receipt.dropped_fields:
-            out.extend(
-                _wrap(
-                    f"cut: {_count(len(receipt.dropped_fields), 'field')} left out:"
-                    f" {', '.join(receipt.dropped_fields)}",
-                    "  ",
-                    width,
-                )
-            )
-    else:
+        out.append(f"  {piece_label(piece.name):<14}{piece.bytes:>12,} bytes")
+    cut = cut_lines(receipt)
+    for line in cut:
+        out.extend(_wrap(line, "  ", width))
+    if not cut:
         out.append("  nothing was cut")
 
     out.append("")
     out.append("The candidate submission")
-    candidate = receipt.candidate
-    if candidate.summary is not None:
-        out.extend(_wrap(f"summary: {one_line(candidate.summary)}", "  ", width))
-    evidence = ", ".join(f"{e.kind} {e.ref}" for e in candidate.evidence) or "none"
-    out.extend(_wrap(f"evidence: {evidence}", "  ", width))
-    if candidate.next is not None:
-        out.extend(_wrap(f"next: {one_line(candidate.next)}", "  ", width))
-    if candidate.reason is not None:
-        out.extend(_wrap(f"reason: {one_line(candidate.reason)}", "  ", width))
+    for line in candidate_lines(receipt.candidate):
+        out.extend(_wrap(line, "  ", width))
     out.append("  output:")
-    lines, more = _head_lines(candidate.output, _MAX_OUTPUT_LINES)
-    out.extend("    " + escaped_text(line) for line in lines)
+    lines, more = output_lines(receipt.candidate.output, _MAX_OUTPUT_LINES)
+    out.extend("    " + line for line in lines)
     if more:
-        out.append(f"    … {_count(more, 'more line')}: see the receipt's JSON")
+        out.append(f"    {more_lines(more)}")
     return "\n".join(out) + "\n"
 
 
@@ -708,24 +775,12 @@ def _head_lines(value: Any, count: int) -> tuple[list[str], int]:
 
 
 def _question_lines(receipt: Receipt, index: int, label: str, width: int) -> list[str]:
-    question, record = receipt.check[index], receipt.verdict.questions[index]
+    record = receipt.verdict.questions[index]
     indent = " " * 14
     lead = f"  {label:<3} {record.result:<8}"
     lines = _wrap(one_line(record.ask), lead, width, indent)
-    detail = f"answer {answer_text(record, question)}"
-    if record.result != "pass":
-        distance = distance_from_passing(question, record)
-        detail += f", {js_number(round(distance, 2))} from passing"
-    lines.extend(_wrap(detail, indent, width))
-    if receipt.provenance:
-        origin = receipt.provenance[index]
-        if origin.distribution is not None:
-            spread = ", ".join(
-                f"{_option_text(option)} {js_number(round(p, 2))}"
-                for option, p in origin.distribution
-            )
-            lines.extend(_wrap(f"the model's spread ({origin.source}): {spread}", indent, width))
-    lines.extend(_wrap(threshold_text(question), indent, width))
+    for detail in question_details(receipt, index):
+        lines.extend(_wrap(detail, indent, width))
     return lines
 
 

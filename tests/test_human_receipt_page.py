@@ -1,0 +1,808 @@
+"""checkprofile.human.receipt_html: the reviewer's page, in a parser and in a real browser.
+
+"A person can open the page for an unsure verdict, see why it was unsure, and return,
+complete or fail it from the form; the decision that arrives is the typed decision they chose,
+applied once; hostile texts in every field of the receipt are shown, not run" (issue 25).
+The browser tests drive headless Chromium over the DevTools protocol (tests/browser.py)
+against the example server, examples/review-queue/serve.py, and a spy server that records any
+request a page makes.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import html.parser
+import http.client
+import importlib.util
+import json
+import shutil
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from browser import Browser, complaints, need_chromium, png_size
+from test_human_records import SCRIPTS, make_outcome
+
+from checkprofile import (
+    ChoiceAnswer,
+    Failure,
+    Limits,
+    Material,
+    RubricAnswer,
+    Submission,
+    YesNoAnswer,
+    parse_check,
+    run_check_sync,
+)
+from checkprofile.human import (
+    Checkpoint,
+    Completed,
+    Receipt,
+    Returned,
+    StepState,
+    checkpoint_for,
+    decision_from_form,
+    receipt_for,
+    receipt_html,
+)
+from checkprofile.human._receipts import shown_words
+from checkprofile.testing import ScriptedEvaluator
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "review-queue"
+ACTION = "http://127.0.0.1:8025/checkpoints/abc/decision"
+DECIDED_AT = "2026-10-06T10:15:00Z"
+
+
+def hostile(spy: str) -> str:
+    """A text that, were it not escaped, would run a script, fetch from ``spy`` in four ways,
+    close the elements it sits in, and hide characters."""
+    return (
+        f'<script>fetch("{spy}/script")</script><img src="{spy}/img"'
+        f' onerror="fetch(\'{spy}/onerror\')"><link rel="stylesheet" href="{spy}/css">'
+        f'<iframe src="{spy}/frame"></iframe></textarea></form></pre><!-- & "quoted"'
+        " 'single' \u202egnp.exe\u200b\x85\u2028end"
+    )
+
+
+def hostile_checkpoint(spy: str) -> Checkpoint:
+    """An unsure escalation with ``hostile(spy)`` in every text a receipt shows: asks, level
+    texts, choice descriptions, model, run and step ids, a step cut from the run data, the
+    summary, evidence, route, and the output's keys and values."""
+    text = hostile(spy)
+    check = parse_check(
+        [
+            {"ask": "Yes/no " + text, "fail": 0.5},
+            {
+                "ask": "Choice " + text,
+                "one_of": {"states": "S " + text, "hedges": "H " + text},
+                "pass": ["states"],
+            },
+            {
+                "ask": "Rubric " + text,
+                "levels": ["L0 " + text, "L1 " + text, "L2 " + text],
+                "pass": 2,
+            },
+        ]
+    )
+    material = Material(
+        instructions="I " + text,
+        body="B " + text,
+        run_data={
+            "inputs": {"k " + text: text},
+            "steps": {
+                "old " + text: {"at": "2026-10-06T08:00:00Z", "output": {"n": "n" * 2000}},
+                "recent": {"at": "2026-10-06T09:00:00Z", "output": {"v " + text: 1}},
+            },
+        },
+        submission=Submission(
+            {"out " + text: text, "count": 1},
+            "summary " + text,
+            [{"kind": "file", "ref": "ref " + text}],
+            next="next " + text,
+            reason="reason " + text,
+        ),
+        show_route=True,
+    )
+    evaluator = ScriptedEvaluator(
+        {
+            "Yes/no " + text: YesNoAnswer(0.62),
+            "Choice " + text: ChoiceAnswer("states", 0.95),
+            "Rubric " + text: RubricAnswer(1, 0.9),
+        },
+        model="model " + text,
+    )
+    outcome = run_check_sync(
+        check, material, evaluator, limits=Limits(check_state_bytes=1000), now=DECIDED_AT
+    )
+    assert outcome.action == "escalate" and outcome.bundle is not None
+    assert outcome.bundle.dropped_steps[0].startswith("old ")
+    return checkpoint_for(outcome, state=StepState(run_id="run " + text, step_id="step " + text))
+
+
+def hostile_error_receipt(spy: str) -> Receipt:
+    """An error receipt whose evaluator failed with ``hostile(spy)`` as its detail."""
+    script = {**SCRIPTS["pass"]}
+    ask = next(iter(script))
+    script[ask] = Failure("timeout", "detail " + hostile(spy))
+    return receipt_for(make_outcome(script), run_id="run-1", step_id="screen")
+
+
+def receipts() -> dict[str, Receipt]:
+    """A receipt of each kind: the verdicts, and an advisory one."""
+    kinds = {
+        name: receipt_for(make_outcome(script), run_id="run-7", step_id="check_vendor")
+        for name, script in SCRIPTS.items()
+    }
+    kinds["advisory"] = receipt_for(
+        make_outcome(SCRIPTS["fail"], advisory=True), run_id="run-7", step_id="check_vendor"
+    )
+    return kinds
+
+
+# --- the page as HTML -------------------------------------------------------------------------
+
+
+class Page(html.parser.HTMLParser):
+    """Every start tag with its attributes, the text of the document, and the stylesheet."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.style = ""
+        self._in_style = False
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._in_style = tag == "style"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_style = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_style:
+            self.style += data
+        else:
+            self.text.append(data)
+
+    def all_text(self) -> str:
+        return "".join(self.text)
+
+    def named(self, tag: str) -> list[dict[str, str | None]]:
+        return [attrs for name, attrs in self.tags if name == tag]
+
+
+ALLOWED_TAGS = {
+    "html", "head", "meta", "title", "style", "body", "header", "main", "section", "h1", "h2",
+    "h3", "p", "span", "ol", "ul", "li", "table", "thead", "tbody", "tr", "th", "td", "pre",
+    "form", "input", "label", "textarea", "button",
+}  # fmt: skip
+
+
+def policy(page: Page) -> str:
+    (meta,) = [a for a in page.named("meta") if a.get("http-equiv") == "Content-Security-Policy"]
+    content = meta["content"]
+    assert content is not None
+    return content
+
+
+def test_hostile_texts_in_every_field_are_text_and_hidden_characters_show() -> None:
+    spy = "http://127.0.0.1:9"
+    checkpoint = hostile_checkpoint(spy)
+    text = receipt_html(
+        checkpoint.receipt, action=ACTION, token="t0ken", reference=checkpoint.reference
+    )
+    page = Page(text)
+    assert {tag for tag, _ in page.tags} <= ALLOWED_TAGS
+    for tag, attrs in page.tags:
+        # Nothing in the page names an address but the form's action; no handler attribute.
+        assert not {"src", "href", "srcset", "onerror", "style"} & set(attrs), tag
+        if "action" in attrs:
+            assert attrs["action"] == ACTION
+    assert "url(" not in page.style and "@import" not in page.style
+    shown = page.all_text()
+    # Each field's hostile text is there as text, hidden characters written as render_text
+    # writes them; the line separators are whitespace, shown as a space.
+    as_shown = " ".join(shown_words(hostile(spy)))
+    assert "\\u202egnp.exe\\u200b end" in as_shown
+    for label in (
+        "Yes/no", "Choice", "Rubric", "L1", "L2", "model", "run", "step", "old", "summary",
+        "ref", "next", "reason",
+    ):  # fmt: skip
+        assert f"{label} {as_shown}" in shown, label
+    # The output in its block: JSON text with the escapes, keys and values.
+    assert '"out <script>fetch(\\"http://127.0.0.1:9/script\\")' in shown
+    assert "\u202e" not in shown and "\u200b" not in text and "\u202e" not in text
+
+
+def test_a_hostile_error_detail_is_text() -> None:
+    receipt = hostile_error_receipt("http://127.0.0.1:9")
+    page = Page(receipt_html(receipt))
+    assert f"detail {' '.join(shown_words(hostile('http://127.0.0.1:9')))}" in page.all_text()
+    assert {tag for tag, _ in page.tags} <= ALLOWED_TAGS - {"form", "input", "textarea"}
+
+
+def test_the_policy_forbids_script_and_fetching_and_posts_only_to_the_action() -> None:
+    receipt = receipts()["unsure"]
+    page = Page(receipt_html(receipt, action=ACTION, token="t", reference="r"))
+    directives = dict(part.strip().split(" ", 1) for part in policy(page).split(";"))
+    assert directives["default-src"] == "'none'"  # no script, image, font, frame, connection
+    assert directives["base-uri"] == "'none'"
+    assert directives["form-action"] == ACTION
+    # The one stylesheet is allowed by its hash, so no other style runs (nor an attribute).
+    digest = directives["style-src"].strip("'").removeprefix("sha256-")
+    assert base64.b64decode(digest) == hashlib.sha256(page.style.encode()).digest()
+    without = Page(receipt_html(receipt))
+    assert "form-action 'none'" in policy(without) and not without.named("form")
+
+
+def test_the_form_has_the_four_decisions_with_labels_and_carries_no_secret() -> None:
+    checkpoint = hostile_checkpoint("http://127.0.0.1:9")
+    page = Page(receipt_html(checkpoint.receipt, action=ACTION, token="t0ken", reference="ref-1"))
+    forms = page.named("form")
+    assert [f["method"] for f in forms] == ["post"] * 4
+    hidden = [a for a in page.named("input") if a.get("type") == "hidden"]
+    choices = [a["value"] for a in hidden if a["name"] == "decision"]
+    assert choices == ["returned", "completed", "own", "failed"]
+    assert {a["name"] for a in hidden} == {"checkpoint", "token", "decision"}
+    assert {a["value"] for a in hidden if a["name"] == "checkpoint"} == {"ref-1"}
+    # Every control has a label; notes are required where a decision needs one.
+    ids = {a["for"] for a in page.named("label")}
+    controls = [
+        a for a in page.named("textarea") + page.named("input") if a.get("type") != "hidden"
+    ]
+    assert all(a["id"] in ids for a in controls)
+    required = [a["id"] for a in page.named("textarea") if "required" in a]
+    assert required == ["returned-note", "failed-note"]
+    # Landmarks and headings.
+    assert page.named("main") and page.named("header") and len(page.named("h1")) == 1
+    assert len(page.named("h2")) >= 4
+
+
+def test_each_kind_of_receipt_is_a_page_and_a_form_only_where_someone_decides() -> None:
+    for name, receipt in receipts().items():
+        page = Page(receipt_html(receipt))
+        assert page.named("h1"), name
+        title = page.all_text()
+        assert f"Check {receipt.verdict.verdict.upper()}" in title
+        if name != "unsure":
+            with pytest.raises(ValueError, match="waits on a person"):
+                receipt_html(receipt, action=ACTION, token="t", reference="r")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"action": ACTION}, "all of action, token and reference"),
+        ({"action": "/relative", "token": "t", "reference": "r"}, "absolute http or https URL"),
+        ({"action": ACTION + "?x=1", "token": "t", "reference": "r"}, "no query"),
+        ({"action": "http://a/'; script-src *", "token": "t", "reference": "r"}, "http or https"),
+        ({"action": "javascript:alert(1)", "token": "t", "reference": "r"}, "http or https"),
+        ({"action": ACTION, "token": " ", "reference": "r"}, "token must be a non-blank"),
+        ({"action": ACTION, "token": "t", "reference": 7}, "reference must be a non-blank"),
+    ],
+    ids=["partial", "relative", "query", "policy-break", "javascript", "blank-token", "int-ref"],
+)
+def test_a_bad_form_argument_is_refused(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        receipt_html(receipts()["unsure"], **options)
+
+
+def test_receipt_html_takes_a_receipt() -> None:
+    with pytest.raises(TypeError, match="takes a Receipt"):
+        receipt_html(receipts()["unsure"].to_json())  # type: ignore[arg-type]
+
+
+def test_the_own_output_fields_read_back_as_the_candidate() -> None:
+    # Posting the own-output form as the page fills it completes with the candidate's output,
+    # hidden characters and all: the escapes in the text are JSON's.
+    checkpoint = hostile_checkpoint("http://127.0.0.1:9")
+    page = Page(receipt_html(checkpoint.receipt, action=ACTION, token="t", reference="r"))
+    fields: list[tuple[str, str]] = [("checkpoint", "r"), ("token", "t"), ("decision", "own")]
+    own = [a for a in page.named("textarea") if str(a["id"]).startswith("own-f")]
+    values = _textareas(receipt_html(checkpoint.receipt, action=ACTION, token="t", reference="r"))
+    fields += [(str(a["name"]), values[str(a["id"])]) for a in own]
+    decision = decision_from_form(fields, by="ana", at=DECIDED_AT, reference="r", token="t")
+    assert type(decision) is Completed
+    assert decision.output == checkpoint.candidate.output
+
+
+class _Areas(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.values: dict[str, str] = {}
+        self._at: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "textarea":
+            self._at = str(dict(attrs)["id"])
+            self.values[self._at] = ""
+
+    def handle_endtag(self, tag: str) -> None:
+        self._at = None
+
+    def handle_data(self, data: str) -> None:
+        if self._at is not None:
+            self.values[self._at] += data
+
+
+def _textareas(text: str) -> dict[str, str]:
+    parsed = _Areas()
+    parsed.feed(text)
+    return parsed.values
+
+
+# --- in a real browser ------------------------------------------------------------------------
+
+
+class Spy(ThreadingHTTPServer):
+    """A server on loopback that records every request it gets."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        spy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                spy.seen.append(self.path)
+                self.send_response(204)
+                self.end_headers()
+
+            do_POST = do_GET
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+@contextlib.contextmanager
+def served(server: ThreadingHTTPServer) -> Iterator[Any]:
+    """``server`` answering on a thread of its own until the block ends."""
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def spy() -> Iterator[Spy]:
+    with served(Spy()) as server:
+        yield server
+
+
+def example_server() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("review_queue_serve", EXAMPLE / "serve.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def queue(tmp_path: Path) -> Iterator[Any]:
+    folder = tmp_path / "checkpoints"
+    shutil.copytree(EXAMPLE / "checkpoints", folder)
+    queue = example_server().ReviewQueue(
+        folder, reviewer="ana@example.com", clock=lambda: DECIDED_AT
+    )
+    with served(queue) as server:
+        yield server
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Browser]:
+    chromium = need_chromium()
+    driver = Browser(chromium, tmp_path / "profile")
+    try:
+        yield driver
+    finally:
+        driver.close()
+
+
+class Tab:
+    """One page in the browser, watched: every request it makes, every script parsed."""
+
+    def __init__(self, browser: Browser, width: int, height: int = 900) -> None:
+        self.browser = browser
+        target = browser.send("Target.createTarget", url="about:blank")["targetId"]
+        self.session: str = browser.send("Target.attachToTarget", targetId=target, flatten=True)[
+            "sessionId"
+        ]
+        for domain in ("Page", "Runtime", "Log", "Network", "Debugger", "DOM"):
+            self.send(f"{domain}.enable")
+        self.send(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=width < 600,
+        )
+
+    def send(self, method: str, **params: Any) -> dict[str, Any]:
+        return self.browser.send(method, self.session, **params)
+
+    def loaded(self) -> None:
+        self.browser.wait(
+            lambda m: (
+                m.get("method") == "Page.loadEventFired" and m.get("sessionId") == self.session
+            )
+        )
+
+    def open(self, url: str) -> None:
+        self.send("Page.navigate", url=url)
+        self.loaded()
+
+    def events(self, method: str) -> list[dict[str, Any]]:
+        return [
+            e["params"]
+            for e in self.browser.events
+            if e.get("method") == method and e.get("sessionId") == self.session
+        ]
+
+    def requested(self) -> list[str]:
+        return [e["request"]["url"] for e in self.events("Network.requestWillBeSent")]
+
+    def scripts(self) -> list[str]:
+        return [e.get("url", "") for e in self.events("Debugger.scriptParsed")]
+
+    def node(self, selector: str) -> int:
+        root = self.send("DOM.getDocument")["root"]["nodeId"]
+        found: int = self.send("DOM.querySelector", nodeId=root, selector=selector)["nodeId"]
+        assert found, selector
+        return found
+
+    def html(self) -> str:
+        root = self.send("DOM.getDocument")["root"]["nodeId"]
+        text: str = self.send("DOM.getOuterHTML", nodeId=root)["outerHTML"]
+        return text
+
+    def type_into(self, selector: str, text: str) -> None:
+        self.send("DOM.focus", nodeId=self.node(selector))
+        self.send("Input.insertText", text=text)
+
+    def press_enter_on(self, selector: str) -> None:
+        # The keyboard, as a person without a mouse submits: no script of the page's or ours.
+        self.send("DOM.focus", nodeId=self.node(selector))
+        for kind in ("keyDown", "keyUp"):
+            self.send(
+                "Input.dispatchKeyEvent",
+                type=kind,
+                key="Enter",
+                code="Enter",
+                windowsVirtualKeyCode=13,
+                nativeVirtualKeyCode=13,
+                **({"text": "\r"} if kind == "keyDown" else {}),
+            )
+
+    def width(self) -> tuple[int, int]:
+        """The page's content width and the viewport's, in CSS pixels."""
+        metrics = self.send("Page.getLayoutMetrics")
+        return (
+            int(metrics["cssContentSize"]["width"]),
+            int(metrics["cssLayoutViewport"]["clientWidth"]),
+        )
+
+    def screenshot(self) -> bytes:
+        shot = self.send("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+        return base64.b64decode(shot["data"])
+
+
+def test_each_kind_of_receipt_opens_in_chromium_at_both_widths(
+    browser: Browser, tmp_path: Path
+) -> None:
+    for name, receipt in receipts().items():
+        path = tmp_path / f"{name}.html"
+        path.write_text(receipt_html(receipt), encoding="utf-8")
+        for width in (390, 1280):
+            tab = Tab(browser, width)
+            tab.open(path.as_uri())
+            content, viewport = tab.width()
+            assert content <= viewport, (name, width, content)  # nothing wider than the screen
+            assert width - 20 <= png_size(tab.screenshot())[0] <= width  # less a scroll bar
+            assert f"Check {receipt.verdict.verdict.upper()}" in tab.html()
+            assert tab.scripts() == [], name
+            assert tab.requested() == [path.as_uri()], name
+    assert complaints(browser.events) == []
+
+
+def test_a_hostile_page_runs_nothing_and_fetches_nothing(
+    browser: Browser, spy: Spy, tmp_path: Path
+) -> None:
+    checkpoint = hostile_checkpoint(spy.url)
+    pages = {
+        "unsure": receipt_html(
+            checkpoint.receipt, action=ACTION, token="t", reference=checkpoint.reference
+        ),
+        "error": receipt_html(hostile_error_receipt(spy.url)),
+    }
+    for name, text in pages.items():
+        path = tmp_path / f"{name}.html"
+        path.write_text(text, encoding="utf-8")
+        for width in (390, 1280):
+            tab = Tab(browser, width)
+            tab.open(path.as_uri())
+            shown = tab.html()
+            assert "&lt;script&gt;fetch(" in shown and "<script" not in shown.lower()
+            assert tab.scripts() == []
+            assert tab.requested() == [path.as_uri()]
+            content, viewport = tab.width()
+            assert content <= viewport, (name, width)
+    assert spy.seen == []
+    assert complaints(browser.events) == []
+
+
+def test_the_watch_sees_a_page_that_fetches_or_runs_a_script(
+    browser: Browser, spy: Spy, tmp_path: Path
+) -> None:
+    # The silence above means something only if the spy hears a page that fetches, and the
+    # tab sees a script that runs.
+    path = tmp_path / "fetches.html"
+    path.write_text(
+        f'<!DOCTYPE html><img src="{spy.url}/img"><script>document.title = "ran"</script>',
+        encoding="utf-8",
+    )
+    tab = Tab(browser, 390)
+    tab.open(path.as_uri())
+    assert spy.seen == ["/img"]
+    assert len(tab.scripts()) == 1 and f"{spy.url}/img" in tab.requested()
+
+
+def vendor(queue: Any) -> tuple[str, Checkpoint]:
+    """The example queue's vendor screening escalation, and its reference."""
+    checkpoints, _ = queue.checkpoints()
+    return next((ref, cp) for ref, cp in checkpoints.items() if cp.step_id == "check_vendor")
+
+
+def test_a_person_returns_it_from_the_form_and_the_decision_is_applied_once(
+    browser: Browser, queue: Any
+) -> None:
+    reference, checkpoint = vendor(queue)
+    tab = Tab(browser, 390)
+    tab.open(queue.origin + "/")
+    assert f"/checkpoints/{reference}" in tab.html()
+    tab.open(f"{queue.origin}/checkpoints/{reference}")
+    assert tab.scripts() == []
+    tab.type_into("#returned-note", "Attach the EU list report too.\nThe OFAC one is there.")
+    tab.press_enter_on("#returned-title ~ button")
+    tab.loaded()
+    assert "Recorded: returned by ana@example.com" in tab.html()
+    # What arrived is the decision typed, applied to the checkpoint with the library's calls.
+    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
+    expected = Returned(
+        note="Attach the EU list report too.\nThe OFAC one is there.",
+        by="ana@example.com",
+        at=DECIDED_AT,
+    )
+    assert written["decision"] == expected.to_json()
+    assert written["state"] == checkpoint.decide(expected).to_json()
+    audit = (queue.folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(audit) == 1 and json.loads(audit[0])["decision"] == expected.to_json()
+    # A second post for the same checkpoint (a double click, a second reviewer's open page)
+    # is refused, nothing changes, and the queue no longer lists it.
+    fields = {
+        "checkpoint": reference,
+        "token": queue.token(reference),
+        "decision": "failed",
+        "note": "Too late.",
+    }
+    again = urllib.request.Request(
+        f"{queue.origin}/checkpoints/{reference}/decision",
+        data=urllib.parse.urlencode(fields).encode(),
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(again, timeout=10)
+    assert refused.value.code == 409
+    assert json.loads(queue.decision_path(reference).read_text(encoding="utf-8")) == written
+    assert len((queue.folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()) == 1
+    tab.open(queue.origin + "/")
+    assert f"/checkpoints/{reference}" not in tab.html()
+    assert complaints(browser.events) == []
+
+
+def test_a_person_completes_with_their_own_output_from_the_form(
+    browser: Browser, queue: Any
+) -> None:
+    reference, checkpoint = vendor(queue)
+    tab = Tab(browser, 1280)
+    tab.open(f"{queue.origin}/checkpoints/{reference}")
+    # Edit the "cleared" field: select its text and type a new value.
+    field = tab.node('textarea[name="output.\\"cleared\\""]')
+    tab.send("DOM.focus", nodeId=field)
+    tab.send(
+        "Input.dispatchKeyEvent",
+        type="keyDown",
+        key="a",
+        code="KeyA",
+        modifiers=2,
+        commands=["selectAll"],
+    )
+    tab.send("Input.dispatchKeyEvent", type="keyUp", key="a", code="KeyA", modifiers=2)
+    tab.send("Input.insertText", text="false")
+    tab.type_into("#own-note", "The report shows an EU match.")
+    tab.press_enter_on("#own-title ~ button")
+    tab.loaded()
+    assert "Recorded: completed" in tab.html(), tab.html()
+    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
+    decision = written["decision"]
+    assert decision["kind"] == "completed" and decision["note"] == "The report shows an EU match."
+    assert decision["output"] == {**checkpoint.candidate.output, "cleared": False}
+    assert decision["summary"] == checkpoint.candidate.summary
+    assert decision["evidence"] == checkpoint.candidate.to_json()["evidence"]
+
+
+def test_a_note_left_empty_is_refused_by_the_browser_and_nothing_is_posted(
+    browser: Browser, queue: Any
+) -> None:
+    checkpoints, _ = queue.checkpoints()
+    reference = next(iter(checkpoints))
+    tab = Tab(browser, 390)
+    tab.open(f"{queue.origin}/checkpoints/{reference}")
+    tab.press_enter_on("#failed-title ~ button")
+    tab.open(queue.origin + "/")  # the next load is this one: the form did not post
+    assert not queue.decision_path(reference).exists()
+    assert [r for r in tab.requested() if r.endswith("/decision")] == []
+
+
+def test_a_cross_site_post_is_refused(browser: Browser, queue: Any, tmp_path: Path) -> None:
+    # Another site's page posting to the queue: it cannot know the token, and its origin
+    # is not the queue's.
+    checkpoints, _ = queue.checkpoints()
+    reference = next(iter(checkpoints))
+    evil = tmp_path / "evil.html"
+    evil.write_text(
+        f'<!DOCTYPE html><form method="post" action="{queue.origin}/checkpoints/{reference}'
+        f'/decision"><input type="hidden" name="checkpoint" value="{reference}">'
+        '<input type="hidden" name="token" value="guess"><input type="hidden" name="decision"'
+        ' value="completed"><button id="go">go</button></form>',
+        encoding="utf-8",
+    )
+    tab = Tab(browser, 390)
+    tab.open(evil.as_uri())
+    tab.press_enter_on("#go")
+    tab.loaded()
+    assert "Forbidden" in tab.html()
+    assert not queue.decision_path(reference).exists()
+
+
+# --- the example queue, by HTTP ---------------------------------------------------------------
+
+
+def request(
+    queue: Any,
+    path: str,
+    *,
+    data: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, str]:
+    request = urllib.request.Request(queue.origin + path, data=data, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return reply.status, reply.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def form_body(queue: Any, reference: str, **fields: str) -> bytes:
+    return urllib.parse.urlencode(
+        {"checkpoint": reference, "token": queue.token(reference), **fields}
+    ).encode()
+
+
+def test_the_queue_refuses_what_is_not_its_own_form(queue: Any) -> None:
+    reference, _ = vendor(queue)
+    path = f"/checkpoints/{reference}/decision"
+    good = form_body(queue, reference, decision="completed")
+    cases = [
+        ({"Origin": "http://evil.example"}, good, 403),
+        ({"Host": "evil.example"}, good, 421),
+        ({"Content-Type": "text/plain"}, good, 415),
+        ({}, form_body(queue, reference, decision="returned", note=" "), 400),
+        ({}, form_body(queue, reference, decision="completed", token="x"), 403),
+        ({}, b"\xff\xfe=1", 400),
+    ]
+    for headers, body, status in cases:
+        got = request(queue, path, data=body, headers=headers)
+        assert got[0] == status, (headers, status, got)
+    # A post too long is refused before a byte of it is read.
+    connection = http.client.HTTPConnection("127.0.0.1", queue.server_address[1], timeout=10)
+    connection.putrequest("POST", path)
+    connection.putheader("Content-Type", "application/x-www-form-urlencoded")
+    connection.putheader("Content-Length", str(2 << 20))
+    connection.endheaders()
+    assert connection.getresponse().status == 413
+    connection.close()
+    other = next(ref for ref in queue.checkpoints()[0] if ref != reference)
+    assert request(queue, path, data=form_body(queue, other, decision="completed"))[0] == 403
+    assert not queue.decision_path(reference).exists()
+    assert not (queue.folder / "audit.jsonl").exists()
+    assert request(queue, "/checkpoints/" + "0" * 32)[0] == 404
+
+
+def test_two_posts_at_once_apply_one_decision(queue: Any) -> None:
+    reference, checkpoint = vendor(queue)
+    path = f"/checkpoints/{reference}/decision"
+    statuses: list[int] = []
+    posts = [
+        threading.Thread(
+            target=lambda note=note: statuses.append(
+                request(
+                    queue, path, data=form_body(queue, reference, decision="failed", note=note)
+                )[0]
+            )
+        )
+        for note in ("one", "two", "three", "four")
+    ]
+    for thread in posts:
+        thread.start()
+    for thread in posts:
+        thread.join()
+    assert sorted(statuses) == [200, 409, 409, 409]
+    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
+    assert written["state"] == checkpoint.decide(written["decision"]).to_json()
+    assert len((queue.folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()) == 1
+    assert request(queue, f"/checkpoints/{reference}")[0] == 410
+
+
+def test_the_queue_names_a_file_that_is_not_a_checkpoint_and_serves_the_rest(queue: Any) -> None:
+    (queue.folder / "broken.json").write_text('{"checkpoint": 2}', encoding="utf-8")
+    status, page = request(queue, "/")
+    assert status == 200 and "Waiting on you (2)" in page
+    assert "broken.json: a checkpoint" in page
+
+
+def test_a_hostile_candidate_completed_as_it_stands_arrives_as_it_was(
+    browser: Browser, queue: Any, spy: Spy
+) -> None:
+    # Posted through the browser unchanged, the own-output form gives back the candidate's
+    # output exactly: hidden characters, quotes, markup and line breaks in keys and values.
+    checkpoint = hostile_checkpoint(spy.url)
+    (queue.folder / "hostile.json").write_text(
+        json.dumps(checkpoint.to_json(), ensure_ascii=False), encoding="utf-8"
+    )
+    reference = checkpoint.reference
+    tab = Tab(browser, 390)
+    tab.open(queue.origin + "/")
+    assert tab.scripts() == []
+    tab.open(f"{queue.origin}/checkpoints/{reference}")
+    assert tab.scripts() == [] and tab.requested()[-1].endswith(reference)
+    tab.press_enter_on("#own-title ~ button")
+    tab.loaded()
+    assert "Recorded: completed" in tab.html(), tab.html()
+    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
+    assert written["decision"]["output"] == checkpoint.candidate.output
+    assert written["decision"]["evidence"] == checkpoint.candidate.to_json()["evidence"]
+    # The summary does not print as itself: it is not filled in, and the page says so.
+    assert "summary" not in written["decision"]
+    assert "summary holds characters that do not print" in tab_text(queue, reference)
+    assert spy.seen == []
+    assert complaints(browser.events) == []
+
+
+def tab_text(queue: Any, reference: str) -> str:
+    """The receipt's page as the example queue serves it, its checkpoint decided or not."""
+    checkpoint = queue.checkpoints()[0][reference]
+    return receipt_html(
+        checkpoint.receipt,
+        action=f"{queue.origin}/checkpoints/{reference}/decision",
+        token="t",
+        reference=reference,
+    )
