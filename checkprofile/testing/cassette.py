@@ -5,7 +5,9 @@ exactly what it was shown: the :func:`~checkprofile.adapters.cache.cache_key` of
 which covers the questions in full, the instructions, the body, the submission's and the run
 data's JSON texts, and what was left out of the run data. Beside the key each entry keeps, for
 the people who review it, the questions with what the model answered to each (or why it did
-not), the model version that answered, and the material it was shown.
+not), the model version that answered, and the material it was shown. On load, every entry's key
+must be the key of what it holds, so an entry edited after it was recorded is refused, never
+replayed.
 
 :class:`CassetteEvaluator` replays: a bundle whose key the cassette holds is answered as
 recorded (answers with ``source="replayed"``, failures as the same failures, under the recorded
@@ -30,13 +32,14 @@ from typing import Any, Final, NoReturn, cast, get_args
 
 import attrs
 
-from .._bundle import Bundle
+from .._bundle import Bundle, Submission, canonical_json, evidence_items
+from .._check import Check
 from .._convert import is_finite, show
 from .._run import Evaluator, Reply, ask_evaluator
 from .._validate import parse_check
 from .._verdict import Answer, Failure, Source, answer_problem
 from ..adapters.cache import answer_from_json, answer_to_json, cache_key, write_atomically
-from ..errors import CheckError, CheckprofileError, FailureReason
+from ..errors import CheckError, CheckprofileError, FailureReason, MaterialError
 
 __all__ = ["CASSETTE_FORMAT", "Cassette", "CassetteError", "CassetteEvaluator", "Live"]
 
@@ -478,15 +481,53 @@ class _Reader:
         configured = item["configured"]
         if not isinstance(configured, str) or not configured.strip():
             self.fail((*where, "configured"), f"expected a model name, got {show(configured)}")
-        results = self.questions(item["questions"], (*where, "questions"))
+        check, results = self.questions(item["questions"], (*where, "questions"))
         if model is None and any(not isinstance(result, Failure) for result in results):
             self.fail((*where, "model"), "answers need the model version that gave them")
         shown = self.shown(item["shown"], (*where, "shown"))
+        # The key must be the key of what the entry holds: an entry whose questions or shown
+        # material were edited under an old key would replay its answers for what a reviewer
+        # never saw (or never saw answered so).
+        if self.held_key(check, shown, (*where, "shown")) != key:
+            self.fail(
+                (*where, "key"),
+                f"the key {key[:12]}... is not the key of the questions and the material the"
+                " entry holds: the entry was edited after it was recorded (record it again)",
+            )
         return Entry(key, model, configured, tuple(item["questions"]), results, shown)
+
+    def held_key(self, check: Check, shown: dict[str, Any], where: tuple[str | int, ...]) -> str:
+        """The key of the bundle that shows ``check`` and the material ``shown`` holds."""
+        submitted = shown["submission"]
+        try:
+            submission = Submission(
+                submitted.get("output"),
+                submitted.get("summary"),
+                evidence_items(submitted.get("evidence", [])),
+                next=submitted.get("next"),
+                reason=submitted.get("reason"),
+            )
+            submission_json = canonical_json(submitted)
+            run_data_json = canonical_json(shown["run_data"])
+        except (MaterialError, TypeError, ValueError) as error:
+            self.fail((*where, "submission"), f"not a submission as shown: {error}")
+        left_out = shown.get("left_out")
+        bundle = Bundle(
+            check=check,
+            instructions="\n".join(shown["instructions"]),
+            body="\n".join(shown["body"]),
+            submission=submission,
+            submission_json=submission_json,
+            run_data_json=run_data_json,
+            truncated=left_out is not None,
+            dropped_steps=() if left_out is None else tuple(left_out["steps"]),
+            dropped_fields=() if left_out is None else tuple(left_out["fields"]),
+        )
+        return bundle_key(bundle)
 
     def questions(
         self, items: object, where: tuple[str | int, ...]
-    ) -> tuple[Answer | Failure, ...]:
+    ) -> tuple[Check, tuple[Answer | Failure, ...]]:
         if not isinstance(items, list) or not items:
             self.fail(where, f"expected a non-empty list of questions, got {show(items)}")
         questions: list[dict[str, Any]] = []
@@ -501,7 +542,7 @@ class _Reader:
             self.fail((*where, *problem.path), problem.message)
         if check.to_json() != questions:
             self.fail(where, "the questions are not a check's full form, as recorded")
-        return tuple(
+        return check, tuple(
             self.result(question, item, (*where, index))
             for index, (question, item) in enumerate(zip(check, items, strict=True))
         )
@@ -516,7 +557,9 @@ class _Reader:
         if not isinstance(stored, dict):
             self.fail(where, f"an answer is a JSON object, got {show(stored)}")
         self.known(stored, where, _ANSWER_KEYS)
-        if "source" in stored and stored["source"] not in _SOURCES:
+        # Judged as text first: a list or an object (JSON allows them) cannot even be hashed.
+        source = stored.get("source", "replayed")
+        if not isinstance(source, str) or source not in _SOURCES:
             self.fail((*where, "source"), f"not a source of answers: {show(stored['source'])}")
         try:
             answer = answer_from_json(question, stored)
@@ -534,7 +577,7 @@ class _Reader:
             self.fail(where, f"a failure is a JSON object, got {show(stored)}")
         self.known(stored, where, _FAILURE_KEYS)
         reason = stored.get("reason")
-        if reason not in _REASONS:
+        if not isinstance(reason, str) or reason not in _REASONS:
             self.fail((*where, "reason"), f"not a failure reason: {show(reason)}")
         detail = stored.get("detail", "")
         if not isinstance(detail, str):
