@@ -1,0 +1,102 @@
+"""Behaviour a mutation run found no test for in the core (issue 27): each test here fails on
+the change that survived (named in its comment) and passes on the code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from checkprofile import (
+    ChoiceAnswer,
+    Failure,
+    Limits,
+    Reply,
+    answer_problem,
+    parse_check,
+    run_check_sync,
+)
+from support import AT, material
+
+CHOICE = parse_check(
+    [{"ask": "Tone?", "one_of": {"calm": "Calm.", "angry": "Angry."}, "pass": ["calm"]}]
+)
+
+
+# _verdict: a distribution's sum tolerance (0.01 -> 0.02 survived) --------------------------
+
+
+@pytest.mark.parametrize(
+    ("total", "kept"),
+    [(1.0, True), (1.009, True), (0.991, True), (1.015, False), (0.985, False), (1.03, False)],
+)
+def test_a_distribution_that_does_not_sum_to_one_within_a_hundredth_is_refused(
+    total: float, kept: bool
+) -> None:
+    answer = ChoiceAnswer("calm", 0.6, distribution=(("calm", 0.6), ("angry", total - 0.6)))
+    problem = answer_problem(CHOICE[0], answer)
+    if kept:
+        assert problem is None
+    else:
+        assert problem is not None and "the distribution sums to" in problem
+
+
+# _run: what an evaluator's failure report keeps ---------------------------------------------
+
+
+class Reports:
+    """Answers every question with ``failure``, on every attempt."""
+
+    model = "m"
+
+    def __init__(self, failure: Any) -> None:
+        self.failure = failure
+
+    async def answer(self, bundle: Any) -> Reply:
+        return Reply("m-1", [self.failure] * len(bundle.check))
+
+
+def failure_kept(failure: Any) -> Failure:
+    check = parse_check("Is it right?")
+    outcome = run_check_sync(
+        check, material(), Reports(failure), limits=Limits(), now=AT, max_retry_wait=0.0
+    )
+    assert outcome.verdict.verdict == "error"
+    ((_, kept),) = outcome.failures
+    return kept
+
+
+@pytest.mark.parametrize("wait", [0, 0.0, 1.5])
+def test_a_retry_after_of_zero_seconds_is_kept_as_retry_now(wait: float) -> None:
+    # `>= 0` -> `> 0` survived: a server's "retry at once" (0 s) was dropped as no hint.
+    kept = failure_kept(Failure("rate_limited", "429", retry_after=wait))
+    assert kept.retry_after == wait
+    assert kept.retry_after is not None
+
+
+@pytest.mark.parametrize("wait", [-1.0, float("nan"), float("inf"), "2", True])
+def test_a_retry_after_that_is_not_seconds_is_none(wait: Any) -> None:
+    assert failure_kept(Failure("rate_limited", "429", retry_after=wait)).retry_after is None
+
+
+@pytest.mark.parametrize("reason", ["tired", "Timeout", "", 7, None, ["timeout"]])
+def test_a_failure_reason_outside_failure_reason_is_unknown(reason: Any) -> None:
+    # Kept as given survived: a reason no host can act on must be "unknown".
+    kept = failure_kept(Failure(reason, "what the evaluator said"))
+    assert kept.reason == "unknown"
+    assert kept.detail == "what the evaluator said"
+
+
+def test_a_known_failure_reason_is_kept() -> None:
+    assert failure_kept(Failure("tokens_exceeded", "too long")).reason == "tokens_exceeded"
+
+
+@pytest.mark.parametrize(("length", "cut"), [(999, False), (1000, False), (1001, True)])
+def test_a_failure_detail_of_up_to_1000_characters_is_kept_whole(length: int, cut: bool) -> None:
+    # A detail of exactly 1000 characters cut (`>` -> `>=`) survived.
+    detail = "d" * length
+    kept = failure_kept(Failure("server_error", detail))
+    if cut:
+        assert kept.detail == "d" * 999 + "…"
+    else:
+        assert kept.detail == detail
