@@ -34,7 +34,7 @@ import attrs
 
 from .._bundle import Bundle, Submission, canonical_json, evidence_items
 from .._check import Check
-from .._convert import is_finite, show
+from .._convert import bare, error_text, is_finite, show
 from .._run import Evaluator, Reply, ask_evaluator
 from .._validate import parse_check
 from .._verdict import Answer, Failure, Source, answer_problem
@@ -296,7 +296,9 @@ class Cassette:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(self.path, self.text())
         except OSError as error:
-            raise CassetteError(f"{self.path}: cannot write the cassette: {error}") from None
+            raise CassetteError(
+                f"{_named(self.path)}: cannot write the cassette: {error_text(error, named=False)}"
+            ) from None
         self._saved = {key: entry.to_json() for key, entry in self._entries.items()}
         return True
 
@@ -306,7 +308,7 @@ class Cassette:
         asks = ", ".join(show(ask, limit=80) for ask in bundle.check.asks)
         lines = [
             f"the cassette {show(self.label)} has no recording of what the evaluator was shown",
-            f"  cassette: {self.path}",
+            f"  cassette: {_named(self.path)}",
             f"  asked: {asks}",
         ]
         shown = _pieces(bundle.check.to_json(), shown_material(bundle))
@@ -399,19 +401,31 @@ def _fail(message: str) -> NoReturn:
 # --- reading a cassette file ---------------------------------------------------------------------
 
 
+def _named(path: Path) -> str:
+    """``path`` for a message: as it is, or its head when it is longer than any path a
+    person reads (a message stays bounded whatever path it quotes)."""
+    text = str(path)
+    return text if len(text) <= _PATH_SHOWN else bare(text, _PATH_SHOWN)
+
+
+_PATH_SHOWN: Final = 1000
+
+
 def _read(path: Path) -> dict[str, Entry]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as error:
-        raise CassetteError(f"{path}: cannot read the cassette: {error}") from None
+        problem = error_text(error, named=False)
+        raise CassetteError(f"{_named(path)}: cannot read the cassette: {problem}") from None
     try:
         data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
-        raise CassetteError(f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}") from None
+        where = f"{_named(path)}:{error.lineno}:{error.colno}"
+        raise CassetteError(f"{where}: not JSON: {error.msg}") from None
     except (ValueError, RecursionError) as error:
-        raise CassetteError(f"{path}: not a cassette: {error}") from None
+        raise CassetteError(f"{_named(path)}: not a cassette: {error}") from None
     reader = _Reader(path)
     return reader.document(data)
 
@@ -435,7 +449,7 @@ class _Reader:
 
     def fail(self, where: Sequence[str | int], message: str) -> NoReturn:
         place = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in where)
-        raise CassetteError(f"{self.path}: {place.lstrip('.') or 'the file'}: {message}")
+        raise CassetteError(f"{_named(self.path)}: {place.lstrip('.') or 'the file'}: {message}")
 
     def document(self, data: object) -> dict[str, Entry]:
         if not isinstance(data, dict):
