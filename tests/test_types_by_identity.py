@@ -6,12 +6,15 @@ subclass whose methods run the host's own code: neither makes it the plain type 
 
 from __future__ import annotations
 
+import abc
+from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import pytest
 
 from checkprofile import Limits, Material, Submission, build_bundle, parse_check
-from checkprofile._types import all_of_type, of_type
+from checkprofile._types import all_of_type, is_mapping, is_sequence, of_type
 
 
 class ClaimsToBeText:
@@ -71,3 +74,89 @@ def test_run_data_keys_of_a_str_subclass_are_shown_as_plain_text() -> None:
 @pytest.mark.parametrize("kinds", [(), (object,), (type,)])
 def test_no_type_is_exactly_one_it_is_not(kinds: tuple[type, ...]) -> None:
     assert not of_type("text", *kinds)
+
+
+class SaysEqual(type):
+    """A metaclass whose classes say they equal any type, and are unequal to none."""
+
+    def __eq__(cls, other: object) -> bool:
+        return True
+
+    def __ne__(cls, other: object) -> bool:
+        return False
+
+    __hash__ = type.__hash__
+
+
+class Liar(metaclass=SaysEqual):
+    pass
+
+
+class OwnMeta(abc.ABCMeta):
+    """A metaclass of its own: its classes are never asked of an ABC."""
+
+
+class FancyMap(Mapping[str, Any], metaclass=OwnMeta):
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+class PlainMap(Mapping[str, Any]):
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+class MetaOfMeta(type):
+    def __ne__(cls, other: object) -> bool:
+        return False
+
+    def __eq__(cls, other: object) -> bool:
+        return True
+
+    __hash__ = type.__hash__
+
+
+class Deceiving(type, metaclass=MetaOfMeta):
+    """A metaclass whose own metaclass says it equals ``type``."""
+
+
+class Registered(metaclass=Deceiving):
+    pass
+
+
+Mapping.register(Registered)
+Sequence.register(Registered)
+
+
+def test_a_type_whose_metaclass_says_it_equals_every_type_is_still_none_of_them() -> None:
+    assert Liar == str  # what its own comparison says
+    assert not of_type(Liar(), str, int)
+    assert not all_of_type(str, [Liar()])
+
+
+def test_a_map_of_a_metaclass_of_its_own_is_not_read_as_a_map() -> None:
+    assert isinstance(FancyMap(), Mapping)  # what the ABC would say
+    assert not is_mapping(FancyMap())
+    assert not is_mapping(Registered())
+    assert not is_sequence(Registered())
+
+
+def test_maps_and_sequences_of_the_usual_kinds_are_read_as_such() -> None:
+    assert is_mapping({}) and is_mapping(PlainMap()) and is_mapping(MappingProxyType({}))
+    assert is_sequence([]) and is_sequence(()) and is_sequence("") and is_sequence(range(2))
+    for value in (object(), 3, None, {1}, b"", Liar()):
+        assert not is_mapping(value)
+    for value in (object(), {}, {1}, PlainMap(), None):
+        assert not is_sequence(value)
