@@ -12,7 +12,10 @@ from checkprofile import (
     Failure,
     Limits,
     Reply,
+    RubricAnswer,
+    YesNoAnswer,
     answer_problem,
+    combine,
     parse_check,
     run_check_sync,
 )
@@ -100,3 +103,40 @@ def test_a_failure_detail_of_up_to_1000_characters_is_kept_whole(length: int, cu
         assert kept.detail == "d" * 999 + "…"
     else:
         assert kept.detail == detail
+
+
+# Found by tools/mutation.py --------------------------------------------------------------------
+
+
+def test_a_rubric_level_out_of_range_names_the_levels_that_exist() -> None:
+    check = parse_check([{"ask": "How many?", "levels": ["none", "some", "all"], "pass": 2}])
+    problem = answer_problem(check[0], RubricAnswer(3, 0.9))
+    assert problem == "a level must be from 0 to 2, got 3"
+
+
+def test_a_failures_retry_after_is_given_by_keyword_only() -> None:
+    with pytest.raises(TypeError):
+        Failure("rate_limited", "429", 2.0)  # type: ignore[misc]
+    assert Failure("rate_limited", "429", retry_after=2.0).retry_after == 2.0
+
+
+class SaysItIsText(type):
+    """A metaclass whose classes say they are no different from any type."""
+
+    def __eq__(cls, other: object) -> bool:
+        return True
+
+    def __ne__(cls, other: object) -> bool:
+        return False
+
+    __hash__ = type.__hash__
+
+
+class ModelName(metaclass=SaysItIsText):
+    pass
+
+
+def test_a_model_of_a_type_that_says_it_is_str_is_refused() -> None:
+    check = parse_check("Is it right?")
+    with pytest.raises(ValueError, match="model must name what answered"):
+        combine(check, [YesNoAnswer(0.95)], model=ModelName(), at=AT)  # type: ignore[arg-type]
