@@ -116,7 +116,7 @@ def test_a_rubric_level_out_of_range_names_the_levels_that_exist() -> None:
 
 def test_a_failures_retry_after_is_given_by_keyword_only() -> None:
     with pytest.raises(TypeError):
-        Failure("rate_limited", "429", 2.0)  # type: ignore[misc]
+        Failure("rate_limited", "429", 2.0)  # type: ignore[call-arg]
     assert Failure("rate_limited", "429", retry_after=2.0).retry_after == 2.0
 
 
