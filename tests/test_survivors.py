@@ -140,3 +140,19 @@ def test_a_model_of_a_type_that_says_it_is_str_is_refused() -> None:
     check = parse_check("Is it right?")
     with pytest.raises(ValueError, match="model must name what answered"):
         combine(check, [YesNoAnswer(0.95)], model=ModelName(), at=AT)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda: YesNoAnswer(0.9, "native"), id="yes-no-source"),
+        pytest.param(lambda: ChoiceAnswer("calm", 0.9, "native"), id="choice-source"),
+        pytest.param(lambda: RubricAnswer(1, 0.9, "native"), id="rubric-source"),
+        pytest.param(lambda: RubricAnswer(1, 0.9, None, ((1, 1.0),)), id="rubric-distribution"),
+    ],
+)
+def test_an_answers_source_and_distribution_are_given_by_keyword_only(make: Any) -> None:
+    # Options are keyword-only (the house rule): a positional "native" would be taken for
+    # whatever field comes next in some later version.
+    with pytest.raises(TypeError):
+        make()
