@@ -241,3 +241,51 @@ def test_questions_not_in_the_checks_full_form_are_refused(
     recorded(path)
     edited(path, lambda e: change(e["questions"][question]))
     assert "entries[0].questions: the questions are not a check's full form" in refused(path)
+
+
+# Found by tools/mutation.py --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["key", "model", "configured", "questions", "shown"])
+def test_an_entry_missing_a_key_is_refused_naming_it(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "c.json"
+    recorded(path)
+    edited(path, lambda e: e.pop(name))
+    assert f'entries[0]: the entry has no "{name}"' in refused(path)
+
+
+def test_a_cassette_keeps_text_readable_as_written(tmp_path: Path) -> None:
+    # A reviewer reads the file: text outside ASCII is written as itself, not as \\u escapes.
+    path = tmp_path / "c.json"
+    cassette = Cassette(path, record=True)
+    shown = Material(
+        instructions="Prüfe die Abrechnung.",
+        body="# Café\n",
+        run_data={"inputs": {}, "steps": {}},
+        submission=Submission({"note": "naïve"}),
+    )
+    live = ScriptedEvaluator(LIVE, model="judge-2026-09-30")
+    run_check_sync(CHECK, shown, cassette.evaluator(live), limits=Limits(), now=AT)
+    cassette.save()
+    text = path.read_text(encoding="utf-8")
+    assert "Prüfe die Abrechnung." in text and "# Café" in text and "naïve" in text
+    assert "\\u00" not in text
+    assert len(Cassette(path)) == 1
+
+
+def test_a_miss_shows_at_most_forty_lines_of_diff_for_a_piece(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    recorded(path)
+    longer = Material(
+        instructions="Check the report.\nBoth lists.",
+        body="\n".join(f"line {n}" for n in range(100)),
+        run_data={"inputs": {"vendor": "ACME"}, "steps": {}},
+        submission=Submission({"total": 12.5}, summary="Filed."),
+    )
+    evaluator = Cassette(path).evaluator()
+    with pytest.raises(pytest.fail.Exception):
+        run_check_sync(CHECK, longer, evaluator, limits=Limits(), now=AT)
+    (message,) = set(evaluator.misses)
+    diff = message.split("differs in: body\n", 1)[1].split("\nNothing was asked")[0]
+    assert len(diff.split("\n")) == 41
+    assert diff.endswith("more lines of diff)")
