@@ -161,3 +161,20 @@ def test_an_answers_source_and_distribution_are_given_by_keyword_only(kind: str)
     # whatever field comes next in some later version.
     with pytest.raises(TypeError):
         _positional(kind)
+
+
+class ReasonImpostor(metaclass=SaysItIsText):
+    """Hashes and compares as "timeout", and its type says it is str."""
+
+    def __hash__(self) -> int:
+        return hash("timeout")
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+
+def test_a_failure_reason_that_only_claims_to_be_text_is_unknown() -> None:
+    # `type(why) is str` -> `==` survived: the reason's own metaclass would say yes.
+    kept = failure_kept(Failure(ReasonImpostor(), "x"))  # type: ignore[arg-type]
+    assert type(kept.reason) is str  # its own __eq__ would say it equals anything
+    assert kept.reason == "unknown"
