@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from checkprofile import Failure, RubricAnswer, YesNoAnswer, parse_check
+from checkprofile.adapters._common import sendable
 from checkprofile.adapters._errors import failure_from_status
+from checkprofile.adapters._read import Malformed, read_choice
 from checkprofile.adapters.openai_chat import labels_for, read_response
 
 CHECK = parse_check(
@@ -140,3 +142,26 @@ def test_a_rubric_near_tie_is_answered_with_the_chosen_levels_own_probability() 
     shares = dict(entry.distribution)
     assert shares[0] < shares[2]
     assert entry.confidence == shares[0]
+
+
+# adapters/_read, found by tools/mutation.py ---------------------------------------------------
+
+
+def test_a_choice_named_as_sent_is_read_back_as_the_name_it_stands_for() -> None:
+    # A name with a lone surrogate is sent escaped; a provider that names it so is answered
+    # with the name itself.
+    names = ["caf\ud800", "tea"]
+    answer = read_choice(
+        sendable(names[0]), 0.9, [(sendable(names[0]), 0.9), ("tea", 0.1)], names, source="native"
+    )
+    assert (answer.name, answer.confidence) == (names[0], 0.9)
+    plain = read_choice("tea", 0.8, [("caf\ud800", 0.2), ("tea", 0.8)], names, source="native")
+    assert plain.name == "tea"
+
+
+@pytest.mark.parametrize("choice", ["coffee", 3, None])
+def test_a_choice_that_is_not_an_answer_name_is_malformed(choice: object) -> None:
+    with pytest.raises(Malformed, match="is not one of calm, angry"):
+        read_choice(
+            choice, 0.9, [("calm", 0.9), ("angry", 0.1)], ["calm", "angry"], source="native"
+        )

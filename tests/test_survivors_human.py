@@ -16,6 +16,7 @@ from checkprofile._bundle import MAX_REASON
 from checkprofile.human import (
     MAX_LINE_BYTES,
     AuditError,
+    CheckCalibration,
     Completed,
     DecisionRequiredError,
     JsonLinesRecorder,
@@ -254,3 +255,9 @@ def test_the_suggested_thresholds_add_no_fail_that_changes_nothing(tmp_path: Pat
     assert question.suggested is not None
     assert question.suggested.fail_below is None
     assert question.suggested.pass_at == question.current.pass_at == 0.9
+
+
+def test_a_check_calibration_is_made_by_keyword_only() -> None:
+    # kw_only=False survived (tools/mutation.py): the house rule for options and records.
+    with pytest.raises(TypeError):
+        CheckCalibration("review", (), None, None)  # type: ignore[call-arg, arg-type]
