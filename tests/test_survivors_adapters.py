@@ -165,3 +165,14 @@ def test_a_choice_that_is_not_an_answer_name_is_malformed(choice: object) -> Non
         read_choice(
             choice, 0.9, [("calm", 0.9), ("angry", 0.1)], ["calm", "angry"], source="native"
         )
+
+
+def test_a_short_refusal_is_quoted_whole_and_a_long_one_cut() -> None:
+    data = response(("yes", 0.9))
+    data["choices"][0]["message"]["refusal"] = "I cannot help with that."
+    entry = read(YES_NO, data)
+    assert entry == Failure("refusal", "the model refused: I cannot help with that.")
+    data["choices"][0]["message"]["refusal"] = "no " * 500
+    long = read(YES_NO, data)
+    assert isinstance(long, Failure) and long.detail.endswith("…")
+    assert len(long.detail) == len("the model refused: ") + 200

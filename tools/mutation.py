@@ -79,9 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {}
     try:
         for module in modules:
-            results[module] = _run_module(
-                module, tests_of[module], config["run"], tree, scratch, args.sample, args.seed
-            )
+            try:
+                results[module] = _run_module(
+                    module, tests_of[module], config["run"], tree, scratch, args.sample, args.seed
+                )
+            except _Failed as failed:  # say so, and go on to the next module
+                print(f"{module}: not judged: {failed}", flush=True)
+                continue
             _print_module(module, results[module])
     finally:
         if args.keep is None:
@@ -90,6 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 0
+
+
+class _Failed(Exception):
+    """A step of one module's run failed (its baseline timed out, say)."""
 
 
 def _copy_tree(tree: Path) -> None:
@@ -144,7 +152,7 @@ def _run_module(
             arguments, cwd=tree, env=env, capture_output=True, text=True, check=False
         )
         if done.returncode != 0:
-            raise SystemExit(f"{' '.join(arguments[:2])} failed:\n{done.stdout}{done.stderr}")
+            raise _Failed(f"{' '.join(arguments[:2])} failed:\n{done.stdout}{done.stderr}")
         return done.stdout
 
     cosmic("cosmic-ray", "init", str(settings), str(session))
