@@ -261,3 +261,27 @@ def test_a_check_calibration_is_made_by_keyword_only() -> None:
     # kw_only=False survived (tools/mutation.py): the house rule for options and records.
     with pytest.raises(TypeError):
         CheckCalibration("review", (), None, None)  # type: ignore[call-arg, arg-type]
+
+
+def test_the_first_own_field_given_is_the_one_named() -> None:
+    with pytest.raises(DecisionRequiredError, match="with summary needs its own output"):
+        Completed(by="pat", at=AT, summary="Fixed.", reason="Wrong amounts.")
+
+
+class TextImpostor(type):
+    def __eq__(cls, other: object) -> bool:
+        return True
+
+    def __ne__(cls, other: object) -> bool:
+        return False
+
+    __hash__ = type.__hash__
+
+
+class Route(metaclass=TextImpostor):
+    """A value whose type says it is no different from str."""
+
+
+def test_a_next_whose_type_only_claims_to_be_str_is_refused() -> None:
+    with pytest.raises(DecisionRequiredError, match="next must be a step id"):
+        Completed(by="pat", at=AT, output={"ok": True}, next=Route())
