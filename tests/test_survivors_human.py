@@ -285,3 +285,15 @@ class Route(metaclass=TextImpostor):
 def test_a_next_whose_type_only_claims_to_be_str_is_refused() -> None:
     with pytest.raises(DecisionRequiredError, match="next must be a step id"):
         Completed(by="pat", at=AT, output={"ok": True}, next=Route())
+
+
+def test_a_fragment_ending_in_a_byte_no_character_starts_with_is_an_error(tmp_path: Path) -> None:
+    # Only a cut inside a character is a fragment; 0xff starts none (a mutation-run survivor).
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    line = path.read_bytes()
+    path.write_bytes(line[: len(line) // 2] + b"\xff")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(AuditError, match=":1: not JSON"):
+            list(iter_records(path))
