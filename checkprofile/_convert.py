@@ -362,8 +362,21 @@ def file_name(value: object) -> str:
             raise ValueError
         os.fsencode(name)
     except (UnicodeEncodeError, ValueError):
-        raise FileNotFoundError(errno.ENOENT, "no file can have this name", name) from None
+        raise FileNotFoundError(errno.ENOENT, "no file can have this name", bare(name)) from None
+    # A name longer than any the system opens is refused here, named by its head: the OS's
+    # own error would quote all of it (a message of a million characters for a path of as
+    # many). Below this bound, an OSError quotes at most this many characters of the name.
+    if len(name) > (_LONGEST_NAME_NT if os.name == "nt" else _LONGEST_NAME):
+        raise OSError(
+            errno.ENAMETOOLONG, f"File name too long ({len(name)} characters)", bare(name, 200)
+        )
     return name
+
+
+# The longest path a system opens: PATH_MAX on Linux (less elsewhere on POSIX), and Windows'
+# extended-length paths.
+_LONGEST_NAME: Final = 4096
+_LONGEST_NAME_NT: Final = 32767
 
 
 def show(value: object, limit: int = 60) -> str:

@@ -25,6 +25,11 @@ from support import assert_verdict_valid
 hypothesis.settings.register_profile("ci", max_examples=200, deadline=None, derandomize=True)
 hypothesis.settings.register_profile("dev", max_examples=200, deadline=None)
 hypothesis.settings.register_profile("thorough", max_examples=3000, deadline=None)
+# CI's second, short run: a fresh seed it prints (`.ci/run`), so what a random draw finds
+# can be run again with `--hypothesis-seed`. `mutation`: the mutation run's (tools/mutation.py),
+# the same few examples for every mutant, so a mutant is judged in seconds and alike each time.
+hypothesis.settings.register_profile("fresh", max_examples=60, deadline=None)
+hypothesis.settings.register_profile("mutation", max_examples=10, deadline=None, derandomize=True)
 hypothesis.settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev")
 )

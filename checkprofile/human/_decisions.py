@@ -299,7 +299,7 @@ def _checked(decision: Decision) -> None:
     if type(decision) is Completed:
         if decision.note is not None:
             _text("note", decision.note, received)
-        given = [name for name in _OWN if getattr(decision, name) not in (None, ())]
+        given = [name for name in _OWN if _given(getattr(decision, name))]
         if decision.output is None and given:
             raise DecisionRequiredError(
                 f"a completed decision with {given[0]} needs its own output", received
@@ -329,6 +329,13 @@ def _checked(decision: Decision) -> None:
             )
     else:
         _text("note", decision.note, received)
+
+
+def _given(value: object) -> bool:
+    """Whether a field of a decision holds something: not ``None`` and not the empty tuple,
+    judged by identity and type. Never ``value in (None, ())``: ``in`` runs the value's own
+    ``__eq__``, a host's code, which may raise or say yes."""
+    return value is not None and not (type(value) is tuple and len(value) == 0)
 
 
 def _format_at_or_none(at: str) -> str | None:

@@ -5,7 +5,9 @@ exactly what it was shown: the :func:`~checkprofile.adapters.cache.cache_key` of
 which covers the questions in full, the instructions, the body, the submission's and the run
 data's JSON texts, and what was left out of the run data. Beside the key each entry keeps, for
 the people who review it, the questions with what the model answered to each (or why it did
-not), the model version that answered, and the material it was shown.
+not), the model version that answered, and the material it was shown. On load, every entry's key
+must be the key of what it holds, so an entry edited after it was recorded is refused, never
+replayed.
 
 :class:`CassetteEvaluator` replays: a bundle whose key the cassette holds is answered as
 recorded (answers with ``source="replayed"``, failures as the same failures, under the recorded
@@ -30,13 +32,14 @@ from typing import Any, Final, NoReturn, cast, get_args
 
 import attrs
 
-from .._bundle import Bundle
-from .._convert import is_finite, show
+from .._bundle import Bundle, Submission, canonical_json, evidence_items
+from .._check import Check
+from .._convert import bare, error_text, is_finite, show
 from .._run import Evaluator, Reply, ask_evaluator
 from .._validate import parse_check
 from .._verdict import Answer, Failure, Source, answer_problem
 from ..adapters.cache import answer_from_json, answer_to_json, cache_key, write_atomically
-from ..errors import CheckError, CheckprofileError, FailureReason
+from ..errors import CheckError, CheckprofileError, FailureReason, MaterialError
 
 __all__ = ["CASSETTE_FORMAT", "Cassette", "CassetteError", "CassetteEvaluator", "Live"]
 
@@ -293,7 +296,9 @@ class Cassette:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(self.path, self.text())
         except OSError as error:
-            raise CassetteError(f"{self.path}: cannot write the cassette: {error}") from None
+            raise CassetteError(
+                f"{_named(self.path)}: cannot write the cassette: {error_text(error, named=False)}"
+            ) from None
         self._saved = {key: entry.to_json() for key, entry in self._entries.items()}
         return True
 
@@ -303,7 +308,7 @@ class Cassette:
         asks = ", ".join(show(ask, limit=80) for ask in bundle.check.asks)
         lines = [
             f"the cassette {show(self.label)} has no recording of what the evaluator was shown",
-            f"  cassette: {self.path}",
+            f"  cassette: {_named(self.path)}",
             f"  asked: {asks}",
         ]
         shown = _pieces(bundle.check.to_json(), shown_material(bundle))
@@ -396,19 +401,31 @@ def _fail(message: str) -> NoReturn:
 # --- reading a cassette file ---------------------------------------------------------------------
 
 
+def _named(path: Path) -> str:
+    """``path`` for a message: as it is, or its head when it is longer than any path a
+    person reads (a message stays bounded whatever path it quotes)."""
+    text = str(path)
+    return text if len(text) <= _PATH_SHOWN else bare(text, _PATH_SHOWN)
+
+
+_PATH_SHOWN: Final = 1000
+
+
 def _read(path: Path) -> dict[str, Entry]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as error:
-        raise CassetteError(f"{path}: cannot read the cassette: {error}") from None
+        problem = error_text(error, named=False)
+        raise CassetteError(f"{_named(path)}: cannot read the cassette: {problem}") from None
     try:
         data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
-        raise CassetteError(f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}") from None
+        where = f"{_named(path)}:{error.lineno}:{error.colno}"
+        raise CassetteError(f"{where}: not JSON: {error.msg}") from None
     except (ValueError, RecursionError) as error:
-        raise CassetteError(f"{path}: not a cassette: {error}") from None
+        raise CassetteError(f"{_named(path)}: not a cassette: {error}") from None
     reader = _Reader(path)
     return reader.document(data)
 
@@ -432,7 +449,7 @@ class _Reader:
 
     def fail(self, where: Sequence[str | int], message: str) -> NoReturn:
         place = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in where)
-        raise CassetteError(f"{self.path}: {place.lstrip('.') or 'the file'}: {message}")
+        raise CassetteError(f"{_named(self.path)}: {place.lstrip('.') or 'the file'}: {message}")
 
     def document(self, data: object) -> dict[str, Entry]:
         if not isinstance(data, dict):
@@ -478,15 +495,53 @@ class _Reader:
         configured = item["configured"]
         if not isinstance(configured, str) or not configured.strip():
             self.fail((*where, "configured"), f"expected a model name, got {show(configured)}")
-        results = self.questions(item["questions"], (*where, "questions"))
+        check, results = self.questions(item["questions"], (*where, "questions"))
         if model is None and any(not isinstance(result, Failure) for result in results):
             self.fail((*where, "model"), "answers need the model version that gave them")
         shown = self.shown(item["shown"], (*where, "shown"))
+        # The key must be the key of what the entry holds: an entry whose questions or shown
+        # material were edited under an old key would replay its answers for what a reviewer
+        # never saw (or never saw answered so).
+        if self.held_key(check, shown, (*where, "shown")) != key:
+            self.fail(
+                (*where, "key"),
+                f"the key {key[:12]}... is not the key of the questions and the material the"
+                " entry holds: the entry was edited after it was recorded (record it again)",
+            )
         return Entry(key, model, configured, tuple(item["questions"]), results, shown)
+
+    def held_key(self, check: Check, shown: dict[str, Any], where: tuple[str | int, ...]) -> str:
+        """The key of the bundle that shows ``check`` and the material ``shown`` holds."""
+        submitted = shown["submission"]
+        try:
+            submission = Submission(
+                submitted.get("output"),
+                submitted.get("summary"),
+                evidence_items(submitted.get("evidence", [])),
+                next=submitted.get("next"),
+                reason=submitted.get("reason"),
+            )
+            submission_json = canonical_json(submitted)
+            run_data_json = canonical_json(shown["run_data"])
+        except (MaterialError, TypeError, ValueError) as error:
+            self.fail((*where, "submission"), f"not a submission as shown: {error}")
+        left_out = shown.get("left_out")
+        bundle = Bundle(
+            check=check,
+            instructions="\n".join(shown["instructions"]),
+            body="\n".join(shown["body"]),
+            submission=submission,
+            submission_json=submission_json,
+            run_data_json=run_data_json,
+            truncated=left_out is not None,
+            dropped_steps=() if left_out is None else tuple(left_out["steps"]),
+            dropped_fields=() if left_out is None else tuple(left_out["fields"]),
+        )
+        return bundle_key(bundle)
 
     def questions(
         self, items: object, where: tuple[str | int, ...]
-    ) -> tuple[Answer | Failure, ...]:
+    ) -> tuple[Check, tuple[Answer | Failure, ...]]:
         if not isinstance(items, list) or not items:
             self.fail(where, f"expected a non-empty list of questions, got {show(items)}")
         questions: list[dict[str, Any]] = []
@@ -501,7 +556,7 @@ class _Reader:
             self.fail((*where, *problem.path), problem.message)
         if check.to_json() != questions:
             self.fail(where, "the questions are not a check's full form, as recorded")
-        return tuple(
+        return check, tuple(
             self.result(question, item, (*where, index))
             for index, (question, item) in enumerate(zip(check, items, strict=True))
         )
@@ -516,7 +571,9 @@ class _Reader:
         if not isinstance(stored, dict):
             self.fail(where, f"an answer is a JSON object, got {show(stored)}")
         self.known(stored, where, _ANSWER_KEYS)
-        if "source" in stored and stored["source"] not in _SOURCES:
+        # Judged as text first: a list or an object (JSON allows them) cannot even be hashed.
+        source = stored.get("source", "replayed")
+        if not isinstance(source, str) or source not in _SOURCES:
             self.fail((*where, "source"), f"not a source of answers: {show(stored['source'])}")
         try:
             answer = answer_from_json(question, stored)
@@ -534,7 +591,7 @@ class _Reader:
             self.fail(where, f"a failure is a JSON object, got {show(stored)}")
         self.known(stored, where, _FAILURE_KEYS)
         reason = stored.get("reason")
-        if reason not in _REASONS:
+        if not isinstance(reason, str) or reason not in _REASONS:
             self.fail((*where, "reason"), f"not a failure reason: {show(reason)}")
         detail = stored.get("detail", "")
         if not isinstance(detail, str):

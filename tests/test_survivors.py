@@ -1,0 +1,180 @@
+"""Behaviour a mutation run found no test for in the core (issue 27): each test here fails on
+the change that survived (named in its comment) and passes on the code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from checkprofile import (
+    ChoiceAnswer,
+    Failure,
+    Limits,
+    Reply,
+    RubricAnswer,
+    YesNoAnswer,
+    answer_problem,
+    combine,
+    parse_check,
+    run_check_sync,
+)
+from support import AT, material
+
+CHOICE = parse_check(
+    [{"ask": "Tone?", "one_of": {"calm": "Calm.", "angry": "Angry."}, "pass": ["calm"]}]
+)
+
+
+# _verdict: a distribution's sum tolerance (0.01 -> 0.02 survived) --------------------------
+
+
+@pytest.mark.parametrize(
+    ("total", "kept"),
+    [(1.0, True), (1.009, True), (0.991, True), (1.015, False), (0.985, False), (1.03, False)],
+)
+def test_a_distribution_that_does_not_sum_to_one_within_a_hundredth_is_refused(
+    total: float, kept: bool
+) -> None:
+    answer = ChoiceAnswer("calm", 0.6, distribution=(("calm", 0.6), ("angry", total - 0.6)))
+    problem = answer_problem(CHOICE[0], answer)
+    if kept:
+        assert problem is None
+    else:
+        assert problem is not None and "the distribution sums to" in problem
+
+
+# _run: what an evaluator's failure report keeps ---------------------------------------------
+
+
+class Reports:
+    """Answers every question with ``failure``, on every attempt."""
+
+    model = "m"
+
+    def __init__(self, failure: Any) -> None:
+        self.failure = failure
+
+    async def answer(self, bundle: Any) -> Reply:
+        return Reply("m-1", [self.failure] * len(bundle.check))
+
+
+def failure_kept(failure: Any) -> Failure:
+    check = parse_check("Is it right?")
+    outcome = run_check_sync(
+        check, material(), Reports(failure), limits=Limits(), now=AT, max_retry_wait=0.0
+    )
+    assert outcome.verdict.verdict == "error"
+    ((_, kept),) = outcome.failures
+    return kept
+
+
+@pytest.mark.parametrize("wait", [0, 0.0, 1.5])
+def test_a_retry_after_of_zero_seconds_is_kept_as_retry_now(wait: float) -> None:
+    # `>= 0` -> `> 0` survived: a server's "retry at once" (0 s) was dropped as no hint.
+    kept = failure_kept(Failure("rate_limited", "429", retry_after=wait))
+    assert kept.retry_after == wait
+    assert kept.retry_after is not None
+
+
+@pytest.mark.parametrize("wait", [-1.0, float("nan"), float("inf"), "2", True])
+def test_a_retry_after_that_is_not_seconds_is_none(wait: Any) -> None:
+    assert failure_kept(Failure("rate_limited", "429", retry_after=wait)).retry_after is None
+
+
+@pytest.mark.parametrize("reason", ["tired", "Timeout", "", 7, None, ["timeout"]])
+def test_a_failure_reason_outside_failure_reason_is_unknown(reason: Any) -> None:
+    # Kept as given survived: a reason no host can act on must be "unknown".
+    kept = failure_kept(Failure(reason, "what the evaluator said"))
+    assert kept.reason == "unknown"
+    assert kept.detail == "what the evaluator said"
+
+
+def test_a_known_failure_reason_is_kept() -> None:
+    assert failure_kept(Failure("tokens_exceeded", "too long")).reason == "tokens_exceeded"
+
+
+@pytest.mark.parametrize(("length", "cut"), [(999, False), (1000, False), (1001, True)])
+def test_a_failure_detail_of_up_to_1000_characters_is_kept_whole(length: int, cut: bool) -> None:
+    # A detail of exactly 1000 characters cut (`>` -> `>=`) survived.
+    detail = "d" * length
+    kept = failure_kept(Failure("server_error", detail))
+    if cut:
+        assert kept.detail == "d" * 999 + "…"
+    else:
+        assert kept.detail == detail
+
+
+# Found by tools/mutation.py --------------------------------------------------------------------
+
+
+def test_a_rubric_level_out_of_range_names_the_levels_that_exist() -> None:
+    check = parse_check([{"ask": "How many?", "levels": ["none", "some", "all"], "pass": 2}])
+    problem = answer_problem(check[0], RubricAnswer(3, 0.9))
+    assert problem == "a level must be from 0 to 2, got 3"
+
+
+def test_a_failures_retry_after_is_given_by_keyword_only() -> None:
+    with pytest.raises(TypeError):
+        Failure("rate_limited", "429", 2.0)  # type: ignore[call-arg]
+    assert Failure("rate_limited", "429", retry_after=2.0).retry_after == 2.0
+
+
+class SaysItIsText(type):
+    """A metaclass whose classes say they are no different from any type."""
+
+    def __eq__(cls, other: object) -> bool:
+        return True
+
+    def __ne__(cls, other: object) -> bool:
+        return False
+
+    __hash__ = type.__hash__
+
+
+class ModelName(metaclass=SaysItIsText):
+    pass
+
+
+def test_a_model_of_a_type_that_says_it_is_str_is_refused() -> None:
+    check = parse_check("Is it right?")
+    with pytest.raises(ValueError, match="model must name what answered"):
+        combine(check, [YesNoAnswer(0.95)], model=ModelName(), at=AT)  # type: ignore[arg-type]
+
+
+def _positional(kind: str) -> Any:
+    # Each call gives an option by position, as a typed caller cannot (hence the ignores).
+    if kind == "yes-no-source":
+        return YesNoAnswer(0.9, "native")  # type: ignore[call-arg]
+    if kind == "choice-source":
+        return ChoiceAnswer("calm", 0.9, "native")  # type: ignore[call-arg]
+    if kind == "rubric-source":
+        return RubricAnswer(1, 0.9, "native")  # type: ignore[call-arg]
+    return RubricAnswer(1, 0.9, None, ((1, 1.0),))  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize(
+    "kind", ["yes-no-source", "choice-source", "rubric-source", "rubric-distribution"]
+)
+def test_an_answers_source_and_distribution_are_given_by_keyword_only(kind: str) -> None:
+    # Options are keyword-only (the house rule): a positional "native" would be taken for
+    # whatever field comes next in some later version.
+    with pytest.raises(TypeError):
+        _positional(kind)
+
+
+class ReasonImpostor(metaclass=SaysItIsText):
+    """Hashes and compares as "timeout", and its type says it is str."""
+
+    def __hash__(self) -> int:
+        return hash("timeout")
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+
+def test_a_failure_reason_that_only_claims_to_be_text_is_unknown() -> None:
+    # `type(why) is str` -> `==` survived: the reason's own metaclass would say yes.
+    kept = failure_kept(Failure(ReasonImpostor(), "x"))  # type: ignore[arg-type]
+    assert type(kept.reason) is str  # its own __eq__ would say it equals anything
+    assert kept.reason == "unknown"

@@ -1,0 +1,178 @@
+"""Behaviour a mutation run found no test for in the adapters (issue 27): how a provider's
+error is named, and how an answer is read from a chat completion's first-token logprobs."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from checkprofile import Failure, RubricAnswer, YesNoAnswer, parse_check
+from checkprofile.adapters._common import sendable
+from checkprofile.adapters._errors import failure_from_status
+from checkprofile.adapters._read import Malformed, read_choice
+from checkprofile.adapters.openai_chat import labels_for, read_response
+
+CHECK = parse_check(
+    [
+        {"ask": "Is it right?"},
+        {"ask": "How many lists?", "levels": ["None.", "One.", "Both."], "pass": 2},
+    ]
+)
+YES_NO, RUBRIC = CHECK
+
+
+# adapters/_errors: a 422 naming the content filter (not read as `refusal` survived) ---------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"error": {"code": "content_filter", "message": "blocked"}},
+        {"detail": "The request was refused by the safety system."},
+        {"error": {"message": "Flagged by our content policy."}},
+    ],
+)
+@pytest.mark.parametrize("status", [400, 422])
+def test_a_400_or_422_naming_the_content_filter_is_a_refusal(status: int, body: Any) -> None:
+    assert failure_from_status(status, body, {}).reason == "refusal"
+
+
+def test_a_422_about_something_else_is_not_a_refusal() -> None:
+    assert failure_from_status(422, {"detail": "questions: field required"}, {}).reason == (
+        "unknown"
+    )
+
+
+# adapters/openai_chat: reading the first token's logprobs -----------------------------------
+
+
+def response(*pairs: tuple[str, float], logprobs: bool = False) -> dict[str, Any]:
+    """A chat completion whose first token has ``pairs`` (token, probability or logprob)."""
+    top = [{"token": t, "logprob": v if logprobs else math.log(v)} for t, v in pairs]
+    return {
+        "model": "judge-1",
+        "choices": [
+            {
+                "finish_reason": "length",
+                "message": {"role": "assistant", "content": top[0]["token"]},
+                "logprobs": {"content": [{**top[0], "top_logprobs": top}]},
+            }
+        ],
+    }
+
+
+def read(question: Any, data: dict[str, Any], **kwargs: Any) -> Any:
+    model, entry = read_response(data, question, **kwargs)
+    assert model == "judge-1"
+    return entry
+
+
+def test_labels_with_exactly_the_minimum_mass_are_read() -> None:
+    # `mass < min_label_mass` -> `<=` survived: the minimum itself is enough.
+    data = response(("yes", 0.3), ("no", 0.2))
+    mass = math.exp(math.log(0.3)) + math.exp(math.log(0.2))
+    entry = read(YES_NO, data, min_label_mass=mass)
+    assert isinstance(entry, YesNoAnswer)
+    assert entry.p == pytest.approx(0.6)
+    below = read(YES_NO, data, min_label_mass=math.nextafter(mass, 1.0))
+    assert isinstance(below, Failure) and "below min_label_mass" in below.detail
+
+
+def test_unaccounted_probability_does_not_matter_when_every_label_is_listed() -> None:
+    # The leftover check run even with no label missing survived: with yes and no both
+    # listed, what other tokens took changes neither label's share.
+    entry = read(YES_NO, response(("yes", 0.45), ("no", 0.15)))
+    assert isinstance(entry, YesNoAnswer)
+    assert entry.p == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize(
+    ("listed", "read_as_zero"),
+    [(0.985, True), (0.975, False), (0.95, False)],
+)
+def test_a_missing_label_is_read_as_zero_only_within_two_hundredths(
+    listed: float, read_as_zero: bool
+) -> None:
+    # The tolerance 0.02 -> 0.03 survived: "no" absent, yes listed at `listed`, the rest
+    # unaccounted for. Up to 2% unaccounted, "no" is 0; more is a guess, never an answer.
+    entry = read(YES_NO, response(("yes", listed)))
+    if read_as_zero:
+        assert isinstance(entry, YesNoAnswer)
+        assert entry.p == pytest.approx(1.0)
+    else:
+        assert isinstance(entry, Failure) and entry.reason == "malformed"
+        assert "too much to read as 0" in entry.detail
+
+
+@pytest.mark.parametrize(
+    ("tied", "level"),
+    [((0, 2), 0), ((1, 2), 1), ((0, 1), 0), ((0, 1, 2), 0)],
+)
+def test_a_rubric_tie_goes_to_the_lowest_tied_level(tied: tuple[int, ...], level: int) -> None:
+    # A tie going to the higher level survived: a coin flip must never raise the grade.
+    labels = labels_for(RUBRIC)
+    share = 1 / len(tied)
+    entry = read(RUBRIC, response(*[(labels[i], share) for i in tied]))
+    assert isinstance(entry, RubricAnswer)
+    assert entry.level == level
+    assert entry.confidence == pytest.approx(share)
+
+
+@pytest.mark.parametrize(("logprob", "kept"), [(0.0, True), (5e-7, True), (1e-3, False)])
+def test_a_logprob_above_zero_is_malformed_beyond_rounding(logprob: float, kept: bool) -> None:
+    # The tolerance 1e-6 -> 1.0 survived: a logprob of 0.001 is a probability above 1.
+    entry = read(YES_NO, response(("yes", logprob), ("no", -30.0), logprobs=True))
+    if kept:
+        assert isinstance(entry, YesNoAnswer)
+    else:
+        assert isinstance(entry, Failure)
+        assert "is not <= 0" in entry.detail
+
+
+def test_a_rubric_near_tie_is_answered_with_the_chosen_levels_own_probability() -> None:
+    # Within the tie margin the lower level is chosen (read_rubric's rule), and the answer's
+    # confidence is that level's probability, never the probability of the level passed over.
+    labels = labels_for(RUBRIC)
+    entry = read(RUBRIC, response((labels[2], 0.5 + 3e-10), (labels[0], 0.5 - 3e-10)))
+    assert isinstance(entry, RubricAnswer)
+    assert entry.level == 0
+    assert entry.distribution is not None
+    shares = dict(entry.distribution)
+    assert shares[0] < shares[2]
+    assert entry.confidence == shares[0]
+
+
+# adapters/_read, found by tools/mutation.py ---------------------------------------------------
+
+
+def test_a_choice_named_as_sent_is_read_back_as_the_name_it_stands_for() -> None:
+    # A name with a lone surrogate is sent escaped; a provider that names it so is answered
+    # with the name itself.
+    names = ["caf\ud800", "tea"]
+    answer = read_choice(
+        sendable(names[0]), 0.9, [(sendable(names[0]), 0.9), ("tea", 0.1)], names, source="native"
+    )
+    assert (answer.name, answer.confidence) == (names[0], 0.9)
+    plain = read_choice("tea", 0.8, [("caf\ud800", 0.2), ("tea", 0.8)], names, source="native")
+    assert plain.name == "tea"
+
+
+@pytest.mark.parametrize("choice", ["coffee", 3, None])
+def test_a_choice_that_is_not_an_answer_name_is_malformed(choice: object) -> None:
+    with pytest.raises(Malformed, match="is not one of calm, angry"):
+        read_choice(
+            choice, 0.9, [("calm", 0.9), ("angry", 0.1)], ["calm", "angry"], source="native"
+        )
+
+
+def test_a_short_refusal_is_quoted_whole_and_a_long_one_cut() -> None:
+    data = response(("yes", 0.9))
+    data["choices"][0]["message"]["refusal"] = "I cannot help with that."
+    entry = read(YES_NO, data)
+    assert entry == Failure("refusal", "the model refused: I cannot help with that.")
+    data["choices"][0]["message"]["refusal"] = "no " * 500
+    long = read(YES_NO, data)
+    assert isinstance(long, Failure) and long.detail.endswith("…")
+    assert len(long.detail) == len("the model refused: ") + 200

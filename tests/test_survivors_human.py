@@ -1,0 +1,299 @@
+"""Behaviour a mutation run found no test for on the human side (issue 27): decisions, the
+audit trail's reading and writing, and calibration. Each test is written against the public
+API, so it holds wherever the code lives."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from checkprofile import Submission, YesNoAnswer, combine, outcome_for, parse_check
+from checkprofile._bundle import MAX_REASON
+from checkprofile.human import (
+    MAX_LINE_BYTES,
+    AuditError,
+    CheckCalibration,
+    Completed,
+    DecisionRequiredError,
+    JsonLinesRecorder,
+    Returned,
+    calibrate,
+    decision_from_json,
+    decision_record,
+    iter_records,
+    verdict_record,
+)
+
+AT = "2026-11-02T09:00:00Z"
+LATER = "2026-11-02T15:30:00Z"
+LATEST = "2026-11-02T18:00:00Z"
+CHECK = parse_check("Is the report right?")
+
+
+# human/_decisions ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "own",
+    [
+        {"summary": "Fixed."},
+        {"next": "sign_off"},
+        {"reason": "The amounts were wrong."},
+    ],
+)
+def test_a_completed_decision_with_its_own_fields_needs_its_own_output(own: Any) -> None:
+    # Dropping this check survived: a summary without an output would mix two submissions.
+    (name,) = own
+    with pytest.raises(DecisionRequiredError, match=f"with {name} needs its own output"):
+        Completed(by="pat", at=AT, **own)
+    with pytest.raises(DecisionRequiredError, match=f"with {name} needs its own output"):
+        decision_from_json({"kind": "completed", "by": "pat", "at": AT, **own})
+    assert Completed(by="pat", at=AT, output={"fixed": True}, **own).own_output() is not None
+
+
+def test_a_completed_decision_with_evidence_but_no_output_is_refused() -> None:
+    evidence = [{"kind": "file", "ref": "receipts.pdf"}]
+    with pytest.raises(DecisionRequiredError, match="with evidence needs its own output"):
+        decision_from_json({"kind": "completed", "by": "pat", "at": AT, "evidence": evidence})
+
+
+@pytest.mark.parametrize(("length", "kept"), [(MAX_REASON - 1, True), (MAX_REASON, True)])
+def test_a_reason_of_up_to_max_reason_characters_is_kept(length: int, kept: bool) -> None:
+    # The bound off by one survived: a reason of exactly MAX_REASON characters is allowed.
+    decision = Completed(by="pat", at=AT, output={"ok": True}, next="b", reason="r" * length)
+    assert decision.reason == "r" * length
+
+
+def test_a_reason_over_max_reason_characters_is_refused() -> None:
+    with pytest.raises(DecisionRequiredError, match=f"at most {MAX_REASON} characters"):
+        Completed(by="pat", at=AT, output={"ok": True}, next="b", reason="r" * (MAX_REASON + 1))
+
+
+class Raises(dict[str, Any]):
+    """A host's mapping whose own comparison raises."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("the host's __eq__ ran")
+
+    def __ne__(self, other: object) -> bool:
+        raise RuntimeError("the host's __ne__ ran")
+
+    __hash__ = None
+
+
+@pytest.mark.parametrize("field", ["evidence", "summary", "next", "reason", "note"])
+def test_a_decisions_fields_are_judged_without_the_hosts_own_comparison(field: str) -> None:
+    # The defect issue 27 found: `value not in (None, ())` ran the value's __eq__, so the
+    # host's exception came out. A field that is not what it must be is a DecisionRequiredError.
+    with pytest.raises(DecisionRequiredError):
+        Completed(by="pat", at=AT, **{field: Raises(a=1)})  # type: ignore[arg-type]
+
+
+# the audit trail -----------------------------------------------------------------------------
+
+
+def verdict(p: float = 0.95, *, at: str = AT, advisory: bool = True) -> Any:
+    return combine(CHECK, [YesNoAnswer(p)], model="m", at=at, advisory=advisory)
+
+
+def write_verdict(path: Path, run: str, p: float = 0.95, *, at: str = AT) -> None:
+    record = verdict_record(
+        outcome_for(verdict(p, at=at)),
+        run_id=run,
+        step_id="review",
+        submission=Submission({"report": run}),
+    )
+    JsonLinesRecorder(path).record(record)
+
+
+def write_decision(path: Path, run: str, decision: Any) -> None:
+    record = decision_record(
+        decision, run_id=run, step_id="review", submission=Submission({"report": run})
+    )
+    JsonLinesRecorder(path).record(record)
+
+
+@pytest.mark.parametrize("stray", [b"x", b"}", b",", b"{", b"0", b"\xc3", b"\xe2\x82"])
+@pytest.mark.parametrize("last", [False, True], ids=["inside", "last"])
+def test_a_complete_record_followed_by_a_stray_byte_is_an_error_not_a_torn_line(
+    tmp_path: Path, stray: bytes, last: bool
+) -> None:
+    # Read as a torn line (skipped with a warning) survived: a writer that stops leaves a
+    # prefix of a record, never a whole record with more after it (the first byte of a
+    # character included: a cut inside a character after a complete record is no fragment).
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    line = path.read_bytes()
+    path.write_bytes(line[:-1] + stray + b"\n" + (b"" if last else line))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(AuditError, match=":1: "):
+            list(iter_records(path))
+
+
+def test_a_record_cut_short_is_a_torn_line_skipped_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    line = path.read_bytes()
+    path.write_bytes(line[: len(line) // 2] + b"\n" + line)
+    with pytest.warns(UserWarning, match=":1: a torn line"):
+        assert len(list(iter_records(path))) == 1
+
+
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_a_verdict_whose_check_key_was_changed_is_refused_by_calibration(
+    tmp_path: Path, which: int
+) -> None:
+    # The fast reading (calibration's) not comparing check_key survived: a verdict whose
+    # check_key is not its check's is not a record, however it is read.
+    path = tmp_path / "trail.jsonl"
+    for run in ("a", "b", "c"):
+        write_verdict(path, run)
+        write_decision(path, run, Completed(by="pat", at=LATER))
+    lines = path.read_bytes().split(b"\n")
+    data = json.loads(lines[2 * which])
+    key = data["check_key"]
+    lines[2 * which] = lines[2 * which].replace(key.encode(), b"sha256:" + b"0" * 64)
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(AuditError, match=f":{2 * which + 1}: .*check_key"):
+        calibrate(path)
+    with pytest.raises(AuditError, match=f":{2 * which + 1}: .*check_key"):
+        list(iter_records(path))
+
+
+def padded(path: Path, size: int, *, newline: bool) -> None:
+    """A trail of one verdict line padded with JSON whitespace to ``size`` bytes."""
+    write_verdict(path, "a")
+    line = path.read_bytes()[:-1]
+    path.write_bytes(line + b" " * (size - len(line)) + (b"\n" if newline else b""))
+
+
+@pytest.mark.parametrize("newline", [True, False])
+def test_a_line_of_exactly_max_line_bytes_is_read(tmp_path: Path, newline: bool) -> None:
+    # The line-length bound off by one survived: MAX_LINE_BYTES is the longest line read.
+    path = tmp_path / "trail.jsonl"
+    padded(path, MAX_LINE_BYTES, newline=newline)
+    assert len(list(iter_records(path))) == 1
+
+
+@pytest.mark.parametrize("newline", [True, False])
+def test_a_line_over_max_line_bytes_is_refused(tmp_path: Path, newline: bool) -> None:
+    path = tmp_path / "trail.jsonl"
+    padded(path, MAX_LINE_BYTES + 1, newline=newline)
+    with pytest.raises(AuditError, match=f"a line of over {MAX_LINE_BYTES} bytes"):
+        list(iter_records(path))
+
+
+def decision_of_line_length(length: int) -> Any:
+    """A decision record whose line (without its newline) is ``length`` bytes."""
+
+    def record(note: str) -> Any:
+        decision = Returned(note=note, by="pat", at=LATER)
+        return decision_record(
+            decision, run_id="a", step_id="review", submission=Submission({"x": 1})
+        )
+
+    def size(note: str) -> int:
+        return len(json.dumps(record(note).to_json(), separators=(",", ":")))
+
+    overhead = size("n") - 1
+    found = record("n" * (length - overhead))
+    assert size(found.to_json()["decision"]["note"]) == length
+    return found
+
+
+def test_the_writer_never_writes_a_line_longer_than_the_reader_reads(tmp_path: Path) -> None:
+    # A line and its newline at most MAX_LINE_BYTES: what a recorder writes always reads back.
+    path = tmp_path / "trail.jsonl"
+    recorder = JsonLinesRecorder(path)
+    recorder.record(decision_of_line_length(MAX_LINE_BYTES - 1))
+    assert len(path.read_bytes()) == MAX_LINE_BYTES
+    with pytest.raises(ValueError, match="over the"):
+        recorder.record(decision_of_line_length(MAX_LINE_BYTES))
+    assert len(path.read_bytes()) == MAX_LINE_BYTES
+    assert len(list(iter_records(path))) == 1
+
+
+# human/_calibrate ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("order", ["in-time-order", "latest-first"])
+def test_of_two_verdicts_on_one_submission_the_latest_counts(tmp_path: Path, order: str) -> None:
+    # The earliest verdict winning survived. The submission was checked twice: at AT it would
+    # pass (0.95), at LATER it fails (0.10); the person accepted it. The case is the latest
+    # verdict's, whichever line comes first: a fail the person accepted.
+    path = tmp_path / "trail.jsonl"
+    early, late = (0.95, AT), (0.10, LATER)
+    for p, at in (early, late) if order == "in-time-order" else (late, early):
+        write_verdict(path, "a", p, at=at)
+    write_decision(path, "a", Completed(by="pat", at=LATEST))
+    report = calibrate(path, min_cases=1)
+    (check,) = report.checks
+    assert check.at_current.confusion.to_json()["fail"] == {"accepted": 1, "refused": 0}
+    assert check.at_current.confusion.to_json()["pass"] == {"accepted": 0, "refused": 0}
+    assert dict(report.skipped)["superseded"] == 1
+
+
+def test_the_suggested_thresholds_add_no_fail_that_changes_nothing(tmp_path: Path) -> None:
+    # The threshold search preferring a `fail` that changes nothing survived: `fail` equal to
+    # `pass` grades as no `fail` at all, so the suggestion leaves it out, as the check does.
+    path = tmp_path / "trail.jsonl"
+    people = [(0.95, True), (0.92, True), (0.3, False), (0.2, False)]
+    for number, (p, accepted) in enumerate(people):
+        run = f"run-{number}"
+        write_verdict(path, run, p)
+        decision = (
+            Completed(by="pat", at=LATER) if accepted else Returned(note="No.", by="pat", at=LATER)
+        )
+        write_decision(path, run, decision)
+    (check,) = calibrate(path, min_cases=1).checks
+    (question,) = check.questions
+    assert question.suggested is not None
+    assert question.suggested.fail_below is None
+    assert question.suggested.pass_at == question.current.pass_at == 0.9
+
+
+def test_a_check_calibration_is_made_by_keyword_only() -> None:
+    # kw_only=False survived (tools/mutation.py): the house rule for options and records.
+    with pytest.raises(TypeError):
+        CheckCalibration("review", (), None, None)  # type: ignore[call-arg, arg-type]
+
+
+def test_the_first_own_field_given_is_the_one_named() -> None:
+    with pytest.raises(DecisionRequiredError, match="with summary needs its own output"):
+        Completed(by="pat", at=AT, summary="Fixed.", reason="Wrong amounts.")
+
+
+class TextImpostor(type):
+    def __eq__(cls, other: object) -> bool:
+        return True
+
+    def __ne__(cls, other: object) -> bool:
+        return False
+
+    __hash__ = type.__hash__
+
+
+class Route(metaclass=TextImpostor):
+    """A value whose type says it is no different from str."""
+
+
+def test_a_next_whose_type_only_claims_to_be_str_is_refused() -> None:
+    with pytest.raises(DecisionRequiredError, match="next must be a step id"):
+        Completed(by="pat", at=AT, output={"ok": True}, next=Route())
+
+
+def test_a_fragment_ending_in_a_byte_no_character_starts_with_is_an_error(tmp_path: Path) -> None:
+    # Only a cut inside a character is a fragment; 0xff starts none (a mutation-run survivor).
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    line = path.read_bytes()
+    path.write_bytes(line[: len(line) // 2] + b"\xff")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(AuditError, match=":1: not JSON"):
+            list(iter_records(path))
