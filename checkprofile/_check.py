@@ -12,6 +12,7 @@ from typing import Any, Literal, overload
 import attrs
 
 from ._convert import converter, one_line, override, register_renamed
+from ._limits import Limits
 
 __all__ = [
     "Check",
@@ -96,9 +97,15 @@ class Check(Sequence[Question]):
 
     Build one with :func:`checkprofile.parse_check`. ``to_json()`` gives the full form back as
     plain JSON with every threshold explicit; parsing that again gives an equal ``Check``.
+
+    ``limits``: the limits it was read with (``parse_check(..., limits=)``), whose defaults
+    fill what the key left out; ``None`` for a check built by hand. :func:`checkprofile.run_check`
+    runs it under these, and refuses other thresholds. Two checks with the same questions are
+    equal whatever limits they were read with.
     """
 
     questions: tuple[Question, ...] = attrs.field(converter=_questions)
+    limits: Limits | None = attrs.field(default=None, kw_only=True, eq=False, repr=False)
 
     @questions.validator
     def _check_questions(self, _: attrs.Attribute[Any], questions: tuple[Question, ...]) -> None:
@@ -128,7 +135,7 @@ class Check(Sequence[Question]):
 
     def select(self, indexes: Sequence[int]) -> Check:
         """The check made of the questions at ``indexes`` (in that order), e.g. for a re-ask."""
-        return Check(tuple(self.questions[i] for i in indexes))
+        return Check(tuple(self.questions[i] for i in indexes), limits=self.limits)
 
     def to_json(self) -> list[dict[str, Any]]:
         """The full form: yes/no ``ask``, ``pass`` (and ``fail`` when set); choice ``ask``,

@@ -217,7 +217,8 @@ class Process:
         return _problem(self.document, path, message, key=key)
 
     def check_for(self, step_id: str, *, limits: Limits = Limits()) -> Check:
-        """The step's check, parsed under ``limits``. A :class:`ProcessError` when the step has
+        """The step's check, parsed under ``limits`` (which it remembers, see
+        :attr:`~checkprofile.Check.limits`). A :class:`ProcessError` when the step has
         no check; a :class:`~checkprofile.CheckError` whose problems are rooted at the
         frontmatter (``/steps/<i>/check/...``) when the key is not valid."""
         step = self.step(step_id)

@@ -8,6 +8,7 @@ not fit its question has not answered: that never becomes a pass or a fail.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable, Sequence
 from datetime import datetime, timezone
 from types import coroutine
@@ -17,9 +18,10 @@ import attrs
 
 from ._bundle import Bundle, Material, build_bundle
 from ._check import Check
-from ._convert import error_text, is_blank, is_finite, plain_text, show, type_name
+from ._convert import error_text, is_blank, is_finite, plain_text, show
 from ._limits import Limits
 from ._lines import issue_lines
+from ._log import logger
 from ._verdict import (
     Answer,
     Failure,
@@ -29,7 +31,7 @@ from ._verdict import (
     error_verdict,
     format_at,
 )
-from .errors import EvaluatorError, FailureReason
+from .errors import EvaluatorError, FailureReason, LimitsError
 
 if TYPE_CHECKING:
     import asyncio
@@ -53,6 +55,8 @@ ATTEMPTS = 2
 
 #: The longest a re-ask waits for a server's ``Retry-After``, in seconds, unless the host says.
 MAX_RETRY_WAIT = 5.0
+
+_log = logger("run")
 
 # Decision 10: what each verdict makes the host do, when the check is not advisory.
 _ACTIONS: dict[str, Action] = {
@@ -149,19 +153,50 @@ async def ask_evaluator(
     """Ask once and read the reply strictly: one entry per question of ``bundle.check``, each
     a fitting answer or a :class:`Failure`. Returns the model that answered (``None`` when the
     evaluator raised or misreported it) and the entries. Raises :class:`TypeError` when
-    ``bundle`` is not a :class:`Bundle`."""
+    ``evaluator`` is not an evaluator or ``bundle`` is not a :class:`Bundle`."""
+    configured = _evaluator_model(evaluator)
     if type(bundle) is not Bundle:
         raise TypeError(f"ask_evaluator takes a Bundle (see build_bundle), got {show(bundle)}")
+    return await _ask(evaluator, bundle, configured)
+
+
+async def _ask(
+    evaluator: Evaluator, bundle: Bundle, configured: str
+) -> tuple[str | None, list[Answer | Failure]]:
+    """:func:`ask_evaluator` once its arguments are known to be right. What went wrong is
+    logged: an evaluator that raised with its traceback, any other failure as one warning
+    (``configured``: the evaluator's model, to name it)."""
     count = len(bundle.check)
     try:
         reply = await evaluator.answer(bundle)
     except EvaluatorError as error:
         # An evaluator's own account of what went wrong: its message is the detail.
-        failure = _failure(error.reason, error_text(error, named=False), error.retry_after)
-        return None, [failure] * count
+        failure = _failure(
+            error.reason, error_text(error, named=False), error.retry_after, exception=error
+        )
+        entries: list[Answer | Failure] = [failure] * count
+        _log_failures(configured, bundle.check, entries)
+        return None, entries
     except Exception as error:  # an evaluator that crashes has not answered; never a verdict
+        # A defect of the evaluator (the host's own, often): kept on the failure and logged
+        # with its traceback, so it is seen, never mistaken for a model's refusal.
+        _log.error(
+            "the evaluator %s raised %s; its questions count as not answered",
+            show(configured),
+            error_text(error),
+            exc_info=error,
+        )
         detail = f"the evaluator raised {error_text(error)}"
-        return None, [Failure("unknown", detail)] * count
+        return None, [Failure("unknown", detail, exception=error)] * count
+    model, entries = _entries_of(reply, bundle.check)
+    _log_failures(configured, bundle.check, entries)
+    return model, entries
+
+
+def _entries_of(reply: object, check: Check) -> tuple[str | None, list[Answer | Failure]]:
+    """The model that answered and the entries of ``reply``, read strictly (see
+    :func:`ask_evaluator`)."""
+    count = len(check)
     if type(reply) is not Reply:
         detail = f"the evaluator returned {show(reply)}, not a Reply"
         return None, [Failure("malformed", detail)] * count
@@ -170,9 +205,11 @@ async def ask_evaluator(
         return None, [Failure("malformed", detail)] * count
     model = plain_text(reply.model)
     entries: list[Answer | Failure] = []
-    for question, entry in zip(bundle.check, reply.answers, strict=True):
+    for question, entry in zip(check, reply.answers, strict=True):
         if type(entry) is Failure:
-            entries.append(_failure(entry.reason, entry.detail, entry.retry_after))
+            entries.append(
+                _failure(entry.reason, entry.detail, entry.retry_after, exception=entry.exception)
+            )
             continue
         problem = answer_problem(question, entry)
         entries.append(entry if problem is None else Failure("malformed", problem))
@@ -193,12 +230,57 @@ async def ask_evaluator(
 #: every answer of the reply is ``malformed``, so a verdict record always fits the audit trail.
 MAX_REPLY_MODEL = 1000
 
+
+def _log_failures(model: str, check: Check, entries: list[Answer | Failure]) -> None:
+    """One warning for the questions of one attempt that were not answered, if any."""
+    if not _log.isEnabledFor(logging.WARNING):
+        return
+    failed = [(q.ask, e) for q, e in zip(check, entries, strict=True) if type(e) is Failure]
+    if failed:
+        _log.warning(
+            "the evaluator %s did not answer %d of %d questions (%s): %s",
+            show(model),
+            len(failed),
+            len(entries),
+            ", ".join(sorted({failure.reason for _, failure in failed})),
+            failed[0][1].detail,
+        )
+
+
+def _evaluator_model(evaluator: object) -> str:
+    """The model ``evaluator`` is configured with, as records name it. Raises
+    :class:`TypeError` for an object that is not an evaluator: one without an ``answer``
+    method, or whose ``model`` is not non-blank text."""
+    try:
+        answer = getattr(evaluator, "answer", None)
+    except Exception:  # an object's own __getattr__ that raises
+        answer = None
+    if not callable(answer):
+        raise TypeError(
+            "an evaluator has a model and an async answer(bundle) method (see Evaluator),"
+            f" got {show(evaluator)}"
+        )
+    model = _configured_model(evaluator)
+    if model is None:
+        try:
+            named: object = getattr(evaluator, "model", None)
+        except Exception as error:
+            named = error
+        raise TypeError(
+            f"an evaluator names the model it is configured with: the model of {show(evaluator)}"
+            f" is {show(named)}, not non-blank text"
+        )
+    return model
+
+
 _REASONS: frozenset[str] = frozenset(get_args(FailureReason))
 # The longest failure detail kept: a failure is a message, never a provider's whole body.
 _DETAIL = 1000
 
 
-def _failure(reason: object, detail: object, retry_after: object) -> Failure:
+def _failure(
+    reason: object, detail: object, retry_after: object, *, exception: object = None
+) -> Failure:
     """A failure as an evaluator reported it, made plain: a reason that is not one of
     :data:`~checkprofile.errors.FailureReason` is ``unknown``, a detail is text of at most
     1000 characters, and a ``retry_after`` that is not a finite number of seconds is none."""
@@ -210,7 +292,8 @@ def _failure(reason: object, detail: object, retry_after: object) -> Failure:
         text = text[: _DETAIL - 1] + "…"
     wait = retry_after if is_finite(retry_after) and retry_after >= 0 else None
     known = type(why) is str and why in _REASONS
-    return Failure(why if known else "unknown", text, retry_after=wait)  # type: ignore[arg-type]
+    kept = exception if isinstance(exception, BaseException) else None
+    return Failure(why if known else "unknown", text, retry_after=wait, exception=kept)  # type: ignore[arg-type]
 
 
 async def run_check(
@@ -218,7 +301,7 @@ async def run_check(
     material: Material,
     evaluator: Evaluator,
     *,
-    limits: Limits,
+    limits: Limits | None = None,
     advisory: bool = False,
     now: datetime | str | None = None,
     max_retry_wait: float = MAX_RETRY_WAIT,
@@ -229,13 +312,21 @@ async def run_check(
     that failed as ``unsupported``: the evaluator cannot answer its kind); any still
     unanswered make the verdict ``error``. Before that one re-ask it waits as long as the
     longest ``Retry-After`` a failure carried, but never more than ``max_retry_wait`` seconds.
-    ``now`` is the verdict's ``at`` (default: the clock when the verdict is made). Safe to run
-    many at once: it keeps no state between calls.
+    ``now`` is the verdict's ``at`` (default: the clock when the verdict is made, in whole
+    seconds). Safe to run many at once: it keeps no state between calls.
+
+    ``limits`` default to the limits the check was read with (:attr:`Check.limits`; a check
+    built by hand: ``Limits()``); run data is cut to their ``check_state_bytes``. The check's
+    thresholds were filled from those limits when it was read, so limits with another
+    ``check_pass``, ``check_fail`` or ``check_confidence`` raise
+    :class:`~checkprofile.errors.LimitsError` before the model is asked: read the check with
+    them (``parse_check(raw, limits=...)``, ``Process.check_for(step, limits=...)``) instead.
+    A different ``check_state_bytes`` is taken.
     """
     # Everything the host gave is checked before the model is asked: a bad argument must not
     # cost a model call, nor be found only once the answers are in.
-    if type(limits) is not Limits:
-        raise TypeError(f"limits must be a Limits (see Limits.from_json), got {show(limits)}")
+    configured = _evaluator_model(evaluator)
+    limits = _limits_for(check, limits)
     if type(advisory) is not bool:
         raise TypeError(f"advisory must be true or false (a bool), got {show(advisory)}")
     if not is_finite(max_retry_wait) or max_retry_wait < 0:
@@ -254,7 +345,7 @@ async def run_check(
             await _pause(_retry_wait(failures.values(), max_retry_wait))
         attempts += 1
         asked = bundle if len(pending) == len(check) else bundle.with_check(check.select(pending))
-        model, entries = await ask_evaluator(evaluator, asked)
+        model, entries = await _ask(evaluator, asked, configured)
         answered = any(not isinstance(entry, Failure) for entry in entries)
         if model is not None and answered and model not in models:
             models.append(model)
@@ -272,23 +363,67 @@ async def run_check(
             if answers[index] is None and failures[index].reason != "unsupported"
         ]
 
-    at = stamp if stamp is not None else datetime.now(timezone.utc)
+    # Read from the clock: whole seconds (`…T19:52:06Z`), as people and the profile write times.
+    at = stamp if stamp is not None else datetime.now(timezone.utc).replace(microsecond=0)
     # The record names every model version that gave an answer used (normally exactly one);
     # with none, the model the evaluator was configured with.
-    model_name = ", ".join(models) if models else _configured_model(evaluator)
+    model_name = ", ".join(models) if models else _configured_model(evaluator) or configured
     unanswered = tuple((check[i].ask, failures[i]) for i in sorted(failures))
     if any(answer is None for answer in answers):  # pending, or not to be asked again
         verdict = error_verdict(
             check, model=model_name, at=at, advisory=advisory, truncated=bundle.truncated
         )
-        return outcome_for(verdict, attempts=attempts, failures=unanswered, bundle=bundle)
-    complete: Sequence[Answer] = [answer for answer in answers if answer is not None]
-    verdict = combine(
-        check, complete, model=model_name, at=at, advisory=advisory, truncated=bundle.truncated
+        outcome = outcome_for(verdict, attempts=attempts, failures=unanswered, bundle=bundle)
+    else:
+        complete: Sequence[Answer] = [answer for answer in answers if answer is not None]
+        verdict = combine(
+            check, complete, model=model_name, at=at, advisory=advisory, truncated=bundle.truncated
+        )
+        outcome = outcome_for(
+            verdict, attempts=attempts, failures=unanswered, answers=tuple(complete), bundle=bundle
+        )
+    _log.debug(
+        "verdict %s, action %s, after %d attempt(s), model %s",
+        verdict.verdict,
+        outcome.action,
+        attempts,
+        show(model_name),
     )
-    return outcome_for(
-        verdict, attempts=attempts, failures=unanswered, answers=tuple(complete), bundle=bundle
-    )
+    return outcome
+
+
+# The limits whose defaults parse_check writes into a check's questions.
+_THRESHOLDS = (
+    ("check_pass", "checkPass"),
+    ("check_fail", "checkFail"),
+    ("check_confidence", "checkConfidence"),
+)
+
+
+def _limits_for(check: Check, limits: object) -> Limits:
+    """The limits ``check`` runs under: ``limits``, or (``None``) those it was read with.
+    Raises :class:`LimitsError` for limits whose thresholds are not the ones the check was read
+    with, and :class:`TypeError` for ``limits`` that are not a :class:`Limits`."""
+    if type(check) is not Check:
+        raise TypeError(f"check must be a Check (see parse_check), got {show(check)}")
+    read = check.limits
+    if limits is None:
+        return read if read is not None else Limits()
+    if type(limits) is not Limits:
+        raise TypeError(f"limits must be a Limits (see Limits.from_json), got {show(limits)}")
+    if read is not None:
+        differ = [
+            f"{name} {show(getattr(limits, attr))} (read with {show(getattr(read, attr))})"
+            for attr, name in _THRESHOLDS
+            if getattr(limits, attr) != getattr(read, attr)
+        ]
+        if differ:
+            raise LimitsError(
+                "these limits are not the ones the check was read with, whose defaults fill its"
+                f" thresholds: {', '.join(differ)}; read the check with these limits"
+                " (parse_check(raw, limits=...)) or leave limits out"
+            )
+    return limits
 
 
 async def _pause(seconds: float) -> None:
@@ -314,14 +449,13 @@ def _retry_wait(failures: Iterable[Failure], cap: float) -> float:
     return min(max([0.0, *hints]), cap)
 
 
-def _configured_model(evaluator: object) -> str:
+def _configured_model(evaluator: object) -> str | None:
+    """The evaluator's ``model`` as plain text, or ``None`` when it is not non-blank text."""
     try:
         model = plain_text(getattr(evaluator, "model", None))
     except Exception:  # an evaluator's own property that raises
         model = None
-    if type(model) is str and not is_blank(model):
-        return model
-    return "".join(char for char in type_name(evaluator) if char.isprintable())[:80] or "evaluator"
+    return model if type(model) is str and not is_blank(model) else None
 
 
 def run_check_sync(
@@ -329,7 +463,7 @@ def run_check_sync(
     material: Material,
     evaluator: Evaluator,
     *,
-    limits: Limits,
+    limits: Limits | None = None,
     advisory: bool = False,
     now: datetime | str | None = None,
     max_retry_wait: float = MAX_RETRY_WAIT,

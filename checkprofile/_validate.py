@@ -108,13 +108,16 @@ def validate_check(raw: object, *, limits: Limits = Limits()) -> tuple[Problem, 
 def parse_check(raw: object, *, limits: Limits = Limits()) -> Check:
     """Validate ``raw`` and normalize it to the full form, defaults taken from ``limits``.
 
+    The check remembers ``limits`` (:attr:`Check.limits`): :func:`~checkprofile.run_check`
+    runs it under them, and refuses limits with other thresholds.
+
     Raises :class:`~checkprofile.errors.CheckError` carrying every problem (and
     :class:`TypeError` for ``limits`` that are not a :class:`Limits`).
     """
     items, problems = _validated(raw, limits)
     if problems:
         raise CheckError(problems)
-    return Check(tuple(_normalize(item, limits) for item in items))
+    return Check(tuple(_normalize(item, limits) for item in items), limits=limits)
 
 
 def _validated(raw: object, limits: Limits) -> tuple[list[Any], tuple[Problem, ...]]:

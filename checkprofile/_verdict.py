@@ -151,12 +151,16 @@ Answer = YesNoAnswer | ChoiceAnswer | RubricAnswer
 class Failure:
     """An evaluator did not answer a question: ``reason`` and a human ``detail``.
 
-    ``retry_after`` (seconds) is a server's hint, when it gave one.
+    ``retry_after`` (seconds) is a server's hint, when it gave one. ``exception``: what the
+    evaluator raised, when it raised (its traceback on ``__traceback__``), for the host to
+    inspect or re-raise; it is never written into a record, a receipt or a cassette, and two
+    failures that differ only in it are equal.
     """
 
     reason: FailureReason
     detail: str = ""
     retry_after: float | None = attrs.field(default=None, kw_only=True)
+    exception: BaseException | None = attrs.field(default=None, kw_only=True, eq=False, repr=False)
 
 
 def answer_problem(question: Question, answer: object) -> str | None:

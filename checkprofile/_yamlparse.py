@@ -3,8 +3,9 @@ each scalar resolved by the core schema, each node placed. Imported by the first
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -23,30 +24,37 @@ from ruamel.yaml.events import (
 )
 
 from ._convert import one_line, show
-from ._yaml import (
-    _BOOL,
-    _FLOAT,
-    _INF,
-    _INT8,
-    _INT10,
-    _INT16,
-    _MAP_TAG,
-    _MAX_DIGITS,
-    _NAN,
-    _NULL,
-    _OLD_BREAKS,
-    _PRIVATE,
-    _SCALAR_TAGS,
-    _SEQ_TAG,
-    _TAG,
-    MAX_ALIAS_TEXT,
-    MAX_DEPTH,
-    MAX_NODES,
-    Document,
-    Mark,
-    Path,
-    YamlError,
-)
+from ._yamldoc import MAX_ALIAS_TEXT, MAX_DEPTH, MAX_NODES, Document, Mark, Path, YamlError
+
+# The core schema's resolution of plain scalars (YAML 1.2.2, 10.3.2), in its order.
+_NULL: Final = re.compile(r"(?:~|null|Null|NULL|)\Z")
+_BOOL: Final = {
+    **dict.fromkeys(("true", "True", "TRUE"), True),
+    **dict.fromkeys(("false", "False", "FALSE"), False),
+}
+_INT10: Final = re.compile(r"[-+]?[0-9]+\Z")
+_MAX_DIGITS: Final = 4000
+_INT8: Final = re.compile(r"0o[0-7]+\Z")
+_INT16: Final = re.compile(r"0x[0-9a-fA-F]+\Z")
+_FLOAT: Final = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+_INF: Final = re.compile(r"([-+]?)\.(?:inf|Inf|INF)\Z")
+_NAN: Final = re.compile(r"\.(?:nan|NaN|NAN)\Z")
+
+_TAG: Final = "tag:yaml.org,2002:"
+# Explicit tags the core schema knows; anything else (``!custom``, ``!!timestamp``) is refused
+# rather than guessed at.
+_SCALAR_TAGS: Final = {f"{_TAG}{name}" for name in ("str", "int", "float", "bool", "null")}
+_MAP_TAG: Final = f"{_TAG}map"
+_SEQ_TAG: Final = f"{_TAG}seq"
+
+# YAML 1.2 has three line breaks: CR LF, CR and LF (5.4). NEL (U+0085) and the line and
+# paragraph separators (U+2028, U+2029) were breaks in YAML 1.1 and are ordinary characters in
+# 1.2, but ruamel.yaml's scanner still breaks lines at them (folding them into a space inside
+# a quoted scalar). So each is read as a private-use character the text does not contain, and
+# the scalars and keys get them back: every value reads as YAML 1.2 says, and every line and
+# column is a line and column of the file's own lines.
+_OLD_BREAKS: Final = "\x85\u2028\u2029"
+_PRIVATE: Final = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd]")
 
 
 def parse(text: str, *, line_offset: int = 0) -> Document:

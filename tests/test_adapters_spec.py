@@ -14,7 +14,8 @@ from loopback import (
 )
 
 from checkprofile import Limits, Material, Submission, parse_check, run_check_sync
-from checkprofile.adapters._spec import SCHEMES, evaluator_from_spec
+from checkprofile.adapters import evaluator_from_spec
+from checkprofile.adapters._spec import SCHEMES
 from support import spec_full_form
 
 ROOT = Path(__file__).resolve().parent.parent

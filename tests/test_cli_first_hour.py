@@ -21,7 +21,7 @@ from loopback import LoopbackServer, Scripted
 from test_cli import cli, on_a_terminal, one_error_line
 
 import checkprofile
-from checkprofile.adapters._spec import evaluator_from_spec
+from checkprofile.adapters import evaluator_from_spec
 from checkprofile.cli import COMMANDS, parser
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -3,7 +3,8 @@ tree has (the schemas, the conformance corpus and its JSON form, ``py.typed``), 
 script, and metadata that says what the package needs.
 
 The test builds a wheel and an sdist from a copy of the sources, as a release would, without a
-network (the test extra installs the build backend). ``.ci/run`` checks the distribution it
+network, with ``build`` and the build backend from the dev extra: without them it is skipped,
+and under CI (``CI`` set) it fails. ``.ci/run`` checks the distribution it
 builds with the same rules (``python tests/test_distribution.py DIST...``), then installs the
 wheel alone in a fresh virtual environment and runs the corpus and the README's main job from it.
 """
@@ -95,7 +96,7 @@ def _metadata_problems(metadata: Message, root: Path) -> list[str]:
     for needed in ("attrs", "cattrs", "jsonschema", "ruamel.yaml"):
         if needed not in requires:
             problems.append(f"{needed} is not a dependency")
-    for extra in ("systemone", "openai", "test"):
+    for extra in ("systemone", "openai", "test", "dev"):
         if extra not in (get_all("Provides-Extra") or []):
             problems.append(f"no extra {extra}")
     if "checkprofile" not in str(get("Description") or metadata.get_payload()):
@@ -103,8 +104,23 @@ def _metadata_problems(metadata: Message, root: Path) -> list[str]:
     return problems
 
 
+def _build_tools() -> None:
+    """Skip, or under CI fail, when ``build`` or the build backend is not installed (the dev
+    extra installs both; the test extra does not)."""
+    import importlib.util
+    import os
+
+    import pytest
+
+    missing = [name for name in ("build", "setuptools") if importlib.util.find_spec(name) is None]
+    if missing:
+        why = f"{' and '.join(missing)} not installed: pip install -e \".[dev]\""
+        pytest.fail(f"CI is set, but {why}") if os.environ.get("CI") else pytest.skip(why)
+
+
 def build(outdir: Path, *kinds: str) -> list[Path]:
     """Build ``kinds`` (``--wheel``, ``--sdist``) from a copy of the sources into ``outdir``."""
+    _build_tools()
     sources = outdir / "src"
     shutil.copytree(ROOT / PACKAGE, sources / PACKAGE, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):

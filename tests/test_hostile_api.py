@@ -11,7 +11,7 @@ is not an answer.
 
 Every public name of ``checkprofile`` and ``checkprofile.human`` is either called here (see
 ``CALLS``) or listed in ``NOT_CALLED`` with the reason; a test keeps the two complete. The
-audit trail and calibration (``checkprofile.human._audit``, ``_calibrate``) are being changed
+audit trail and calibration (``checkprofile.human._audit_*``, ``_calibrate``) are being changed
 on another branch; their names are listed as such, to be called here once it has landed.
 """
 
@@ -289,9 +289,10 @@ CALLS: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
     "pointer_token": (pointer_token, (T, V)),
     "outcome_for": (outcome_for, (T,)),
     # running a check
+    # not an evaluator: a TypeError before any attempt, never an error verdict
     "run_check_sync(evaluator)": (
         lambda v: run_check_sync(CHECK, MATERIAL, v, limits=Limits(), now=AT),
-        (),
+        (T,),
     ),
     "run_check_sync(limits)": (
         lambda v: run_check_sync(CHECK, MATERIAL, ScriptedEvaluator(SCRIPT), limits=v, now=AT),
@@ -471,9 +472,10 @@ def _adapters() -> dict[str, tuple[Call, tuple[type[BaseException], ...]]]:
     import tempfile
     from pathlib import Path
 
-    from checkprofile.adapters._spec import evaluator_from_spec
+    from checkprofile.adapters import evaluator_from_spec
     from checkprofile.adapters.cache import CachingEvaluator
     from checkprofile.conformance import Case, CorpusError, load_cases, run_case
+    from checkprofile.testing import replay_evaluator
 
     folder = Path(tempfile.mkdtemp())
     calls: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
@@ -483,6 +485,8 @@ def _adapters() -> dict[str, tuple[Call, tuple[type[BaseException], ...]]]:
             (T, V, OSError),
         ),
         "evaluator_from_spec": (lambda v: evaluator_from_spec(v, environ={}), (V,)),
+        "replay_evaluator(answers)": (lambda v: replay_evaluator(v, check=CHECK), (V,)),
+        "replay_evaluator(check)": (lambda v: replay_evaluator({}, check=v), (T, V)),
         "load_cases": (load_cases, (T, CorpusError)),
         "run_case": (
             lambda v: _check_case_result(

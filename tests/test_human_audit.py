@@ -78,7 +78,9 @@ from checkprofile.human import (
     submission_sha256,
     verdict_record,
 )
-from checkprofile.human._audit import _Reader, at_order, record_line
+from checkprofile.human._audit_fast import _Reader
+from checkprofile.human._audit_sources import at_order
+from checkprofile.human._recorders import record_line
 from support import AT, SPEC_ONE_OF, SPEC_RUBRIC_ASK, material
 
 WHEN = "2026-10-06T10:15:00Z"

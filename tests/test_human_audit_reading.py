@@ -36,7 +36,8 @@ from checkprofile.human import (
     decision_record,
     verdict_record,
 )
-from checkprofile.human._audit import _Reader, record_line
+from checkprofile.human._audit_fast import _Reader
+from checkprofile.human._recorders import record_line
 from support import AT, SPEC_RUBRIC_ASK
 
 GOOD = verdict_record(make_outcome(SCRIPTS["pass"]), run_id=RUN, step_id=STEP)
@@ -200,7 +201,7 @@ def test_lines_broken_as_text_are_read_or_refused_alike(
 def test_the_fast_path_takes_the_lines_a_writer_writes() -> None:
     # Not a test of speed: that the fast path is taken at all (the properties above would
     # pass with none). Its facts come back as what record_from_json makes of the line.
-    from checkprofile.human._audit import DecisionFacts, VerdictFacts
+    from checkprofile.human._audit_fast import DecisionFacts, VerdictFacts
 
     reader = seasoned()
     decision = decision_record(

@@ -52,7 +52,8 @@ from checkprofile.human import (
     read_records,
     verdict_record,
 )
-from checkprofile.human._audit import _lines, _Reader, record_line
+from checkprofile.human._audit_fast import _Reader
+from checkprofile.human._audit_sources import _lines
 from checkprofile.human._calibrate import (
     GRID,
     Calibration,
@@ -65,6 +66,7 @@ from checkprofile.human._calibrate import (
     calibrate_cases,
 )
 from checkprofile.human._calibrate_report import calibration_html, calibration_text
+from checkprofile.human._recorders import record_line
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "advisory_records.jsonl"

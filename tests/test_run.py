@@ -19,6 +19,7 @@ from checkprofile import (
     EvaluatorError,
     Failure,
     Limits,
+    LimitsError,
     Outcome,
     Reply,
     RubricAnswer,
@@ -282,6 +283,24 @@ def test_now_sets_at_and_defaults_to_the_clock_in_utc() -> None:
     )
 
 
+def test_a_time_read_from_the_clock_has_whole_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    import checkprofile._run as running
+
+    class Clock(datetime):
+        @classmethod
+        def now(cls, tz: Any = None) -> Any:
+            return datetime(2026, 12, 1, 19, 52, 6, 642500, tzinfo=tz)
+
+    monkeypatch.setattr(running, "datetime", Clock)
+    outcome = run_check_sync(CHECK, material(), ScriptedEvaluator(GOOD), limits=LIMITS)
+    assert outcome.verdict.at == "2026-12-01T19:52:06Z"
+    # A time the host gives is kept as given, fraction and all.
+    given = run_check_sync(
+        CHECK, material(), ScriptedEvaluator(GOOD), limits=LIMITS, now="2026-12-01T19:52:06.5Z"
+    )
+    assert given.verdict.at == "2026-12-01T19:52:06.5Z"
+
+
 def test_a_truncated_view_is_recorded_on_the_verdict() -> None:
     steps = {f"s{i}": {"output": "x" * 100, "at": f"2026-10-0{i + 1}T00:00:00Z"} for i in range(5)}
     evaluator = ScriptedEvaluator(GOOD)
@@ -483,3 +502,140 @@ def test_the_outcome_keeps_exactly_what_the_evaluator_was_shown() -> None:
     error, evaluator = run({**GOOD, SCREEN_ASK: [TimeoutError("slow")] * 2})
     assert error.verdict.verdict == "error"
     assert error.bundle is evaluator.calls[0]
+
+
+# Not an evaluator ------------------------------------------------------------------------------
+
+
+class _Counting:
+    """Counts the calls of its answer; ``model`` as given."""
+
+    def __init__(self, model: Any) -> None:
+        self._model = model
+        self.calls = 0
+
+    @property
+    def model(self) -> Any:
+        return self._model
+
+    async def answer(self, bundle: Bundle) -> Reply:
+        self.calls += 1
+        return Reply("m-1", [GOOD[q.ask] for q in bundle.check])
+
+
+class _NoAnswer:
+    model = "m-1"
+
+
+@pytest.mark.parametrize(
+    "evaluator",
+    [None, "gpt-4o", _NoAnswer(), object()],
+    ids=["none", "a-model-name", "no-answer-method", "object"],
+)
+def test_an_object_that_is_not_an_evaluator_is_a_type_error(evaluator: Any) -> None:
+    with pytest.raises(TypeError, match="an evaluator has a model and an async answer"):
+        run_check_sync(CHECK, material(), evaluator, limits=LIMITS, now=AT)
+
+
+@pytest.mark.parametrize("model", [None, "", "  ", 7], ids=["none", "empty", "blank", "number"])
+def test_an_evaluator_that_names_no_model_is_a_type_error_before_any_attempt(model: Any) -> None:
+    evaluator = _Counting(model)
+    with pytest.raises(TypeError, match="names the model it is configured with"):
+        run_check_sync(CHECK, material(), evaluator, limits=LIMITS, now=AT)
+    assert evaluator.calls == 0
+
+
+def test_ask_evaluator_refuses_what_is_not_an_evaluator_too() -> None:
+    from checkprofile import ask_evaluator, build_bundle
+
+    bundle = build_bundle(CHECK, material(), state_bytes=LIMITS.check_state_bytes)
+    with pytest.raises(TypeError, match="an evaluator has a model"):
+        asyncio.run(ask_evaluator(None, bundle))  # type: ignore[arg-type]
+
+
+class _Vanishing:
+    """Names its model until the first attempt has raised, then none: a record must still
+    name the model, never the evaluator's type."""
+
+    def __init__(self) -> None:
+        self.asked = False
+
+    @property
+    def model(self) -> str | None:
+        return None if self.asked else "configured-1"
+
+    async def answer(self, bundle: Bundle) -> Reply:
+        self.asked = True
+        raise KeyError("x")
+
+
+def test_the_recorded_model_is_never_a_type_name() -> None:
+    vanishing: Any = _Vanishing()
+    outcome = run_check_sync(CHECK, material(), vanishing, limits=LIMITS, now=AT)
+    assert outcome.verdict.verdict == "error"
+    assert outcome.verdict.model == "configured-1"
+
+
+# Limits in one place: a check runs under the limits it was read with ---------------------------
+
+SCREENED = "Is the vendor cleared?"
+
+
+def _yes(p: float) -> ScriptedEvaluator:
+    return ScriptedEvaluator({SCREENED: YesNoAnswer(p)}, model="m-1")
+
+
+def test_a_check_runs_under_the_limits_it_was_read_with() -> None:
+    # The issue's case: fail 0.5 from describe.limits; 0.7 is then between fail and pass.
+    limits = Limits(check_fail=0.5)
+    check = parse_check(SCREENED, limits=limits)
+    assert check.limits == limits
+    outcome = run_check_sync(check, material(), _yes(0.7), now=AT)  # no limits= again
+    assert (outcome.verdict.verdict, outcome.action) == ("unsure", "escalate")
+    same = run_check_sync(check, material(), _yes(0.7), limits=limits, now=AT)
+    assert same == outcome
+
+
+def test_other_thresholds_than_the_check_was_read_with_are_refused_before_any_call() -> None:
+    check = parse_check(SCREENED)  # under Limits(): no fail threshold
+    evaluator = _yes(0.7)
+    with pytest.raises(LimitsError) as raised:
+        run_check_sync(check, material(), evaluator, limits=Limits(check_fail=0.5), now=AT)
+    assert "checkFail 0.5 (read with null)" in str(raised.value)
+    assert "parse_check(raw, limits=...)" in str(raised.value)
+    assert evaluator.asked(SCREENED) == 0
+    with pytest.raises(LimitsError, match=r"checkPass 0\.8 \(read with 0\.9\), checkConfidence"):
+        run_check_sync(
+            check, material(), evaluator, limits=Limits(check_pass=0.8, check_confidence=0.5)
+        )
+
+
+def test_another_state_budget_is_taken_and_the_read_one_is_the_default() -> None:
+    data = {"inputs": {"notes": "x" * 2000}, "steps": {}}
+    check = parse_check(SCREENED, limits=Limits(check_state_bytes=300))
+    read = run_check_sync(check, material(data), _yes(0.97), now=AT)
+    assert read.bundle is not None and read.bundle.run_data_bytes <= 300
+    wider = run_check_sync(
+        check, material(data), _yes(0.97), limits=Limits(check_state_bytes=5000), now=AT
+    )
+    assert wider.bundle is not None and wider.bundle.run_data_bytes > 2000
+
+
+def test_a_check_built_by_hand_runs_under_any_limits() -> None:
+    from checkprofile import YesNoQuestion
+
+    check = Check((YesNoQuestion(SCREENED, pass_at=0.9, fail_below=None),))
+    assert check.limits is None
+    plain = run_check_sync(check, material(), _yes(0.7), now=AT)
+    assert plain.verdict.verdict == "fail"
+    other = run_check_sync(check, material(), _yes(0.7), limits=Limits(check_fail=0.5), now=AT)
+    assert other.verdict.verdict == "fail"  # its thresholds are its own
+
+
+def test_what_a_check_was_read_with_does_not_change_what_it_is() -> None:
+    check = parse_check(
+        [{"ask": SCREENED}, {"ask": "Is the report attached?"}], limits=Limits(check_pass=0.8)
+    )
+    assert check == parse_check(check.to_json())  # equal, whatever limits
+    assert check.select([1]).limits == Limits(check_pass=0.8)
+    assert "limits" not in repr(check)

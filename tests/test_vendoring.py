@@ -113,7 +113,7 @@ def test_the_api_from_the_copy(host: Path) -> None:
         )
         from host._vendor.checkprofile.testing import ScriptedEvaluator
         from host._vendor.checkprofile.human import receipt_for, records_for
-        from host._vendor.checkprofile.adapters._spec import evaluator_from_spec
+        from host._vendor.checkprofile.adapters import evaluator_from_spec
 
         problems = validate_check([{"ask": "Is it right?", "pas": 0.9}])
         check = parse_check("Is it right?")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
 import re
 import tempfile
@@ -44,6 +43,7 @@ from .. import (
     canonical_json,
 )
 from .._convert import is_blank, is_finite, plain_text, show
+from .._log import logger as _logger
 from .._types import is_mapping, is_sequence
 
 __all__ = [
@@ -57,7 +57,7 @@ __all__ = [
     "write_atomically",
 ]
 
-logger = logging.getLogger(__name__)
+logger = _logger("adapters.cache")
 
 #: Names the key's recipe and the entries' layout. A change to either must change it, so an
 #: old entry is a miss rather than misread.

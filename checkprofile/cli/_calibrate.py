@@ -8,7 +8,8 @@ import math
 import sys
 from pathlib import Path
 
-from ..human._audit import AuditError, Window
+from ..human import AuditError
+from ..human._audit_sources import Window
 from ..human._calibrate import MIN_CASES, calibrate
 from ..human._calibrate_report import calibration_html, calibration_text
 from ..human._postgres import DEFAULT_TABLE, PostgresRecorder, StoreError

@@ -110,6 +110,10 @@ def error_lines(message: str) -> list[str]:
 def internal_error(error: BaseException) -> int:
     """The last resort for an exception no part of the command expected: one line naming it,
     and exit 70 (a defect to report, never read as a verdict)."""
+    from .._log import logger
+
+    # The traceback goes to the log (silent unless a host that runs main() configures it).
+    logger("cli").error("internal error: %s", error_text(error), exc_info=error)
     print(f"checkprofile: internal error: {error_text(error)} (please report it)", file=sys.stderr)
     return EXIT_INTERNAL
 

@@ -17,26 +17,25 @@ See ``docs/human-side.md``.
 
 from __future__ import annotations
 
-from ._audit import (
+from ._audit_records import (
     AUDIT_FORMAT,
-    MAX_LINE_BYTES,
-    AuditError,
     AuditRecord,
     DecisionRecord,
-    JsonLinesRecorder,
-    Recorder,
-    TornLine,
-    TornLineWarning,
     VerdictRecord,
     check_key,
     decision_record,
-    iter_records,
-    read_records,
-    record_from_json,
     resolution_record,
     submission_key,
     submission_sha256,
     verdict_record,
+)
+from ._audit_sources import iter_records, read_records
+from ._audit_strict import (
+    MAX_LINE_BYTES,
+    AuditError,
+    TornLine,
+    TornLineWarning,
+    record_from_json,
 )
 from ._calibrate import (
     MIN_CASES,
@@ -82,6 +81,7 @@ from ._receipts import (
     shown_pieces,
     threshold_text,
 )
+from ._recorders import JsonLinesRecorder, Recorder
 from ._records import Escalation, Handoff, Records, ReturnNote, records_for
 from ._state import (
     STATE_FORMAT,

@@ -1,8 +1,8 @@
 """Calibration: how well advisory verdicts matched the people who decided the same submissions,
 and which thresholds would have matched them best (profile section 4, "Earn trust first").
 
-Everything here but :func:`calibrate`'s reading of its sources (done by ``_audit``) is a pure
-function over typed values, and every answer is re-graded with the core's own
+Everything here but :func:`calibrate`'s reading of its sources (done by ``_audit_sources``) is
+a pure function over typed values, and every answer is re-graded with the core's own
 :func:`checkprofile.grade` under the thresholds being tried, so calibration can never disagree
 with what the check would really do.
 
@@ -56,18 +56,10 @@ from .._verdict import (
     recorded_answer,
     worst_of,
 )
-from ._audit import (
-    AuditRecord,
-    DecisionFacts,
-    DecisionRecord,
-    Facts,
-    TornLine,
-    VerdictFacts,
-    VerdictRecord,
-    Window,
-    at_order,
-    open_sources,
-)
+from ._audit_fast import DecisionFacts, Facts, VerdictFacts
+from ._audit_records import AuditRecord, DecisionRecord, VerdictRecord
+from ._audit_sources import Window, at_order, open_sources
+from ._audit_strict import TornLine
 
 __all__ = [
     "GRID",

@@ -35,18 +35,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from .._convert import show
 from ..errors import CheckprofileError
-from ._audit import (
-    AuditRecord,
-    DecisionFacts,
-    DecisionRecord,
-    Read,
-    VerdictFacts,
-    VerdictRecord,
-    Window,
-    _Reader,
-    at_order,
-    record_line,
-)
+from ._audit_fast import DecisionFacts, VerdictFacts, _Reader
+from ._audit_records import AuditRecord, DecisionRecord, VerdictRecord
+from ._audit_sources import Read, Window, at_order
+from ._recorders import record_line
 
 if TYPE_CHECKING:  # pragma: no cover
     import psycopg

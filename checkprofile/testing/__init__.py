@@ -1,7 +1,8 @@
 """Tools for test suites: assert verdict logic without a model, replay a real one's answers.
 
 - :class:`ScriptedEvaluator` answers from a script keyed by each question's ``ask``;
-  :class:`RecordingEvaluator` wraps any evaluator and keeps what it was shown and answered.
+  :class:`RecordingEvaluator` wraps any evaluator and keeps what it was shown and answered;
+  :func:`replay_evaluator` gives the answers of an answers file (``replay:ANSWERS``).
 - :mod:`checkprofile.testing.cassette`: a real model's answers recorded once into a file,
   replayed without a key; pytest's ``check_cassette`` fixture (the plugin that installing
   checkprofile registers) is the usual way to use it.
@@ -18,7 +19,15 @@
 
 from __future__ import annotations
 
+from ._replay import ReplayError, replay_evaluator
 from ._scripted import RecordingEvaluator, ScriptedEvaluator, Step
 from .assertions import assert_outcome
 
-__all__ = ["RecordingEvaluator", "ScriptedEvaluator", "Step", "assert_outcome"]
+__all__ = [
+    "RecordingEvaluator",
+    "ReplayError",
+    "ScriptedEvaluator",
+    "Step",
+    "assert_outcome",
+    "replay_evaluator",
+]
