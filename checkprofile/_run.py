@@ -247,7 +247,8 @@ async def _reply_of(
     _log_failures(configured, bundle.check, entries)
     # Usage is what the host said it cost, kept only as the type that checked its figures.
     usage = getattr(reply, "usage", None) if type(reply) is Reply else None
-    return model, entries, usage if type(usage) is Usage else None
+    known = type(usage) is Usage and (usage.reported or bool(usage.request_ids))
+    return model, entries, usage if known else None
 
 
 def _entries_of(reply: object, check: Check) -> tuple[str | None, list[Answer | Failure]]:

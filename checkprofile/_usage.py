@@ -18,9 +18,9 @@ from typing import Any
 
 import attrs
 
-from ._convert import is_blank, show
+from ._convert import is_blank, is_finite, show
 
-__all__ = ["MAX_TOKENS", "ModelCall", "Usage", "reported_usage", "total_usage"]
+__all__ = ["MAX_TOKENS", "ModelCall", "Usage", "call_from_json", "reported_usage", "total_usage"]
 
 #: The largest token count kept (10**12): beyond it a figure is a host's mistake, not usage.
 MAX_TOKENS = 10**12
@@ -169,3 +169,44 @@ class ModelCall:
     questions: int
     model: str | None = None
     usage: Usage | None = None
+
+    def recorded(self) -> ModelCall:
+        """The call as the audit trail keeps it and reads it back: its seconds to the
+        microsecond, without the model (the verdict names it)."""
+        return ModelCall(seconds=round(self.seconds, 6), questions=self.questions, usage=self.usage)
+
+    def to_json(self) -> dict[str, object]:
+        """The call as the audit trail keeps it: ``seconds``, ``questions`` and the usage
+        figures reported (:meth:`Usage.to_json`); the model is the verdict's."""
+        data: dict[str, object] = {"seconds": round(self.seconds, 6), "questions": self.questions}
+        if self.usage is not None:
+            data.update(self.usage.to_json())
+        return data
+
+
+_CALL_KEYS = frozenset(
+    ("seconds", "questions", "input_tokens", "output_tokens", "cached_tokens", "request_ids")
+)
+
+
+def call_from_json(data: object) -> ModelCall:
+    """A :class:`ModelCall` from :meth:`ModelCall.to_json`'s object. Raises
+    :class:`ValueError` naming what is wrong."""
+    if type(data) is not dict:
+        raise ValueError(f"a call must be a JSON object, got {show(data)}")
+    unknown = sorted(str(key) for key in data if key not in _CALL_KEYS)
+    if unknown:
+        raise ValueError(f"a call has no key {show(unknown[0])}")
+    seconds, questions = data.get("seconds"), data.get("questions")
+    if not (is_finite(seconds) and 0 <= seconds < 10**9):
+        raise ValueError(f"a call's seconds must be a number >= 0, got {show(seconds)}")
+    if type(questions) is not int or not 0 < questions <= 10**6:
+        raise ValueError(f"a call's questions must be a whole number > 0, got {show(questions)}")
+    ids = data.get("request_ids", [])
+    if type(ids) is not list:
+        raise ValueError(f"a call's request_ids must be a list, got {show(ids)}")
+    figures: dict[str, Any] = {
+        name: data.get(name) for name in ("input_tokens", "output_tokens", "cached_tokens")
+    }
+    usage = Usage(request_ids=ids, **figures) if len(data) > 2 else None
+    return ModelCall(seconds=float(seconds), questions=questions, usage=usage)

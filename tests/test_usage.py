@@ -273,3 +273,56 @@ def test_reported_usage_reads_zeros_as_nothing_and_keeps_a_real_zero_output() ->
         input_tokens=10, output_tokens=0
     )
     assert reported_usage(input_tokens="10", request_ids=["a", 3, " "]) == Usage(request_ids=("a",))
+
+
+# --- The audit trail -----------------------------------------------------------------------------
+
+
+def test_the_audit_trail_keeps_each_call_and_reads_it_back(
+    loopback: LoopbackServer, tmp_path: Any
+) -> None:
+    import json
+
+    from checkprofile.human import JsonLinesRecorder, read_records, verdict_record
+
+    loopback.script(
+        Scripted(status=503, json={"detail": "busy"}, headers={"x-typesafe-request-id": "bad-1"})
+    )
+    loopback.default = systemone_host({"input_tokens": 900, "output_tokens": 3})
+    outcome = run_example_check(systemone(loopback))
+    path = tmp_path / "audit.jsonl"
+    recorder = JsonLinesRecorder(path)
+    for run in ("run-1", "run-2"):  # the second line of a check already seen: the fast path
+        recorder.record(verdict_record(outcome, run_id=run, step_id="screen"))
+    written = json.loads(path.read_text().splitlines()[0])["calls"]
+    assert [set(call) for call in written] == [
+        {"seconds", "questions", "request_ids"},
+        {"seconds", "questions", "input_tokens", "output_tokens", "request_ids"},
+    ]
+    assert written[1]["input_tokens"] == 900 and written[1]["output_tokens"] == 3
+    for record in read_records(path):
+        assert [call.usage for call in record.calls] == [call.usage for call in outcome.calls]
+        assert [call.questions for call in record.calls] == [QUESTIONS, QUESTIONS]
+
+
+def test_a_record_whose_calls_do_not_match_its_attempts_is_refused(tmp_path: Any) -> None:
+    import json
+
+    from loopback import vendor_material
+
+    from checkprofile.human import AuditError, read_records, verdict_record
+
+    outcome = run_check_sync(
+        parse_check("Is the vendor cleared?"),
+        vendor_material(),
+        ScriptedEvaluator(
+            {"Is the vendor cleared?": YesNoAnswer(0.99)}, usage=Usage(input_tokens=5)
+        ),
+        limits=Limits(),
+    )
+    data = verdict_record(outcome, run_id="r", step_id="s").to_json()
+    data["calls"] = data["calls"] * 2
+    path = tmp_path / "audit.jsonl"
+    path.write_text(json.dumps(data, separators=(",", ":")) + "\n")
+    with pytest.raises(AuditError, match="calls must list one call per attempt"):
+        read_records(path)
