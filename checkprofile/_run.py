@@ -23,6 +23,7 @@ from ._convert import error_text, is_blank, is_finite, plain_text, show
 from ._limits import Limits
 from ._lines import issue_lines
 from ._log import logger
+from ._telemetry import capture_content, telemetry
 from ._usage import ModelCall, Usage, total_usage
 from ._verdict import (
     Answer,
@@ -183,6 +184,29 @@ async def _ask(
     (its wall time and reported usage). Each call is logged at ``DEBUG``; what went wrong as
     well: an evaluator that raised with its traceback, any other failure as one warning
     (``configured``: the evaluator's model, to name it)."""
+    otel = telemetry()
+    if otel is None:
+        call, model, entries = await _timed(evaluator, bundle, configured)
+    else:
+        operation = _operation(evaluator)
+        with otel.call_span(operation, configured) as span:
+            call, model, entries = await _timed(evaluator, bundle, configured)
+            otel.called(span, call, entries, operation, configured)
+    if _log.isEnabledFor(logging.DEBUG):
+        _log.debug(
+            "the evaluator %s answered %d question(s) in %.3f s as %s; usage %s",
+            show(configured),
+            call.questions,
+            call.seconds,
+            show(model),
+            _usage_text(call.usage),
+        )
+    return model, entries, call
+
+
+async def _timed(
+    evaluator: Evaluator, bundle: Bundle, configured: str
+) -> tuple[ModelCall, str | None, list[Answer | Failure]]:
     start = time.perf_counter()
     model, entries, usage = await _reply_of(evaluator, bundle, configured)
     call = ModelCall(
@@ -191,16 +215,20 @@ async def _ask(
         model=model,
         usage=usage,
     )
-    if _log.isEnabledFor(logging.DEBUG):
-        _log.debug(
-            "the evaluator %s answered %d question(s) in %.3f s as %s; usage %s",
-            show(configured),
-            call.questions,
-            call.seconds,
-            show(model),
-            _usage_text(usage),
-        )
-    return model, entries, call
+    return call, model, entries
+
+
+#: The GenAI operation name of an evaluator that names none (``operation_name``).
+DEFAULT_OPERATION = "evaluate"
+
+
+def _operation(evaluator: object) -> str:
+    """The evaluator's ``gen_ai.operation.name``: its class's ``operation_name`` when that is
+    a short plain name, else :data:`DEFAULT_OPERATION`."""
+    named = getattr(type(evaluator), "operation_name", None)
+    if type(named) is str and 0 < len(named) <= 64 and named.isascii() and named.isprintable():
+        return named
+    return DEFAULT_OPERATION
 
 
 def _usage_text(usage: Usage | None) -> str:
@@ -393,6 +421,27 @@ async def run_check(
         )
     stamp = format_at(now) if now is not None else None
     bundle = build_bundle(check, material, state_bytes=limits.check_state_bytes)
+    otel = telemetry()
+    if otel is None:
+        return await _checked(check, bundle, evaluator, configured, advisory, stamp, max_retry_wait)
+    with otel.check_span(configured, len(check)) as span:
+        outcome = await _checked(
+            check, bundle, evaluator, configured, advisory, stamp, max_retry_wait
+        )
+        otel.checked(span, outcome, check, configured, capture=capture_content())
+    return outcome
+
+
+async def _checked(
+    check: Check,
+    bundle: Bundle,
+    evaluator: Evaluator,
+    configured: str,
+    advisory: bool,
+    stamp: str | None,
+    max_retry_wait: float,
+) -> Outcome:
+    """:func:`run_check` once its arguments are known to be right."""
     answers: list[Answer | None] = [None] * len(check)
     failures: dict[int, Failure] = {}
     models: list[str] = []

@@ -283,7 +283,7 @@ def test_the_audit_trail_keeps_each_call_and_reads_it_back(
 ) -> None:
     import json
 
-    from checkprofile.human import JsonLinesRecorder, read_records, verdict_record
+    from checkprofile.human import JsonLinesRecorder, VerdictRecord, read_records, verdict_record
 
     loopback.script(
         Scripted(status=503, json={"detail": "busy"}, headers={"x-typesafe-request-id": "bad-1"})
@@ -301,6 +301,7 @@ def test_the_audit_trail_keeps_each_call_and_reads_it_back(
     ]
     assert written[1]["input_tokens"] == 900 and written[1]["output_tokens"] == 3
     for record in read_records(path):
+        assert isinstance(record, VerdictRecord)
         assert [call.usage for call in record.calls] == [call.usage for call in outcome.calls]
         assert [call.questions for call in record.calls] == [QUESTIONS, QUESTIONS]
 

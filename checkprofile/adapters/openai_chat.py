@@ -232,6 +232,9 @@ class ChatEvaluator:
     profile's single re-ask is the only retry.
     """
 
+    #: The ``gen_ai.operation.name`` of its calls in telemetry (docs/operations.md).
+    operation_name = "chat"
+
     def __init__(
         self,
         model: str,

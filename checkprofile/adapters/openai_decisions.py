@@ -120,6 +120,9 @@ class DecisionsEvaluator:
     or a missing API key.
     """
 
+    #: The ``gen_ai.operation.name`` of its calls in telemetry (docs/operations.md).
+    operation_name = "decisions"
+
     def __init__(
         self,
         model: str,

@@ -153,6 +153,9 @@ class SglangDecisionsEvaluator:
     ``max_response_bytes``.
     """
 
+    #: The ``gen_ai.operation.name`` of its calls in telemetry (docs/operations.md).
+    operation_name = "decisions"
+
     def __init__(
         self,
         model: str,

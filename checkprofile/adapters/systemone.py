@@ -126,6 +126,9 @@ class SystemOneEvaluator:
     or a missing API key.
     """
 
+    #: The ``gen_ai.operation.name`` of its calls in telemetry (docs/operations.md).
+    operation_name = "system_one"
+
     def __init__(
         self,
         model: str,
