@@ -327,3 +327,21 @@ def test_a_record_whose_calls_do_not_match_its_attempts_is_refused(tmp_path: Any
     path.write_text(json.dumps(data, separators=(",", ":")) + "\n")
     with pytest.raises(AuditError, match="calls must list one call per attempt"):
         read_records(path)
+
+
+def test_each_attempt_is_logged_at_debug_with_its_usage(
+    loopback: LoopbackServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    loopback.script(
+        Scripted(status=500, json={"detail": "boom"}, headers={"x-typesafe-request-id": "bad-1"})
+    )
+    loopback.default = systemone_host({"input_tokens": 1234, "output_tokens": 7})
+    with caplog.at_level("DEBUG", logger="checkprofile.run"):
+        run_example_check(systemone(loopback))
+    attempts = [r for r in caplog.records if r.levelname == "DEBUG" and "answered" in r.message]
+    assert len(attempts) == 2
+    assert "input not reported" in attempts[0].message and "bad-1" in attempts[0].message
+    assert "input 1234, output 7, cached not reported" in attempts[1].message
+    assert "ts-req-7" in attempts[1].message
+    (warning,) = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert "server_error" in warning.message  # the failed attempt, with its reason
