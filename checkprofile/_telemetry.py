@@ -15,6 +15,7 @@ it) each evaluation event also carries the question's ask and the answer or fail
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
@@ -73,12 +74,20 @@ class Telemetry:
         )
         self._events: Any = None
         self._record: Any = None
+        self._providers: tuple[Any, ...] = (trace.get_tracer_provider, metrics.get_meter_provider)
         try:
             from opentelemetry import _logs
         except ImportError:  # an API too old for the logs (events) API: no events
             return
         self._events = _logs.get_logger(_SCOPE, __version__)
         self._record = _logs.LogRecord
+        self._providers += (_logs.get_logger_provider,)
+
+    def configured(self) -> bool:
+        """Whether the host has configured an SDK (any provider that is not the API's proxy
+        or no-op one): until then a check makes no span, event or metric at all, so the API
+        alone costs a check next to nothing. Asked at each check: an SDK set up later counts."""
+        return any(_real(provider()) for provider in self._providers)
 
     @contextmanager
     def check_span(self, model: str, questions: int) -> Iterator[Any]:
@@ -195,6 +204,13 @@ class Telemetry:
         self._events.emit(record)
 
 
+def _real(provider: object) -> bool:
+    # The API's stand-ins until a provider is set: ProxyTracerProvider, _ProxyMeterProvider,
+    # ProxyLoggerProvider, and the NoOp ones a host may set to turn telemetry off.
+    name = type(provider).__name__
+    return "Proxy" not in name and not name.startswith("NoOp")
+
+
 def _score(answer: Answer) -> float:
     """The score of an answer: a yes/no answer's probability, a rubric answer's level, a
     choice's confidence."""
@@ -222,12 +238,25 @@ def capture_content() -> bool:
 _found: Telemetry | bool | None = None
 
 
+# A host that configures an SDK has imported one of these API modules first (so has the
+# auto-instrumentation that configures it from the environment).
+_API_MODULES: Final = ("opentelemetry.trace", "opentelemetry.metrics", "opentelemetry._logs")
+
+
 def telemetry() -> Telemetry | None:
-    """The process's telemetry, or ``None`` without the OpenTelemetry API. Looked for once."""
+    """The process's telemetry, or ``None`` while no SDK is configured
+    (:meth:`Telemetry.configured`). The API is imported only once the host has imported it
+    itself, so a process that never sets telemetry up pays for no import, and one without
+    the API never tries."""
     global _found
     if _found is None:
+        modules = sys.modules
+        if not any(name in modules for name in _API_MODULES):
+            return None
         try:
             _found = Telemetry()
         except ImportError:
             _found = False
-    return _found if isinstance(_found, Telemetry) else None
+    if isinstance(_found, Telemetry) and _found.configured():
+        return _found
+    return None

@@ -227,14 +227,16 @@ def _dump() -> str:
     return json.dumps([spans, logs])
 
 
-def test_without_the_api_nothing_is_imported_and_checks_run() -> None:
+@pytest.mark.parametrize("api", ["absent", "installed but not imported by the host"])
+def test_without_the_api_in_use_nothing_is_imported_and_checks_run(api: str) -> None:
     code = """
 import sys
 class Block:
     def find_spec(self, name, path=None, target=None):
         if name == "opentelemetry" or name.startswith("opentelemetry."):
             raise ImportError("blocked: " + name)
-sys.meta_path.insert(0, Block())
+if sys.argv[1] == "absent":
+    sys.meta_path.insert(0, Block())
 from checkprofile import Limits, parse_check, run_check_sync, YesNoAnswer
 from checkprofile.testing import ScriptedEvaluator
 sys.path.insert(0, "tests")
@@ -246,7 +248,7 @@ loaded = sorted(name for name in sys.modules if name.startswith("opentelemetry")
 print(loaded)
 """
     done = subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", code, api],
         capture_output=True,
         text=True,
         timeout=120,
