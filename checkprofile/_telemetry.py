@@ -3,9 +3,10 @@
 With ``opentelemetry-api`` installed (``pip install "checkprofile[otel]"``), every
 ``run_check`` makes a span (``check``) with one child span per attempt (one call of the
 evaluator), emits one ``gen_ai.evaluation.result`` event per question, and records the GenAI
-client metrics and a counter of checks. Without the API nothing is imported (one failed import,
-once) and nothing is done. With the API but no SDK configured, the API's no-op objects do
-nothing, cheaply. docs/operations.md lists every name.
+client metrics and a counter of checks. The API is imported only after the host has imported
+it (to configure its SDK), and nothing is done while no SDK is configured: without the API, or
+with it installed but not set up, a check costs what it did without telemetry.
+docs/operations.md lists every name.
 
 No submission text, run data or answer text goes into telemetry. With content capture on
 (``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``, as the GenAI conventions name
