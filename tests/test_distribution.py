@@ -114,7 +114,7 @@ def _build_tools() -> None:
 
     missing = [name for name in ("build", "setuptools") if importlib.util.find_spec(name) is None]
     if missing:
-        why = f"{' and '.join(missing)} not installed: pip install -e \".[dev]\""
+        why = f'{" and ".join(missing)} not installed: pip install -e ".[dev]"'
         pytest.fail(f"CI is set, but {why}") if os.environ.get("CI") else pytest.skip(why)
 
 

@@ -136,3 +136,20 @@ def test_a_replayed_answer_that_does_not_fit_is_not_answered() -> None:
     outcome = run_check_sync(CHECK, material(), replayed, limits=Limits(), now=AT)
     assert outcome.verdict.verdict == "error"
     assert [type(failure) for _, failure in outcome.failures] == [Failure]
+
+
+class _LyingStr(str):
+    def __str__(self) -> str:
+        raise AssertionError("the value's own code ran")
+
+
+def test_answers_are_read_as_plain_data_without_running_their_own_code() -> None:
+    replayed = replay_evaluator(
+        {_LyingStr(CLEARED): {"answer": 0.97}, SUMMARY: {"answer": "states", "confidence": 0.9}},
+        check=CHECK,
+    )
+    assert run_check_sync(CHECK, material(), replayed, limits=Limits(), now=AT).action == "complete"
+    with pytest.raises(ReplayError) as raised:
+        replay_evaluator({CLEARED: {"answer": float("nan")}}, check=CHECK)
+    assert raised.value.path == (CLEARED, "answer")
+    assert "not JSON data" in str(raised.value)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Final, get_args
 
 from .._check import Check
-from .._convert import show
+from .._convert import NotJson, plain, show
 from .._types import is_mapping
 from .._verdict import Answer, ChoiceAnswer, Failure, RubricAnswer, YesNoAnswer
 from ..errors import CheckprofileError, FailureReason, Problem
@@ -57,7 +57,13 @@ def replay_evaluator(answers: object, *, check: Check) -> ScriptedEvaluator:
     :class:`~checkprofile.Check`."""
     if type(check) is not Check:
         raise TypeError(f"check must be a Check (see parse_check), got {show(check)}")
-    data = answers
+    try:
+        # Plain data first: nothing below runs a value's own code (a str subclass's __str__).
+        data = plain(answers)
+    except NotJson as error:
+        raise ReplayError(
+            f"the answers are not JSON data: {error.reason}", path=error.path
+        ) from None
     model = "replay"
     entries: dict[str, tuple[tuple[str | int, ...], Any]] = {}
     if is_mapping(data) and isinstance(data.get("questions"), list):
@@ -69,7 +75,7 @@ def replay_evaluator(answers: object, *, check: Check) -> ScriptedEvaluator:
                 raise _bad(at, f"expected a verdict question with an ask, got {show(question)}")
             entries[question["ask"]] = (at, question)
     elif is_mapping(data):
-        entries = {str(ask): ((str(ask),), value) for ask, value in data.items()}
+        entries = {ask: ((ask,), value) for ask, value in data.items()}
     else:
         raise _bad((), f"expected a map from each question's ask to its answer, got {show(data)}")
     asks = {question.ask: question for question in check}
