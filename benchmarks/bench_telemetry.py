@@ -129,14 +129,14 @@ def main() -> None:
     row("run_check_sync per check", per_check, 1e6, "us")
 
     if args.adapters:
-        script = (ROOT / "benchmarks" / "bench_adapters.py").read_text()
+        script = str(ROOT / "benchmarks" / "bench_adapters.py")
         for mode in ("absent", "api"):
             print(f"\n--- bench_adapters.py, {mode} ---")
             code = (
-                "import sys\n"
-                f"sys.argv = ['bench_adapters.py', '--checks', '20', '--repeat', '2']\n"
-                f"__file__ = {str(ROOT / 'benchmarks' / 'bench_adapters.py')!r}\n"
-                "sys.path.insert(0, 'benchmarks')\n" + script
+                "import runpy\n"
+                f"sys.argv = [{script!r}, '--checks', '20', '--repeat', '2']\n"
+                "sys.path.insert(0, 'benchmarks')\n"
+                f"runpy.run_path({script!r}, run_name='__main__')\n"
             )
             print(child(mode, code), end="")
 
