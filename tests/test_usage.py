@@ -3,7 +3,6 @@ reported, read from real HTTP exchanges with the loopback hosts; never a guessed
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import pytest
@@ -15,7 +14,7 @@ from loopback import (
     LoopbackServer,
     Recorded,
     Scripted,
-    chat_completion,
+    chat,
     decisions_answers,
     loopback_fixture,  # noqa: F401 (a pytest fixture)
     run_example_check,
@@ -61,18 +60,14 @@ def decisions_host(usage: Any, request_id: str = "req-abc") -> Any:
 
 
 def chat_host(headers: dict[str, str], prompt: int = 120, cached: int | None = 64) -> Any:
-    """Answers every question with its first label, reporting ``prompt`` tokens read (of which
-    ``cached`` from the cache) and one written."""
+    """The loopback chat host (a confident label for each question), reporting ``prompt``
+    tokens read (of which ``cached`` from the cache) and one written, its completion's ``id``
+    naming the label it chose."""
+    answer = chat()
 
     def respond(request: Recorded) -> Scripted:
-        last = request.json["messages"][-1]["content"]
-        labels = last.rsplit(":", 1)[1].strip(" .").replace(" or ", ", ").split(", ")
-        if "yes or no" in last:
-            labels = ["yes", "no"]
-        best = labels[-1] if "digit" in last else labels[0]
-        top = [(best, math.log(0.95))] + [(x, math.log(0.05 / len(labels))) for x in labels[1:]]
-        body = chat_completion(top)
-        body["id"] = "chatcmpl-" + best
+        body = dict(answer(request).json)
+        body["id"] = "chatcmpl-" + body["choices"][0]["message"]["content"]
         details = {"cached_tokens": cached} if cached is not None else {}
         body["usage"] = {
             "prompt_tokens": prompt,
@@ -93,7 +88,7 @@ def decisions(server: LoopbackServer) -> DecisionsEvaluator:
     return DecisionsEvaluator("gpt-6-luna", base_url=server.url + "/v1", api_key="k", timeout=5)
 
 
-def chat(server: LoopbackServer) -> ChatEvaluator:
+def chat_evaluator(server: LoopbackServer) -> ChatEvaluator:
     return ChatEvaluator("judge", base_url=server.url + "/v1", api_key="k", timeout=5)
 
 
@@ -189,7 +184,7 @@ def test_decisions_without_usage_reports_only_the_request_id(loopback: LoopbackS
 
 def test_chat_usage_sums_its_one_request_per_question(loopback: LoopbackServer) -> None:
     loopback.default = chat_host({"x-request-id": "chat-req"})
-    outcome = run_example_check(chat(loopback))
+    outcome = run_example_check(chat_evaluator(loopback))
     assert loopback.count() == QUESTIONS
     (call,) = outcome.calls
     assert call.usage is not None
@@ -203,7 +198,7 @@ def test_chat_without_a_request_id_header_names_the_completion(
     loopback: LoopbackServer,
 ) -> None:
     loopback.default = chat_host({}, cached=None)
-    (call,) = run_example_check(chat(loopback)).calls
+    (call,) = run_example_check(chat_evaluator(loopback)).calls
     assert call.usage is not None
     assert call.usage.cached_tokens is None
     assert sorted(call.usage.request_ids) == sorted(
