@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, _MODULES b
     )
     from ._schemas import check_schema, core_schema, process_schema, schema_registry, verdict_schema
     from ._shapes import check_run_data, run_data_problems, submission_problems
+    from ._usage import ModelCall, Usage, reported_usage
     from ._validate import parse_check, validate_check
     from ._verdict import (
         Answer,
@@ -127,6 +128,9 @@ _MODULES: dict[str, str] = {
     "check_run_data": "._shapes",
     "run_data_problems": "._shapes",
     "submission_problems": "._shapes",
+    "ModelCall": "._usage",
+    "Usage": "._usage",
+    "reported_usage": "._usage",
     "parse_check": "._validate",
     "validate_check": "._validate",
     "Answer": "._verdict",
@@ -180,6 +184,7 @@ __all__ = [  # noqa: RUF022
     "LimitsError",
     "Material",
     "MaterialError",
+    "ModelCall",
     "Outcome",
     "PROFILE",
     "Problem",
@@ -195,6 +200,7 @@ __all__ = [  # noqa: RUF022
     "RubricQuestion",
     "Source",
     "Submission",
+    "Usage",
     "Verdict",
     "VerdictError",
     "VerdictName",
@@ -226,6 +232,7 @@ __all__ = [  # noqa: RUF022
     "process_schema",
     "publication_problems",
     "read_process",
+    "reported_usage",
     "run_check",
     "run_check_sync",
     "run_data_problems",

@@ -9,6 +9,7 @@ not fit its question has not answered: that never becomes a pass or a fail.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
 from datetime import datetime, timezone
 from types import coroutine
@@ -22,6 +23,8 @@ from ._convert import error_text, is_blank, is_finite, plain_text, show
 from ._limits import Limits
 from ._lines import issue_lines
 from ._log import logger
+from ._telemetry import capture_content, telemetry
+from ._usage import ModelCall, Usage, total_usage
 from ._verdict import (
     Answer,
     Failure,
@@ -74,10 +77,12 @@ def _entries(items: Iterable[Answer | Failure]) -> tuple[Answer | Failure, ...]:
 class Reply:
     """An evaluator's reply to one bundle: the ``model`` that actually answered (a pinned
     version, not an alias) and, for each question of the bundle's check in order, an answer
-    or a :class:`Failure`."""
+    or a :class:`Failure`. ``usage``: what the host reported the call cost (tokens, request
+    ids; see :class:`~checkprofile.Usage`), or ``None`` when it reported nothing."""
 
     model: str
     answers: tuple[Answer | Failure, ...] = attrs.field(converter=_entries)
+    usage: Usage | None = attrs.field(default=None, kw_only=True)
 
 
 @runtime_checkable
@@ -108,7 +113,9 @@ class Outcome:
     answered after the last attempt, its ask and why. ``answers``: the answers the verdict was
     made from, with their provenance (empty for an error verdict). ``bundle``: exactly what
     the evaluator was shown on the first attempt (``None`` for an outcome not made by
-    :func:`run_check`); receipts and audit records are made from it.
+    :func:`run_check`); receipts and audit records are made from it. ``calls``: one
+    :class:`~checkprofile.ModelCall` per attempt, with its wall time and the usage the
+    evaluator reported (empty for an outcome not made by :func:`run_check`).
     """
 
     action: Action
@@ -118,6 +125,13 @@ class Outcome:
     failures: tuple[tuple[str, Failure], ...] = ()
     answers: tuple[Answer, ...] = ()
     bundle: Bundle | None = attrs.field(default=None, eq=False, repr=False)
+    calls: tuple[ModelCall, ...] = attrs.field(default=(), eq=False, repr=False)
+
+    @property
+    def usage(self) -> Usage | None:
+        """The usage of every attempt together (each figure summed over the attempts that
+        reported it), or ``None`` when no attempt reported any."""
+        return total_usage(call.usage for call in self.calls)
 
 
 def outcome_for(
@@ -127,6 +141,7 @@ def outcome_for(
     failures: tuple[tuple[str, Failure], ...] = (),
     answers: tuple[Answer, ...] = (),
     bundle: Bundle | None = None,
+    calls: tuple[ModelCall, ...] = (),
 ) -> Outcome:
     """The outcome a verdict calls for (decision 10). With ``advisory`` every verdict,
     ``error`` included, completes the step; the verdict still says what it was. Raises
@@ -143,6 +158,7 @@ def outcome_for(
         failures=failures,
         answers=answers,
         bundle=bundle,
+        calls=calls,
     )
 
 
@@ -156,15 +172,82 @@ async def ask_evaluator(
     configured = _evaluator_model(evaluator)
     if type(bundle) is not Bundle:
         raise TypeError(f"ask_evaluator takes a Bundle (see build_bundle), got {show(bundle)}")
-    return await _ask(evaluator, bundle, configured)
+    model, entries, _ = await _ask(evaluator, bundle, configured)
+    return model, entries
 
 
 async def _ask(
     evaluator: Evaluator, bundle: Bundle, configured: str
-) -> tuple[str | None, list[Answer | Failure]]:
-    """:func:`ask_evaluator` once its arguments are known to be right. What went wrong is
-    logged: an evaluator that raised with its traceback, any other failure as one warning
+) -> tuple[str | None, list[Answer | Failure], ModelCall]:
+    """:func:`ask_evaluator` once its arguments are known to be right, with the call it made
+    (its wall time and reported usage). Each call is logged at ``DEBUG``; what went wrong as
+    well: an evaluator that raised with its traceback, any other failure as one warning
     (``configured``: the evaluator's model, to name it)."""
+    otel = telemetry()
+    if otel is None:
+        call, model, entries = await _timed(evaluator, bundle, configured)
+    else:
+        operation = _operation(evaluator)
+        with otel.call_span(operation, configured) as span:
+            call, model, entries = await _timed(evaluator, bundle, configured)
+            otel.called(span, call, entries, operation, configured)
+    if _log.isEnabledFor(logging.DEBUG):
+        _log.debug(
+            "the evaluator %s answered %d question(s) in %.3f s as %s; usage %s",
+            show(configured),
+            call.questions,
+            call.seconds,
+            show(model),
+            _usage_text(call.usage),
+        )
+    return model, entries, call
+
+
+async def _timed(
+    evaluator: Evaluator, bundle: Bundle, configured: str
+) -> tuple[ModelCall, str | None, list[Answer | Failure]]:
+    start = time.perf_counter()
+    model, entries, usage = await _reply_of(evaluator, bundle, configured)
+    call = ModelCall(
+        seconds=time.perf_counter() - start,
+        questions=len(bundle.check),
+        model=model,
+        usage=usage,
+    )
+    return call, model, entries
+
+
+#: The GenAI operation name of an evaluator that names none (``operation_name``).
+DEFAULT_OPERATION = "evaluate"
+
+
+def _operation(evaluator: object) -> str:
+    """The evaluator's ``gen_ai.operation.name``: its class's ``operation_name`` when that is
+    a short plain name, else :data:`DEFAULT_OPERATION`."""
+    named = getattr(type(evaluator), "operation_name", None)
+    if type(named) is str and 0 < len(named) <= 64 and named.isascii() and named.isprintable():
+        return named
+    return DEFAULT_OPERATION
+
+
+def _usage_text(usage: Usage | None) -> str:
+    if usage is None:
+        return "not reported"
+    figures = [
+        f"{name} {value if value is not None else 'not reported'}"
+        for name, value in (
+            ("input", usage.input_tokens),
+            ("output", usage.output_tokens),
+            ("cached", usage.cached_tokens),
+        )
+    ]
+    ids = ", ".join(usage.request_ids) or "none"
+    return f"{', '.join(figures)}; request ids {ids}"
+
+
+async def _reply_of(
+    evaluator: Evaluator, bundle: Bundle, configured: str
+) -> tuple[str | None, list[Answer | Failure], Usage | None]:
     count = len(bundle.check)
     try:
         reply = await evaluator.answer(bundle)
@@ -175,7 +258,7 @@ async def _ask(
         )
         entries: list[Answer | Failure] = [failure] * count
         _log_failures(configured, bundle.check, entries)
-        return None, entries
+        return None, entries, None
     except Exception as error:  # an evaluator that crashes has not answered; never a verdict
         # A defect of the evaluator (the host's own, often): kept on the failure and logged
         # with its traceback, so it is seen, never mistaken for a model's refusal.
@@ -186,10 +269,13 @@ async def _ask(
             exc_info=error,
         )
         detail = f"the evaluator raised {error_text(error)}"
-        return None, [Failure("unknown", detail, exception=error)] * count
+        return None, [Failure("unknown", detail, exception=error)] * count, None
     model, entries = _entries_of(reply, bundle.check)
     _log_failures(configured, bundle.check, entries)
-    return model, entries
+    # Usage is what the host said it cost, kept only as the type that checked its figures.
+    usage = getattr(reply, "usage", None) if type(reply) is Reply else None
+    known = type(usage) is Usage and (usage.reported or bool(usage.request_ids))
+    return model, entries, usage if known else None
 
 
 def _entries_of(reply: object, check: Check) -> tuple[str | None, list[Answer | Failure]]:
@@ -334,17 +420,40 @@ async def run_check(
         )
     stamp = format_at(now) if now is not None else None
     bundle = build_bundle(check, material, state_bytes=limits.check_state_bytes)
+    otel = telemetry()
+    if otel is None:
+        return await _checked(check, bundle, evaluator, configured, advisory, stamp, max_retry_wait)
+    with otel.check_span(configured, len(check)) as span:
+        outcome = await _checked(
+            check, bundle, evaluator, configured, advisory, stamp, max_retry_wait
+        )
+        otel.checked(span, outcome, check, configured, capture=capture_content())
+    return outcome
+
+
+async def _checked(
+    check: Check,
+    bundle: Bundle,
+    evaluator: Evaluator,
+    configured: str,
+    advisory: bool,
+    stamp: str | None,
+    max_retry_wait: float,
+) -> Outcome:
+    """:func:`run_check` once its arguments are known to be right."""
     answers: list[Answer | None] = [None] * len(check)
     failures: dict[int, Failure] = {}
     models: list[str] = []
     pending = list(range(len(check)))
     attempts = 0
+    calls: list[ModelCall] = []
     while pending and attempts < ATTEMPTS:
         if attempts:
             await _pause(_retry_wait(failures.values(), max_retry_wait))
         attempts += 1
         asked = bundle if len(pending) == len(check) else bundle.with_check(check.select(pending))
-        model, entries = await _ask(evaluator, asked, configured)
+        model, entries, call = await _ask(evaluator, asked, configured)
+        calls.append(call)
         answered = any(not isinstance(entry, Failure) for entry in entries)
         if model is not None and answered and model not in models:
             models.append(model)
@@ -372,14 +481,21 @@ async def run_check(
         verdict = error_verdict(
             check, model=model_name, at=at, advisory=advisory, truncated=bundle.truncated
         )
-        outcome = outcome_for(verdict, attempts=attempts, failures=unanswered, bundle=bundle)
+        outcome = outcome_for(
+            verdict, attempts=attempts, failures=unanswered, bundle=bundle, calls=tuple(calls)
+        )
     else:
         complete: Sequence[Answer] = [answer for answer in answers if answer is not None]
         verdict = combine(
             check, complete, model=model_name, at=at, advisory=advisory, truncated=bundle.truncated
         )
         outcome = outcome_for(
-            verdict, attempts=attempts, failures=unanswered, answers=tuple(complete), bundle=bundle
+            verdict,
+            attempts=attempts,
+            failures=unanswered,
+            answers=tuple(complete),
+            bundle=bundle,
+            calls=tuple(calls),
         )
     _log.debug(
         "verdict %s, action %s, after %d attempt(s), model %s",

@@ -475,3 +475,13 @@ def test_a_failure_is_never_a_pass(loopback: LoopbackServer) -> None:
     outcome = run(loopback)
     assert outcome.verdict.verdict == "error"
     assert all(type(f) is Failure for _, f in outcome.failures)
+
+
+def test_the_usage_is_what_the_host_reported(protocol: Any, loopback: LoopbackServer) -> None:
+    # sglang's own UsageInfo, as its server writes it: 321 prompt tokens.
+    loopback.default = sglang_host(protocol)
+    outcome = run(loopback)
+    (call,) = outcome.calls
+    assert call.usage is not None
+    assert call.usage.input_tokens == 321
+    assert call.usage.output_tokens in (0, None)  # sglang writes 0 or leaves it out

@@ -95,6 +95,17 @@ def test_a_check_of_every_kind_gets_one_verdict_from_one_request(host: jevhost.J
     assert asks == [SPEC_ASK, SPEC_CHOICE_ASK, SPEC_RUBRIC_ASK]
 
 
+def test_the_hosts_zero_usage_reads_as_not_reported(host: jevhost.JevHost) -> None:
+    # jev-compatible-server writes {"input_tokens": 0, "output_tokens": 0}: it measured
+    # nothing, and a zero would read as a free call in a cost report.
+    (call,) = ask(host, spec_full_form()).calls
+    assert call.usage is None or (call.usage.input_tokens, call.usage.output_tokens) == (
+        None,
+        None,
+    )
+    assert call.seconds > 0
+
+
 def test_the_fixed_seed_model_answers_the_same_twice(host: jevhost.JevHost) -> None:
     first = ask(host, spec_full_form())
     second = ask(host, spec_full_form())

@@ -3,6 +3,7 @@ reading the records back typed."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import multiprocessing
@@ -144,7 +145,12 @@ def test_a_verdict_record_carries_what_calibration_needs() -> None:
         "check",
         "verdict",
         "provenance",
+        "calls",
     ]
+    # The one attempt: its wall time (measured) and the questions it asked; no usage, as
+    # the scripted evaluator reported none.
+    (call,) = data["calls"]
+    assert set(call) == {"seconds", "questions"} and 0 <= call["seconds"] < 5
     submission_hash = sha256(canonical_json(SUBMISSION.to_json()).encode())
     assert data == {
         "record": "verdict",
@@ -161,6 +167,7 @@ def test_a_verdict_record_carries_what_calibration_needs() -> None:
         "verdict": outcome.verdict.to_json(),
         # Where each answer came from (the scripted evaluator gave no distributions).
         "provenance": [{"source": "scripted"}] * 3,
+        "calls": [{"seconds": call["seconds"], "questions": 3}],
     }
     assert (record.advisory, record.model, record.at, record.result) == (
         True,
@@ -482,12 +489,18 @@ def record_lines(count: int) -> list[bytes]:
     ]
 
 
+@functools.cache
+def unsure_verdict_line() -> bytes:
+    # Made once: its calls' measured wall time would give each example a line of its own.
+    return record_line(verdict_record(outcome_of("unsure"), run_id=RUN, step_id=STEP))
+
+
 @given(st.data())
 def test_every_cut_of_a_line_is_a_torn_line_and_the_rest_is_read(data: st.DataObject) -> None:
     # A writer may die after any byte of its line. What it leaves is reported by FILE:LINE,
     # never read as a record, and every record around it is read.
     first, torn_source, last = record_lines(3)
-    verdict_source = record_line(verdict_record(outcome_of("unsure"), run_id=RUN, step_id=STEP))
+    verdict_source = unsure_verdict_line()
     source = data.draw(st.sampled_from([torn_source, verdict_source]), label="line")
     cut = data.draw(st.integers(1, len(source) - 2), label="cut")
     at_the_end = data.draw(st.booleans(), label="last line")

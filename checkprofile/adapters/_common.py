@@ -20,9 +20,10 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from .. import Answer, Bundle, Failure, canonical_json
+from .. import Answer, Bundle, Failure, Usage, canonical_json, reported_usage
 from .._convert import escape_surrogates, is_blank, is_finite, plain_text, show
 from .._run import on_sync_loop_close
+from .._types import is_mapping
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -34,6 +35,7 @@ __all__ = [
     "material_text",
     "sendable",
     "shared_ssl_context",
+    "usage_of",
 ]
 
 #: Seconds an adapter waits for one response unless told otherwise. A decision model answers
@@ -124,6 +126,28 @@ def marked_echoed(entry: Answer | Failure, named: str, sent: str) -> Answer | Fa
     if named != sent or isinstance(entry, Failure):
         return entry
     return attrs.evolve(entry, model_echoed=True)
+
+
+def usage_of(
+    usage: object,
+    request_ids: list[str],
+    *,
+    input_key: str = "input_tokens",
+    output_key: str = "output_tokens",
+    details_key: str = "input_tokens_details",
+) -> Usage | None:
+    """The usage a response reported: ``usage`` is its ``usage`` member (anything a host
+    sent: what cannot be read is not reported), with the cached part of the input under
+    ``details_key``'s ``cached_tokens``, as OpenAI writes it; ``request_ids`` the ids noted for
+    the call (:func:`~checkprofile.adapters._transport.request_ids`)."""
+    figures = usage if is_mapping(usage) else {}
+    details = figures.get(details_key)
+    return reported_usage(
+        input_tokens=figures.get(input_key),
+        output_tokens=figures.get(output_key),
+        cached_tokens=details.get("cached_tokens") if is_mapping(details) else None,
+        request_ids=request_ids,
+    )
 
 
 def checked_model(model: object) -> str:

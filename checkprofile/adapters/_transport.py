@@ -15,6 +15,9 @@ reach a record through :func:`provider_text`. The rules hold for any host, howev
   :data:`DEFAULT_MAX_RESPONSE_BYTES`), and so is every step of inflating a compressed body: an
   endless body or a decompression bomb costs at most the cap, never the process's memory. Over
   the cap is ``Failure("malformed")``. Only ``gzip`` and ``deflate`` are asked for and read.
+- **Every request's id is noted**: the host's ``x-request-id`` (or ``x-typesafe-request-id``,
+  ``request-id``) header of each response, in :func:`request_ids`' list where an adapter
+  opened one, so the ids reach the outcome's usage, whatever the SDK keeps of them.
 - **Every provider text that reaches a record is bounded** (:func:`provider_text`: the model
   name, at most :data:`MAX_PROVIDER_TEXT` characters): a host that goes over fails the answer,
   so a verdict record always fits the audit trail.
@@ -27,7 +30,10 @@ sends through it itself); its failures come back through
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import zlib
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any, Final
 
 import httpx2
@@ -45,6 +51,8 @@ __all__ = [
     "boundary_client",
     "checked_max_response_bytes",
     "provider_text",
+    "request_id_of",
+    "request_ids",
 ]
 
 #: The largest response body read, decoded, in bytes (4 MiB): a real answer is a few
@@ -62,6 +70,35 @@ OPENAI_LIMITS: Final = httpx2.Limits(max_connections=1000, max_keepalive_connect
 # The encodings asked for, and the only ones read (each inflated under the cap).
 _ACCEPTED: Final = "gzip, deflate"
 _WBITS: Final = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": 0}
+
+
+# The headers a host names its request by, in the order read: OpenAI's and most compatible
+# hosts', TypeSafe's, and the bare form some gateways write.
+_REQUEST_ID_HEADERS: Final = ("x-request-id", "x-typesafe-request-id", "request-id")
+
+# The list the current evaluator call notes its requests' ids in, if it opened one.
+_noted: ContextVar[list[str] | None] = ContextVar("checkprofile_request_ids", default=None)
+
+
+def request_id_of(headers: Mapping[str, str]) -> str | None:
+    """The host's id of the request a response with ``headers`` answers, if it gave one."""
+    for name in _REQUEST_ID_HEADERS:
+        value = headers.get(name)
+        if value:
+            return value
+    return None
+
+
+@contextlib.contextmanager
+def request_ids() -> Iterator[list[str]]:
+    """A list that gets the id of every response the boundary's clients receive inside the
+    ``with`` (in this context and the tasks it starts), in order of arrival."""
+    noted: list[str] = []
+    token = _noted.set(noted)
+    try:
+        yield noted
+    finally:
+        _noted.reset(token)
 
 
 class BoundaryError(EvaluatorError):
@@ -121,6 +158,11 @@ class BoundaryClient(httpx2.AsyncClient):
 
     async def _exchange(self, request: httpx2.Request, options: dict[str, Any]) -> httpx2.Response:
         response = await super().send(request, stream=True, **options)
+        noted = _noted.get()
+        if noted is not None:
+            found = request_id_of(response.headers)
+            if found is not None:
+                noted.append(found)
         try:
             if response.is_redirect or 300 <= response.status_code < 400:
                 raise BoundaryError(_redirect_text(response), reason="redirected")

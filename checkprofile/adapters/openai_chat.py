@@ -40,10 +40,12 @@ from .. import (
     Question,
     Reply,
     RubricQuestion,
+    Usage,
     canonical_json,
 )
 from .._convert import escaped_text, is_blank, is_probability, one_line, plain_scalar, show
 from .._types import is_mapping
+from .._usage import total_usage
 from ._common import (
     DEFAULT_TIMEOUT,
     LoopClients,
@@ -52,6 +54,7 @@ from ._common import (
     marked_echoed,
     material_text,
     sendable,
+    usage_of,
 )
 from ._errors import failure_from_exception
 from ._read import (
@@ -67,6 +70,7 @@ from ._transport import (
     boundary_client,
     checked_max_response_bytes,
     provider_text,
+    request_ids,
 )
 
 __all__ = [
@@ -228,6 +232,9 @@ class ChatEvaluator:
     profile's single re-ask is the only retry.
     """
 
+    #: The ``gen_ai.operation.name`` of its calls in telemetry (docs/operations.md).
+    operation_name = "chat"
+
     def __init__(
         self,
         model: str,
@@ -329,14 +336,15 @@ class ChatEvaluator:
             *(self._ask(client, head, question) for question in bundle.check)
         )
         models: list[str] = []
-        for model, entry in results:
+        for model, entry, _ in results:
             if model is not None and not isinstance(entry, Failure) and model not in models:
                 models.append(model)
         entries = [
             entry if model is None else marked_echoed(entry, model, self._model)
-            for model, entry in results
+            for model, entry, _ in results
         ]
-        return Reply(", ".join(models) or self._model, entries)
+        usage = total_usage(usage for _, _, usage in results)
+        return Reply(", ".join(models) or self._model, entries, usage=usage)
 
     async def aclose(self) -> None:
         """Close the HTTP connections this evaluator opened (when a server shuts down)."""
@@ -350,29 +358,51 @@ class ChatEvaluator:
 
     async def _ask(
         self, client: Any, head: bytes, question: Question
-    ) -> tuple[str | None, Answer | Failure]:
+    ) -> tuple[str | None, Answer | Failure, Usage | None]:
+        """The model named, the answer and the usage of one question's request."""
         try:
             last = question_message(question)
         except ValueError as error:  # more answers than labels: this backend cannot ask it
-            return None, Failure("unknown", str(error))
+            return None, Failure("unknown", str(error)), None
         content = self._body(head, last)
-        try:
-            request = client.post(
-                "/chat/completions",
-                content=content,
-                cast_to=self._response_type,
-                options={"headers": {"Content-Type": "application/json"}},
-            )
-            # The boundary's client holds the whole exchange to the timeout, so a server that
-            # trickles its answer cannot hold the check past it either.
-            body = (await request).content
-        except Exception as error:  # the SDK's and the transport's errors, in profile terms
-            return None, failure_from_exception(error)
+        # Each question's request runs in a task of its own: its ids are its own.
+        with request_ids() as ids:
+            try:
+                request = client.post(
+                    "/chat/completions",
+                    content=content,
+                    cast_to=self._response_type,
+                    options={"headers": {"Content-Type": "application/json"}},
+                )
+                # The boundary's client holds the whole exchange to the timeout, so a server
+                # that trickles its answer cannot hold the check past it either.
+                body = (await request).content
+            except Exception as error:  # the SDK's and the transport's errors, in profile terms
+                return None, failure_from_exception(error), usage_of(None, ids)
         try:
             data = json.loads(body)
         except (ValueError, RecursionError) as error:
-            return None, Failure("malformed", f"the response is not JSON: {error}")
-        return read_response(data, question, min_label_mass=self._min_label_mass)
+            failure = Failure("malformed", f"the response is not JSON: {error}")
+            return None, failure, usage_of(None, ids)
+        model, entry = read_response(data, question, min_label_mass=self._min_label_mass)
+        return model, entry, _chat_usage(data, ids)
+
+
+def _chat_usage(data: object, ids: list[str]) -> Usage | None:
+    """The usage a chat completion reported: its ``usage`` (``prompt_tokens``,
+    ``completion_tokens``, ``prompt_tokens_details.cached_tokens``); its id is the header's,
+    else the completion's own ``id``."""
+    if not is_mapping(data):
+        return usage_of(None, ids)
+    own = data.get("id")
+    named = ids or ([own] if isinstance(own, str) else [])
+    return usage_of(
+        data.get("usage"),
+        named,
+        input_key="prompt_tokens",
+        output_key="completion_tokens",
+        details_key="prompt_tokens_details",
+    )
 
 
 def request_head(bundle: Bundle) -> bytes:

@@ -40,6 +40,7 @@ from ._common import (
     marked_echoed,
     material_state,
     sendable,
+    usage_of,
 )
 from ._errors import failure_from_exception
 from ._read import Malformed, read_choice, read_rubric, read_yes_no
@@ -49,6 +50,7 @@ from ._transport import (
     boundary_client,
     checked_max_response_bytes,
     provider_text,
+    request_ids,
 )
 
 __all__ = ["DecisionsEvaluator"]
@@ -118,6 +120,9 @@ class DecisionsEvaluator:
     or a missing API key.
     """
 
+    #: The ``gen_ai.operation.name`` of its calls in telemetry (docs/operations.md).
+    operation_name = "decisions"
+
     def __init__(
         self,
         model: str,
@@ -166,22 +171,26 @@ class DecisionsEvaluator:
             "content": [{"type": "input_json", "data": material_state(bundle)}],
         }
         count = len(bundle.check)
-        try:
-            raw = await self._clients.get().decisions.with_raw_response.create(
-                model=self._model, input=[message], questions=questions
-            )
-            # Read the body ourselves: the SDK builds its models without validating them,
-            # and the profile needs every field checked.
-            data: object = json.loads(raw.http_response.content)
-        except Exception as error:  # every SDK, HTTP, transport and JSON error is a Failure
-            return Reply(self._model, [failure_from_exception(error)] * count)
+        with request_ids() as ids:
+            try:
+                raw = await self._clients.get().decisions.with_raw_response.create(
+                    model=self._model, input=[message], questions=questions
+                )
+                # Read the body ourselves: the SDK builds its models without validating them,
+                # and the profile needs every field checked.
+                data: object = json.loads(raw.http_response.content)
+            except Exception as error:  # every SDK, HTTP, transport and JSON error is a Failure
+                failures = [failure_from_exception(error)] * count
+                return Reply(self._model, failures, usage=usage_of(None, ids))
+        usage = usage_of(data.get("usage") if is_mapping(data) else None, ids)
         try:
             model, answers = _decision(data)
         except (Malformed, BoundaryError) as error:
-            return Reply(self._model, [Failure("malformed", str(error))] * count)
+            return Reply(self._model, [Failure("malformed", str(error))] * count, usage=usage)
         found = _by_question(answers, count)
         read = [_read(q, found[i]) for i, q in enumerate(bundle.check)]
-        return Reply(model, [marked_echoed(entry, model, self._model) for entry in read])
+        entries = [marked_echoed(entry, model, self._model) for entry in read]
+        return Reply(model, entries, usage=usage)
 
     async def aclose(self) -> None:
         """Close the HTTP connections this evaluator opened."""

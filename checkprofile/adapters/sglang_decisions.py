@@ -35,6 +35,7 @@ from .. import (
     Reply,
     RubricAnswer,
     RubricQuestion,
+    Usage,
 )
 from .._convert import show
 from .._types import is_mapping
@@ -46,6 +47,7 @@ from ._common import (
     marked_echoed,
     material_state,
     sendable,
+    usage_of,
 )
 from ._errors import failure_from_exception, failure_from_status
 from ._read import Malformed, distribution, read_choice, read_rubric, read_yes_no
@@ -55,6 +57,7 @@ from ._transport import (
     boundary_client,
     checked_max_response_bytes,
     provider_text,
+    request_ids,
 )
 
 __all__ = ["MAX_OPTIONS", "SglangDecisionsEvaluator", "sglang_question", "unsendable"]
@@ -150,6 +153,9 @@ class SglangDecisionsEvaluator:
     ``max_response_bytes``.
     """
 
+    #: The ``gen_ai.operation.name`` of its calls in telemetry (docs/operations.md).
+    operation_name = "decisions"
+
     def __init__(
         self,
         model: str,
@@ -185,6 +191,7 @@ class SglangDecisionsEvaluator:
         docstring."""
         answers: list[Answer | Failure | None] = [None] * len(bundle.check)
         model = self._model
+        usage: Usage | None = None
         sent: list[int] = []
         for index, question in enumerate(bundle.check):
             why = unsendable(question)
@@ -193,17 +200,35 @@ class SglangDecisionsEvaluator:
             else:
                 answers[index] = Failure("unsupported", why)
         if sent:
-            named, read = await self._ask(bundle, sent)
+            named, read, usage = await self._ask(bundle, sent)
             model = named or model
             for index, answer in zip(sent, read, strict=True):
                 answers[index] = marked_echoed(answer, model, self._model)
-        return Reply(model, [answer for answer in answers if answer is not None])
+        return Reply(model, [answer for answer in answers if answer is not None], usage=usage)
 
     async def _ask(
         self, bundle: Bundle, sent: Sequence[int]
-    ) -> tuple[str | None, list[Answer | Failure]]:
-        """The model the host named (``None`` when it named none readable) and the answer or
-        failure of each question of ``sent``."""
+    ) -> tuple[str | None, list[Answer | Failure], Usage | None]:
+        """The model the host named (``None`` when it named none readable), the answer or
+        failure of each question of ``sent``, and the usage the host reported."""
+        with request_ids() as ids:
+            model, entries, data = await self._exchange(bundle, sent)
+        figures = data.get("usage") if is_mapping(data) else None
+        return (
+            model,
+            entries,
+            usage_of(
+                figures,
+                ids,
+                input_key="prompt_tokens",
+                output_key="completion_tokens",
+                details_key="prompt_tokens_details",
+            ),
+        )
+
+    async def _exchange(
+        self, bundle: Bundle, sent: Sequence[int]
+    ) -> tuple[str | None, list[Answer | Failure], object]:
         body = {
             "model": sendable(self._model),
             "input": material_state(bundle),
@@ -213,14 +238,14 @@ class SglangDecisionsEvaluator:
             client = self._clients.get()
             response = await client.post(self._url, json=body, headers=self._headers)
             if not 200 <= response.status_code < 300:
-                return None, [_refused(response)] * len(sent)
+                return None, [_refused(response)] * len(sent), None
             data: object = json.loads(response.content)
             model, found = _answers(data)
         except Malformed as error:
-            return None, [Failure("malformed", str(error))] * len(sent)
+            return None, [Failure("malformed", str(error))] * len(sent), data
         except Exception as error:  # every HTTP, transport and JSON error is a Failure
-            return None, [failure_from_exception(error)] * len(sent)
-        return model, [_read(bundle.check[i], found.get(_name(i))) for i in sent]
+            return None, [failure_from_exception(error)] * len(sent), None
+        return model, [_read(bundle.check[i], found.get(_name(i))) for i in sent], data
 
     async def aclose(self) -> None:
         """Close the HTTP connections this evaluator opened."""

@@ -40,6 +40,7 @@ from ._common import (
     marked_echoed,
     material_state,
     sendable,
+    usage_of,
 )
 from ._errors import failure_from_exception
 from ._read import Malformed, read_choice, read_rubric, read_yes_no
@@ -49,6 +50,7 @@ from ._transport import (
     boundary_client,
     checked_max_response_bytes,
     provider_text,
+    request_ids,
 )
 
 __all__ = ["SystemOneEvaluator"]
@@ -72,6 +74,7 @@ class _Body(pydantic.BaseModel):
 
     model: Any = None
     answers: Any = None
+    usage: Any = None
 
 
 # The connection limits typesafe-sdk gives the HTTP client it makes itself.
@@ -123,6 +126,9 @@ class SystemOneEvaluator:
     or a missing API key.
     """
 
+    #: The ``gen_ai.operation.name`` of its calls in telemetry (docs/operations.md).
+    operation_name = "system_one"
+
     def __init__(
         self,
         model: str,
@@ -166,24 +172,27 @@ class SystemOneEvaluator:
         """One request for all questions of ``bundle.check``; see the class docstring."""
         questions = {_name(i): system_one_question(q) for i, q in enumerate(bundle.check)}
         count = len(bundle.check)
-        try:
-            response = await self._clients.get().system_one(
-                state=material_state(bundle),
-                questions=questions,
-                model=self._model,
-                response_model=_Body,
-            )
-            model = provider_text(response.model, "the response's model name")
-            if not is_mapping(response.answers):
-                raise BoundaryError(
-                    f"the response's answers are not a map: {show(response.answers)}",
-                    reason="malformed",
+        with request_ids() as ids:
+            try:
+                response = await self._clients.get().system_one(
+                    state=material_state(bundle),
+                    questions=questions,
+                    model=self._model,
+                    response_model=_Body,
                 )
-        except Exception as error:  # every SDK, HTTP and transport error is a Failure
-            return Reply(self._model, [failure_from_exception(error)] * count)
+                model = provider_text(response.model, "the response's model name")
+                if not is_mapping(response.answers):
+                    raise BoundaryError(
+                        f"the response's answers are not a map: {show(response.answers)}",
+                        reason="malformed",
+                    )
+            except Exception as error:  # every SDK, HTTP and transport error is a Failure
+                failures = [failure_from_exception(error)] * count
+                return Reply(self._model, failures, usage=usage_of(None, ids))
         answers = response.answers
         read = [_read(question, answers.get(_name(i))) for i, question in enumerate(bundle.check)]
-        return Reply(model, [marked_echoed(entry, model, self._model) for entry in read])
+        entries = [marked_echoed(entry, model, self._model) for entry in read]
+        return Reply(model, entries, usage=usage_of(response.usage, ids))
 
     async def aclose(self) -> None:
         """Close the HTTP connections this evaluator opened."""

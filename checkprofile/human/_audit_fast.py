@@ -22,6 +22,7 @@ from typing import Any, Final, NamedTuple, cast, get_args
 
 from .._bundle import canonical_json
 from .._check import Check, ChoiceQuestion, Question, YesNoQuestion
+from .._usage import ModelCall, call_from_json
 from .._validate import parse_check
 from .._verdict import (
     DISTRIBUTION_TOLERANCE,
@@ -49,8 +50,6 @@ from ._audit_records import (
 from ._audit_strict import (
     _DECISION_FIELDS,
     _DECODER,
-    _VERDICT_FIELDS,
-    _VERDICT_FIELDS_PROVENANCE,
     _VERDICT_KEYS,
     AuditError,
     TornLine,
@@ -325,7 +324,14 @@ class _Checks:
         return found
 
 
-_VERDICT_ORDER = (_VERDICT_KEYS, (*_VERDICT_KEYS, "provenance"))
+_VERDICT_ORDER = (
+    _VERDICT_KEYS,
+    (*_VERDICT_KEYS, "provenance"),
+    (*_VERDICT_KEYS, "calls"),
+    (*_VERDICT_KEYS, "provenance", "calls"),
+)
+# Every set of keys a verdict record may have: the required ones, each optional one or both.
+_VERDICT_KEY_SETS = frozenset(frozenset(order) for order in _VERDICT_ORDER)
 _BODY_FIELDS = frozenset(("verdict", "advisory", "model", "questions", "at"))
 _BODY_FIELDS_TRUNCATED = _BODY_FIELDS | {"truncated"}
 _QUESTION_FIELDS = frozenset(("ask", "kind", "answer", "result"))
@@ -352,8 +358,15 @@ _DECISION_LINE = re.compile(
     rf'"decision":\{{"kind":"(completed|returned|failed)",(?:"note":{_TEXT},)?"by":{_TEXT},'
     rf'"at":{_TEXT}(?:,"note":{_TEXT})?\}}\}}'
 )
-_REST_FIELDS = frozenset(("verdict",))
-_REST_FIELDS_PROVENANCE = frozenset(("verdict", "provenance"))
+_REST_KEY_SETS = frozenset(
+    frozenset(keys)
+    for keys in (
+        ("verdict",),
+        ("verdict", "provenance"),
+        ("verdict", "calls"),
+        ("verdict", "provenance", "calls"),
+    )
+)
 
 
 class _Reader:
@@ -441,7 +454,7 @@ class _Reader:
         ``text``: ``data`` was parsed from this line without the check for repeated keys, so
         the keys must be counted against it (:func:`_keys_add_up`)."""
         keys = data.keys()
-        if keys != _VERDICT_FIELDS and keys != _VERDICT_FIELDS_PROVENANCE:
+        if frozenset(keys) not in _VERDICT_KEY_SETS:
             return None
         run, step, digest, key = data["run"], data["step"], data["submission_sha256"], data["key"]
         action, attempts, bundle = data["action"], data["attempts"], data["bundle_sha256"]
@@ -511,9 +524,7 @@ class _Reader:
             data = _PLAIN_DECODER.decode(rest)
         except (ValueError, RecursionError):
             return None
-        if type(data) is not dict or (
-            data.keys() != _REST_FIELDS and data.keys() != _REST_FIELDS_PROVENANCE
-        ):
+        if type(data) is not dict or frozenset(data) not in _REST_KEY_SETS:
             return None
         return _facts(data, found, rest, 0, key, run, step, digest, bundle, action, int(attempts))
 
@@ -588,10 +599,14 @@ def _facts(
     made = _verdict_body(body, found.check, found.plan, origins)
     if made is None:
         return None
+    calls = _calls(data.get("calls", _ABSENT), data["attempts"] if attempts is None else attempts)
+    if calls is None:
+        return None
     if text is not None:
         keys_seen = len(data) + len(body) + sum(map(len, body["questions"]))
         if origins is not _ABSENT:
             keys_seen += sum(len(origin) for origin in origins if origin is not None)
+        keys_seen += sum(map(len, data.get("calls", ())))
         if not _keys_add_up(text, keys_seen + colons):
             return None
     answers, results, distributions, sources = made
@@ -614,7 +629,20 @@ def _facts(
         results,
         distributions,
         sources,
+        calls,
     )
+
+
+def _calls(listed: object, attempts: int) -> tuple[ModelCall, ...] | None:
+    """A record's calls (none when absent), or ``None`` when they are not plainly right."""
+    if listed is _ABSENT:
+        return ()
+    if type(listed) is not list or len(listed) != attempts:
+        return None
+    try:
+        return tuple(call_from_json(call) for call in listed)
+    except ValueError:
+        return None
 
 
 def _subject(data: dict[str, Any], run: object, step: object, digest: object, key: object) -> bool:
@@ -678,6 +706,7 @@ class VerdictFacts(NamedTuple):
     results: tuple[str, ...]
     distributions: tuple[Distribution | None, ...]
     sources: tuple[str | None, ...] | None
+    calls: tuple[ModelCall, ...] = ()
 
     def record(self) -> VerdictRecord:
         """The typed record: what :func:`record_from_json` makes of the same line."""
@@ -724,6 +753,7 @@ class VerdictFacts(NamedTuple):
             check=check,
             verdict=verdict,
             provenance=provenance,
+            calls=self.calls,
         )
 
 

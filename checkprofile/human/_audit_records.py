@@ -26,6 +26,11 @@ A **verdict record**, made by :func:`verdict_record` from an :class:`~checkprofi
                                         from, {"source", "distribution"?: [[option, p], ...]}
                                         ({} for a question not answered); absent when unknown
                                         (an error verdict, an outcome without answers)
+     "calls": [...]}                   optional, one entry per attempt (ModelCall.to_json):
+                                        {"seconds", "questions", "input_tokens"?,
+                                        "output_tokens"?, "cached_tokens"?, "request_ids"?},
+                                        a figure only where the host reported it; absent
+                                        when unknown (an outcome not made by run_check)
 
 The verdict's ``questions[i]`` answers ``check[i]``: the thresholds of question ``i`` are
 ``check[i]`` (yes/no ``pass``, ``fail``; choice ``pass``, ``unsure``, ``confidence``; rubric
@@ -68,6 +73,7 @@ from .._bundle import Submission, canonical_json
 from .._check import Check, Question
 from .._convert import show
 from .._run import Action, Outcome
+from .._usage import ModelCall
 from .._verdict import QuestionResult, Verdict, VerdictName, format_at
 from ._decisions import Completed, Decision, Resolution, decision_from_json
 from ._receipts import Provenance, bundle_sha256, provenance_json, provenance_of
@@ -150,6 +156,7 @@ class VerdictRecord:
     check: Check
     verdict: Verdict
     provenance: tuple[Provenance, ...] = ()
+    calls: tuple[ModelCall, ...] = ()
     record: Literal["verdict"] = attrs.field(default="verdict", init=False)
 
     @property
@@ -193,6 +200,7 @@ class VerdictRecord:
                 if self.provenance
                 else {}
             ),
+            **({"calls": [call.to_json() for call in self.calls]} if self.calls else {}),
         }
 
 
@@ -270,6 +278,7 @@ def verdict_record(
         check=check,
         verdict=outcome.verdict,
         provenance=provenance_of(outcome),
+        calls=tuple(call.recorded() for call in outcome.calls),
     )
 
 

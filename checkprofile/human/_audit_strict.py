@@ -21,6 +21,7 @@ import attrs
 from .._check import Check
 from .._convert import show
 from .._types import is_mapping
+from .._usage import ModelCall, call_from_json
 from .._validate import parse_check
 from .._verdict import Verdict, format_at
 from ..errors import CheckError, CheckprofileError
@@ -63,7 +64,7 @@ class AuditError(CheckprofileError, ValueError):
 
 # Keys a verdict record may have besides _VERDICT_KEYS (format 1 readers that came before them
 # refuse unknown keys, so each is written only when it says something).
-_VERDICT_OPTIONAL = ("provenance",)
+_VERDICT_OPTIONAL = ("provenance", "calls")
 _VERDICT_KEYS = (
     "record",
     "format",
@@ -165,6 +166,7 @@ def _verdict_from_json(data: Mapping[str, Any], run: str, step: str) -> VerdictR
         raise ValueError("check_key is not the key of its check")
     verdict = Verdict.from_json(data["verdict"], check=check)
     provenance = _provenance(data, check, verdict)
+    calls = _calls(data, int(attempts))
     return VerdictRecord(
         key=data["key"],
         run=run,
@@ -177,7 +179,21 @@ def _verdict_from_json(data: Mapping[str, Any], run: str, step: str) -> VerdictR
         check=check,
         verdict=verdict,
         provenance=provenance,
+        calls=calls,
     )
+
+
+def _calls(data: Mapping[str, Any], attempts: int) -> tuple[ModelCall, ...]:
+    """The record's calls: absent, or one per attempt."""
+    if "calls" not in data:
+        return ()
+    listed = data["calls"]
+    if type(listed) is not list or len(listed) != attempts:
+        raise ValueError(f"calls must list one call per attempt ({attempts}), got {show(listed)}")
+    try:
+        return tuple(call_from_json(call) for call in listed)
+    except ValueError as error:
+        raise ValueError(f"calls: {error}") from None
 
 
 def _provenance(data: Mapping[str, Any], check: Check, verdict: Verdict) -> tuple[Provenance, ...]:

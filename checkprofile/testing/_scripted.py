@@ -15,6 +15,7 @@ from .._bundle import Bundle
 from .._convert import show
 from .._run import Evaluator, Reply
 from .._types import is_mapping, is_sequence
+from .._usage import Usage
 from .._verdict import Answer, ChoiceAnswer, Failure, RubricAnswer, YesNoAnswer
 from ..errors import EvaluatorError
 
@@ -37,6 +38,10 @@ class ScriptedEvaluator:
     list is used up, is not answered (reason ``unknown``, the detail says which): a forgotten
     entry can never pass.
 
+    ``usage`` is what each reply says the call cost (tokens, request ids): one
+    :class:`~checkprofile.Usage` for every call, or a list consumed one per call (``None``
+    there, and after its end: nothing reported).
+
     ``calls`` keeps every bundle asked about, in order. One instance may serve many
     concurrent checks; list entries are then consumed in the order the questions are asked.
     """
@@ -46,6 +51,7 @@ class ScriptedEvaluator:
         answers: Mapping[str, Step | Sequence[Step]],
         *,
         model: str = "scripted",
+        usage: Usage | Sequence[Usage | None] | None = None,
     ) -> None:
         if not is_mapping(answers):
             raise TypeError(f"answers must be a map from ask to answer, got {show(answers)}")
@@ -61,6 +67,12 @@ class ScriptedEvaluator:
                 self._script[ask] = steps
             else:
                 raise TypeError(f"script for {show(ask)}: not an answer: {show(value)}")
+        if usage is None or type(usage) is Usage:
+            self._usage: Usage | list[Usage | None] | None = usage
+        elif is_sequence(usage) and all(u is None or type(u) is Usage for u in usage):
+            self._usage = list(usage)
+        else:
+            raise TypeError(f"usage must be a Usage or a list of them, got {show(usage)}")
         self._used: dict[str, int] = {}
         self._model = model
         self.calls: list[Bundle] = []
@@ -75,7 +87,11 @@ class ScriptedEvaluator:
 
     async def answer(self, bundle: Bundle) -> Reply:
         self.calls.append(bundle)
-        return Reply(self._model, tuple(self._next(question.ask) for question in bundle.check))
+        usage = self._usage
+        if isinstance(usage, list):
+            usage = usage[len(self.calls) - 1] if len(self.calls) <= len(usage) else None
+        answers = tuple(self._next(question.ask) for question in bundle.check)
+        return Reply(self._model, answers, usage=usage)
 
     def _next(self, ask: str) -> Answer | Failure:
         count = self._used.get(ask, 0)

@@ -1,0 +1,271 @@
+"""OpenTelemetry: a check against each adapter's loopback host yields its spans, evaluation
+events and metrics, read back through the SDK's in-memory exporters; without the API nothing
+is imported."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("opentelemetry.sdk")
+pytest.importorskip("typesafe_sdk")
+pytest.importorskip("openai")
+
+from loopback import (
+    VENDOR_SUMMARY,
+    LoopbackServer,
+    Scripted,
+    chat,
+    decisions,
+    loopback_fixture,  # noqa: F401 (a pytest fixture)
+    run_example_check,
+    systemone,
+    vendor_material,
+)
+from opentelemetry import _logs, metrics, trace
+from opentelemetry.sdk._logs import LoggerProvider
+from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from checkprofile.adapters.openai_chat import ChatEvaluator
+from checkprofile.adapters.openai_decisions import DecisionsEvaluator
+from checkprofile.adapters.systemone import SystemOneEvaluator
+from support import spec_full_form
+
+SPANS = InMemorySpanExporter()
+LOGS = InMemoryLogRecordExporter()  # type: ignore[no-untyped-call]
+METRICS = InMemoryMetricReader()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _sdk() -> None:
+    # The global providers can be set once per process: set here, as a host sets them.
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(SPANS))
+    trace.set_tracer_provider(provider)
+    logs = LoggerProvider()
+    logs.add_log_record_processor(SimpleLogRecordProcessor(LOGS))
+    _logs.set_logger_provider(logs)
+    metrics.set_meter_provider(MeterProvider(metric_readers=[METRICS]))
+
+
+@pytest.fixture(autouse=True)
+def _clear() -> Iterator[None]:
+    SPANS.clear()
+    LOGS.clear()
+    METRICS.get_metrics_data()  # drains nothing (cumulative), read to compare before/after
+    yield
+
+
+def finished_spans() -> list[Any]:
+    return list(SPANS.get_finished_spans())
+
+
+def finished_events() -> list[Any]:
+    return [log.log_record for log in LOGS.get_finished_logs()]
+
+
+def points(name: str) -> list[Any]:
+    data = METRICS.get_metrics_data()
+    assert data is not None
+    found: list[Any] = []
+    for resource in data.resource_metrics:
+        for scope in resource.scope_metrics:
+            for metric in scope.metrics:
+                if metric.name == name:
+                    found.extend(metric.data.data_points)
+    return found
+
+
+def _run(kind: str, server: LoopbackServer) -> Any:
+    if kind == "systemone":
+        server.default = systemone()
+        evaluator: Any = SystemOneEvaluator("jev-latest", base_url=server.url, api_key="k")
+    elif kind == "decisions":
+        server.default = decisions()
+        evaluator = DecisionsEvaluator("gpt-6-luna", base_url=server.url + "/v1", api_key="k")
+    else:
+        server.default = chat()
+        evaluator = ChatEvaluator("judge", base_url=server.url + "/v1", api_key="k")
+    return run_example_check(evaluator)
+
+
+@pytest.mark.parametrize(
+    ("kind", "operation", "response_model"),
+    [
+        ("systemone", "system_one", "jev-2026-09-15"),
+        ("decisions", "decisions", "gpt-6-luna-2026-10-01"),
+        ("chat", "chat", "judge-2026-09-30"),
+    ],
+)
+def test_a_check_is_a_span_with_a_child_per_model_call_and_an_event_per_question(
+    loopback: LoopbackServer, kind: str, operation: str, response_model: str
+) -> None:
+    outcome = _run(kind, loopback)
+    assert outcome.verdict.verdict == "pass"
+    spans = finished_spans()
+    (check,) = [span for span in spans if span.name == "check"]
+    (call,) = [span for span in spans if span.name != "check"]
+    assert call.parent is not None and call.parent.span_id == check.context.span_id
+    requested = outcome.verdict.model if kind != "chat" else response_model
+    assert call.name == f"{operation} {call.attributes['gen_ai.request.model']}"
+    assert call.attributes["gen_ai.operation.name"] == operation
+    assert call.attributes["gen_ai.response.model"] == requested
+    usage = outcome.calls[0].usage
+    if usage is not None and usage.input_tokens is not None:
+        assert call.attributes["gen_ai.usage.input_tokens"] == usage.input_tokens
+        assert call.attributes["gen_ai.usage.output_tokens"] == usage.output_tokens
+    assert check.attributes["checkprofile.verdict"] == "pass"
+    assert check.attributes["checkprofile.action"] == "complete"
+    assert check.attributes["checkprofile.advisory"] is False
+
+    events = finished_events()
+    assert [event.event_name for event in events] == ["gen_ai.evaluation.result"] * 3
+    assert [event.attributes["gen_ai.evaluation.name"] for event in events] == [
+        "checkprofile.yes_no.0",
+        "checkprofile.choice.1",
+        "checkprofile.rubric.2",
+    ]
+    assert {event.attributes["gen_ai.evaluation.score.label"] for event in events} == {"pass"}
+    assert events[0].attributes["gen_ai.evaluation.score.value"] == outcome.answers[0].p
+    for event in events:  # parented to the check's span
+        assert event.span_id == check.context.span_id
+        assert event.trace_id == check.context.trace_id
+
+
+def test_usage_on_spans_and_metrics_equals_what_the_host_reported(
+    loopback: LoopbackServer,
+) -> None:
+    # The loopback System One host reports a quarter of the request's bytes as input tokens.
+    outcome = _run("systemone", loopback)
+    sent = len(loopback.last().body) // 4
+    usage = outcome.calls[0].usage
+    assert usage is not None and usage.input_tokens == sent and usage.output_tokens == 0
+    (call,) = [span for span in finished_spans() if span.name != "check"]
+    assert call.attributes["gen_ai.usage.input_tokens"] == sent
+    assert call.attributes["gen_ai.response.id"] == "req-1"
+    tokens = {
+        p.attributes["gen_ai.token.type"]: p.sum
+        for p in points("gen_ai.client.token.usage")
+        if p.attributes["gen_ai.request.model"] == "jev-latest"
+    }
+    assert tokens["input"] >= sent
+    durations = [
+        p
+        for p in points("gen_ai.client.operation.duration")
+        if p.attributes["gen_ai.operation.name"] == "system_one"
+    ]
+    assert durations and durations[0].count >= 1
+
+
+def test_checks_are_counted_by_verdict_action_advisory_and_model(
+    loopback: LoopbackServer,
+) -> None:
+    def count(verdict: str) -> int:
+        return sum(
+            p.value
+            for p in points("checkprofile.checks")
+            if p.attributes["checkprofile.verdict"] == verdict
+            and p.attributes["gen_ai.request.model"] == "jev-latest"
+        )
+
+    before = count("error")
+    loopback.default = Scripted(status=500, json={"detail": "down"})
+    evaluator = SystemOneEvaluator("jev-latest", base_url=loopback.url, api_key="k")
+    outcome = run_example_check(evaluator)
+    assert outcome.verdict.verdict == "error"
+    assert count("error") == before + 1
+    (check,) = [span for span in finished_spans() if span.name == "check"]
+    assert check.attributes["error.type"] == "server_error"
+    events = finished_events()
+    assert {event.attributes["error.type"] for event in events} == {"server_error"}
+    assert all("gen_ai.evaluation.score.label" not in event.attributes for event in events)
+
+
+def test_no_submission_run_data_or_answer_text_without_content_capture(
+    loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "Acme-SECRET-7731"
+    monkeypatch.delenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", raising=False)
+    loopback.default = chat()
+    evaluator = ChatEvaluator("judge", base_url=loopback.url + "/v1", api_key="k")
+    from checkprofile import Limits, parse_check, run_check_sync
+
+    run_check_sync(
+        parse_check(spec_full_form()),
+        vendor_material(secret, vendor=secret),
+        evaluator,
+        limits=Limits(),
+    )
+    dumped = _dump()
+    assert secret not in dumped
+    assert "Is the vendor" not in dumped  # not even the ask
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+    SPANS.clear()
+    LOGS.clear()
+    outcome = run_example_check(evaluator, summary=VENDOR_SUMMARY)
+    events = finished_events()
+    assert [e.attributes["checkprofile.question.ask"] for e in events] == [
+        q.ask for q in outcome.verdict.questions
+    ]
+    assert VENDOR_SUMMARY not in _dump()  # the submission never, even so
+
+
+def _dump() -> str:
+    spans = [span.to_json() for span in finished_spans()]
+    logs = [log.to_json() for log in LOGS.get_finished_logs()]
+    return json.dumps([spans, logs])
+
+
+@pytest.mark.parametrize("api", ["absent", "installed but not imported by the host"])
+def test_without_the_api_in_use_nothing_is_imported_and_checks_run(api: str) -> None:
+    code = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name == "opentelemetry" or name.startswith("opentelemetry."):
+            raise ImportError("blocked: " + name)
+if sys.argv[1] == "absent":
+    sys.meta_path.insert(0, Block())
+from checkprofile import Limits, parse_check, run_check_sync, YesNoAnswer
+from checkprofile.testing import ScriptedEvaluator
+sys.path.insert(0, "tests")
+from loopback import vendor_material
+outcome = run_check_sync(parse_check("Is it done?"), vendor_material(),
+    ScriptedEvaluator({"Is it done?": YesNoAnswer(0.99)}), limits=Limits())
+assert outcome.verdict.verdict == "pass", outcome
+loaded = sorted(name for name in sys.modules if name.startswith("opentelemetry"))
+print(loaded)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code, api],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_importing_the_package_imports_no_telemetry() -> None:
+    code = (
+        "import sys, checkprofile, checkprofile.adapters.systemone;"
+        " print(sorted(n for n in sys.modules if n.startswith('opentelemetry')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
