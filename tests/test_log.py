@@ -122,7 +122,9 @@ def test_an_answer_logs_nothing_above_debug(caplog: pytest.LogCaptureFixture) ->
     with caplog.at_level(logging.DEBUG, logger="checkprofile"):
         outcome = run_check_sync(CHECK, material(), evaluator, limits=Limits(), now=AT)
     assert outcome.verdict.verdict == "pass"
-    assert [r.levelno for r in caplog.records] == [logging.DEBUG]
+    # Each attempt and the outcome are debug lines; an answer never warns.
+    assert caplog.records
+    assert {r.levelno for r in caplog.records} == {logging.DEBUG}
 
 
 def test_the_library_is_silent_until_the_host_configures_logging() -> None:
