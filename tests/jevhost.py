@@ -27,6 +27,10 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = [
     "ENV",
@@ -35,6 +39,7 @@ __all__ = [
     "MODEL",
     "MODEL_NAME",
     "VERSION",
+    "HostProcess",
     "JevHost",
     "free_port",
 ]
@@ -66,12 +71,18 @@ def free_port() -> int:
         return port
 
 
-class JevHost:
-    """A running jev-compatible-server; ``url`` is its API root (without ``/v1``)."""
+class HostProcess:
+    """A real host run as a subprocess on 127.0.0.1 from the Python of its own virtual
+    environment, with its files in a temporary directory removed when it stops; a ``with``
+    block starts and stops it. A subclass's ``start`` launches it with :meth:`launch`."""
+
+    NAME = "the host"
+    #: Seconds the host may take to start.
+    START_TIMEOUT = START_TIMEOUT
 
     def __init__(self, python: str) -> None:
         self.python = python
-        self.root = Path(tempfile.mkdtemp(prefix="checkprofile-jev-"))
+        self.root = Path(tempfile.mkdtemp(prefix=f"checkprofile-{type(self).__name__.lower()}-"))
         self.log = self.root / "server.log"
         self.port = free_port()
         self._process: subprocess.Popen[bytes] | None = None
@@ -79,6 +90,71 @@ class JevHost:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> HostProcess:
+        raise NotImplementedError
+
+    def launch(self, command: list[str], env: dict[str, str], health: str) -> None:
+        """Start ``command`` (its output to :attr:`log`) and wait until ``health`` (a path)
+        answers 200, for at most :attr:`START_TIMEOUT` seconds."""
+        with self.log.open("wb") as log:
+            self._process = subprocess.Popen(
+                command,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=self.root,
+            )
+        deadline = time.monotonic() + self.START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                raise RuntimeError(f"{self.NAME} exited at start: {self.output()[-4000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}{health}", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                pass
+            time.sleep(0.25)
+        raise RuntimeError(f"{self.NAME} did not start: {self.output()[-4000:]}")
+
+    def output(self) -> str:
+        """What the server printed so far (its access log among it)."""
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def stop(self) -> None:
+        if self._process is not None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait(timeout=20)
+            self._process = None
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> Self:
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+class JevHost(HostProcess):
+    """A running jev-compatible-server; ``url`` is its API root (without ``/v1``)."""
+
+    NAME = "jev-compatible-server"
 
     def _environment(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -128,36 +204,8 @@ class JevHost:
             "--port",
             str(self.port),
         ]
-        with self.log.open("wb") as log:
-            self._process = subprocess.Popen(
-                command,
-                env=self._environment(),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                cwd=self.root,
-            )
-        self._wait()
+        self.launch(command, self._environment(), "/health")
         return self
-
-    def _wait(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            assert self._process is not None
-            if self._process.poll() is not None:
-                raise RuntimeError(f"jev-compatible-server exited at start: {self.output()}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/health", timeout=2) as response:
-                    if response.status == 200:
-                        return
-            except (urllib.error.URLError, OSError):
-                pass
-            time.sleep(0.25)
-        raise RuntimeError(f"jev-compatible-server did not start: {self.output()}")
-
-    def output(self) -> str:
-        """What the server printed so far (its access log among it)."""
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
 
     def requests(self, path: str = "/v1/systemone") -> int:
         """How many POSTs to ``path`` the server has logged."""
@@ -173,29 +221,3 @@ class JevHost:
             time.sleep(0.05)
             count = self.requests(path)
         return count - before
-
-    def stop(self) -> None:
-        if self._process is not None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(timeout=20)
-            self._process = None
-        shutil.rmtree(self.root, ignore_errors=True)
-
-    def __enter__(self) -> JevHost:
-        try:
-            return self.start()
-        except BaseException:
-            self.stop()
-            raise
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()

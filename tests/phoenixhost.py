@@ -28,19 +28,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
-from jevhost import free_port
+from jevhost import HostProcess, free_port
 
 __all__ = ["ENV", "PROJECT", "VERSION", "EventsOnSpans", "PhoenixHost", "export_checks"]
 
@@ -56,25 +53,17 @@ PROJECT = "checkprofile"
 
 HOSTS = Path(__file__).resolve().parent / "hosts"
 
-#: Seconds Phoenix may take to start (it creates its database on first start).
-START_TIMEOUT = 240.0
 
-
-class PhoenixHost:
+class PhoenixHost(HostProcess):
     """A running Phoenix server; ``url`` is its web root, which also takes OTLP/HTTP at
     ``/v1/traces`` and serves its REST API under ``/v1``."""
 
-    def __init__(self, python: str) -> None:
-        self.python = python
-        self.root = Path(tempfile.mkdtemp(prefix="checkprofile-phoenix-"))
-        self.log = self.root / "server.log"
-        self.port = free_port()
-        self.grpc_port = free_port()
-        self._process: subprocess.Popen[bytes] | None = None
+    NAME = "Phoenix"
+    START_TIMEOUT = 240.0  # it creates its database on first start
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+    def __init__(self, python: str) -> None:
+        super().__init__(python)
+        self.grpc_port = free_port()
 
     def _environment(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -95,31 +84,8 @@ class PhoenixHost:
         return env
 
     def start(self) -> PhoenixHost:
-        with self.log.open("wb") as log:
-            self._process = subprocess.Popen(
-                [self.python, str(HOSTS / "phoenix_serve.py")],
-                env=self._environment(),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                cwd=self.root,
-            )
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                raise RuntimeError(f"Phoenix exited at start: {self.output()[-4000:]}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/healthz", timeout=2) as response:
-                    if response.status == 200:
-                        return self
-            except (urllib.error.URLError, OSError):
-                pass
-            time.sleep(0.5)
-        raise RuntimeError(f"Phoenix did not start: {self.output()[-4000:]}")
-
-    def output(self) -> str:
-        """What the server printed so far."""
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
+        self.launch([self.python, str(HOSTS / "phoenix_serve.py")], self._environment(), "/healthz")
+        return self
 
     def get(self, path: str, **query: str) -> Any:
         """A GET of Phoenix's REST API (``path`` under ``/v1``), its JSON body."""
@@ -159,31 +125,22 @@ class PhoenixHost:
             time.sleep(0.25)
         raise AssertionError(f"Phoenix holds {len(spans)} span(s) of {project}, not {count}")
 
-    def stop(self) -> None:
-        if self._process is not None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(timeout=30)
-            self._process = None
-        shutil.rmtree(self.root, ignore_errors=True)
-
-    def __enter__(self) -> PhoenixHost:
-        try:
-            return self.start()
-        except BaseException:
-            self.stop()
-            raise
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
+    def export(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Run :func:`export_checks` against this Phoenix in a child process: what each
+        outcome said, and the spans Phoenix then holds of them (each check's span and one
+        child per attempt)."""
+        done = subprocess.run(
+            [sys.executable, str(Path(__file__)), "export", self.url + "/v1/traces"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent.parent,
+            timeout=120,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"the host process failed: {done.stderr[-4000:]}")
+        said: list[dict[str, Any]] = json.loads(done.stdout)
+        return said, self.wait_for_spans(sum(1 + len(run["calls"]) for run in said))
 
 
 # --- A host's process: the SDK pointed at Phoenix, checks against the loopback hosts -----------

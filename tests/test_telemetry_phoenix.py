@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,8 +24,6 @@ pytest.importorskip("typesafe_sdk")
 pytest.importorskip("openai")
 
 import phoenixhost
-
-ROOT = Path(__file__).resolve().parent.parent
 
 NO_PHOENIX = (
     f"no Arize Phoenix: set {phoenixhost.ENV} to the Python of a virtual environment that has"
@@ -68,24 +63,7 @@ def exported() -> Iterator[Exported]:
             pytest.fail(f"{NO_PHOENIX}, and CI must run the Phoenix test")
         pytest.skip(NO_PHOENIX)
     with phoenixhost.PhoenixHost(python) as phoenix:
-        done = subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "tests" / "phoenixhost.py"),
-                "export",
-                phoenix.url + "/v1/traces",
-            ],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            timeout=120,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        said: list[dict[str, Any]] = json.loads(done.stdout)
-        # Each check: its span and one child per attempt.
-        count = sum(1 + len(run["calls"]) for run in said)
-        yield Exported(said, phoenix.wait_for_spans(count))
+        yield Exported(*phoenix.export())
 
 
 @pytest.mark.parametrize(
