@@ -309,8 +309,8 @@ def entry(data: dict[str, Any]) -> dict[str, Any]:
         pytest.param("[]", None, "the file: a cassette is a JSON object", id="list"),
         pytest.param(
             None,
-            lambda d: d.update(format="checkprofile-cassette-0"),
-            'format: expected "checkprofile-cassette-1", got "checkprofile-cassette-0"',
+            lambda d: d.update(format="checkprofile-cassette-1"),
+            'format: expected "checkprofile-cassette-2", got "checkprofile-cassette-1"',
             id="old-format",
         ),
         pytest.param(None, lambda d: d.update(extra=1), "extra: unknown key", id="unknown-key"),
