@@ -390,5 +390,5 @@ def calibrate(
         duplicates=join.duplicates,
         torn=tuple(join.torn),
         torn_lines=join.torn_lines,
-        cost=join.cost.cost(),
+        cost=join.cost(),
     )

@@ -60,23 +60,37 @@ class CostTally:
         """The calls of one verdict record (none: a record that keeps none)."""
         self.verdicts += 1
         made = 0
+        totals, missing = self._totals, self._not_reported
         for call in calls:
             made += 1
             self.seconds += call.seconds
             usage = call.usage
-            figures = (
-                (None, None, None)
-                if usage is None
-                else (usage.input_tokens, usage.output_tokens, usage.cached_tokens)
-            )
-            for index, figure in enumerate(figures):
+            if usage is None:
+                missing[0] += 1
+                missing[1] += 1
+                missing[2] += 1
+                continue
+            for index, figure in enumerate(
+                (usage.input_tokens, usage.output_tokens, usage.cached_tokens)
+            ):
                 if figure is None:
-                    self._not_reported[index] += 1
+                    missing[index] += 1
                 else:
-                    self._totals[index] += figure
-        if not made:
+                    totals[index] += figure
+        if made:
+            self.calls += made
+        else:
             self.without_calls += 1
-        self.calls += made
+
+    def merge(self, other: CostTally) -> None:
+        """Add what ``other`` added up."""
+        self.verdicts += other.verdicts
+        self.without_calls += other.without_calls
+        self.calls += other.calls
+        self.seconds += other.seconds
+        for index in range(3):
+            self._totals[index] += other._totals[index]
+            self._not_reported[index] += other._not_reported[index]
 
     def cost(self) -> CallCost:
         """What was added up so far."""

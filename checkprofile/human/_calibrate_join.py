@@ -178,8 +178,7 @@ class Join:
         self.submissions: dict[str, _Submission] = {}
         self.groups: dict[tuple[str, str, str], int] = {}
         self.asked: dict[str, str] = {}  # check key -> what it asks
-        self.cost = CostTally()  # of every verdict record in the window, counted once
-        self.costs: dict[int, CostTally] = {}  # of each group's
+        self.costs: dict[int, CostTally] = {}  # of each group's verdict records in the window
 
     def add(self, item: AuditRecord | Facts | TornLine, fingerprint: int) -> None:
         self.position += 1
@@ -269,7 +268,6 @@ class Join:
         if tally is None:
             tally = self.costs[group] = CostTally()
         tally.add(calls)
-        self.cost.add(calls)
         if not advisory:
             self.skipped["not_advisory"] += 1
             return
@@ -296,6 +294,13 @@ class Join:
             submission.decided_at, submission.decided_position = at, self.position
             submission.accepted = accepted
             submission.decided_in_window = self._in_window(at)
+
+    def cost(self) -> CallCost:
+        """What the calls of every verdict record in the window cost (each is in one group)."""
+        total = CostTally()
+        for tally in self.costs.values():
+            total.merge(tally)
+        return total.cost()
 
     def cases(self, labels: Mapping[str, Mapping[str, Label]] | None = None) -> list[CheckCases]:
         """The cases of each check, with the people's ``labels`` (by submission key, then by
