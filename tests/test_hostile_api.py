@@ -339,6 +339,10 @@ CALLS: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
         (V,),
     ),
     "ask_evaluator(bundle)": (lambda v: _sync(ask_evaluator(ScriptedEvaluator(SCRIPT), v)), (T,)),
+    "ask_evaluator(quiet)": (
+        lambda v: _sync(ask_evaluator(ScriptedEvaluator(SCRIPT), BUNDLE, quiet=v)),
+        (T,),
+    ),
     # process files
     "read_process": (read_process, (ProcessError, T)),
     "read_process(ask)": (lambda v: read_process(_process_with(v)), (ProcessError, T)),
