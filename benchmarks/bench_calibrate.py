@@ -21,6 +21,10 @@ calibrates (it grows with the submissions, not with the bytes).
 there: elapsed time (the server's work included), peak memory, and whether the figures are the
 files'.
 
+``--calls`` gives each verdict record the ``calls`` the library keeps of each attempt (its
+wall time, the tokens the host reported and its request id), as a trail written by a check
+that ran against a provider holds them.
+
 ``--month`` times a month of a busy process (10,000 checks a day: 300,000 verdicts and as many
 decisions) read from the replicas' files and, with ``--db`` (a libpq conninfo; or the
 ``CHECKPROFILE_TEST_PG`` environment variable), loaded once into PostgreSQL and calibrated from
@@ -48,8 +52,10 @@ from bench_core import CHECK
 from checkprofile import (
     Answer,
     ChoiceAnswer,
+    ModelCall,
     RubricAnswer,
     Submission,
+    Usage,
     YesNoAnswer,
     combine,
     error_verdict,
@@ -87,16 +93,37 @@ def _answers(rng: random.Random) -> tuple[Answer, ...]:
     )
 
 
-def _verdict(rng: random.Random, at: datetime) -> dict[str, Any]:
-    """A verdict record made by the library itself (to be keyed for its case)."""
+def _calls(rng: random.Random, attempts: int) -> tuple[ModelCall, ...]:
+    """What each attempt cost, as a provider reports it: tokens (the cached ones not always)
+    and one request id."""
+    return tuple(
+        ModelCall(
+            seconds=round(rng.uniform(0.2, 4.0), 6),
+            questions=3,
+            usage=Usage(
+                input_tokens=rng.randint(800, 4000),
+                output_tokens=rng.randint(5, 60),
+                cached_tokens=rng.choice((None, 0, 512, 1024)),
+                request_ids=(f"req_{rng.getrandbits(96):024x}",),
+            ),
+        )
+        for _ in range(attempts)
+    )
+
+
+def _verdict(rng: random.Random, at: datetime, *, calls: bool = False) -> dict[str, Any]:
+    """A verdict record made by the library itself (to be keyed for its case); with
+    ``calls``, it keeps what each attempt cost."""
     if rng.random() < 0.015:  # the evaluator did not answer
         outcome = outcome_for(
-            error_verdict(CHECK, model="example-evaluator-1", at=at, advisory=True)
+            error_verdict(CHECK, model="example-evaluator-1", at=at, advisory=True),
+            attempts=2,
+            calls=_calls(rng, 2) if calls else (),
         )
     else:
         answers = _answers(rng)
         verdict = combine(CHECK, answers, model="example-evaluator-1", at=at, advisory=True)
-        outcome = outcome_for(verdict, answers=answers)
+        outcome = outcome_for(verdict, answers=answers, calls=_calls(rng, 1) if calls else ())
     submission = Submission({"vendor": "any"})
     record = verdict_record(outcome, run_id="any", step_id=STEP, submission=submission)
     return record.to_json()
@@ -114,11 +141,13 @@ def _dump(data: dict[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=True, separators=(",", ":")) + "\n"
 
 
-def generate(folder: Path, lines: int, replicas: int) -> list[Path]:
-    """About ``lines`` records in ``replicas`` files under ``folder`` (made once, then kept)."""
+def generate(folder: Path, lines: int, replicas: int, *, calls: bool = False) -> list[Path]:
+    """About ``lines`` records in ``replicas`` files under ``folder`` (made once, then kept);
+    with ``calls``, each verdict keeps its calls."""
     files = [folder / f"replica-{r}.jsonl" for r in range(replicas)]
     done = folder / "done"
-    if done.exists() and done.read_text() == f"{lines} {replicas}":
+    made = f"{lines} {replicas}" + (" calls" if calls else "")
+    if done.exists() and done.read_text() == made:
         return files
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(lines)
@@ -132,7 +161,7 @@ def generate(folder: Path, lines: int, replicas: int) -> list[Path]:
         key = _sha(json.dumps([run, STEP, digest], separators=(",", ":")))
         at = START + n * step
         record = {
-            **_verdict(rng, at.replace(microsecond=0)),
+            **_verdict(rng, at.replace(microsecond=0), calls=calls),
             "key": key,
             "run": run,
             "submission_sha256": digest,
@@ -180,7 +209,7 @@ def generate(folder: Path, lines: int, replicas: int) -> list[Path]:
     for path in files:
         for number, _ in zip(range(50), iter_records(path), strict=False):
             assert number >= 0
-    done.write_text(f"{lines} {replicas}")
+    done.write_text(made)
     return files
 
 
@@ -328,6 +357,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--replicas", type=int, default=4)
     parser.add_argument("--dir", type=Path, default=Path("/tmp/checkprofile-bench-calibrate"))
     parser.add_argument("--month", action="store_true")
+    parser.add_argument(
+        "--calls", action="store_true", help="verdict records keep each attempt's calls"
+    )
     parser.add_argument("--db", default=os.environ.get("CHECKPROFILE_TEST_PG"))
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument(
@@ -345,7 +377,8 @@ def main(argv: list[str]) -> int:
     )
     first: float | None = None
     for lines in sizes:
-        files = generate(args.dir / str(lines), lines, args.replicas)
+        folder = args.dir / (f"{lines}-calls" if args.calls else str(lines))
+        files = generate(folder, lines, args.replicas, calls=args.calls)
         count = floor(files)  # warm the page cache
         repeat = args.repeat if lines <= 100_000 else max(1, args.repeat // 3)
         base, cost = timed(

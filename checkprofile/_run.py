@@ -163,15 +163,23 @@ def outcome_for(
 
 
 async def ask_evaluator(
-    evaluator: Evaluator, bundle: Bundle
+    evaluator: Evaluator, bundle: Bundle, *, quiet: bool = False
 ) -> tuple[str | None, list[Answer | Failure]]:
     """Ask once and read the reply strictly: one entry per question of ``bundle.check``, each
     a fitting answer or a :class:`Failure`. Returns the model that answered (``None`` when the
-    evaluator raised or misreported it) and the entries. Raises :class:`TypeError` when
-    ``evaluator`` is not an evaluator or ``bundle`` is not a :class:`Bundle`."""
+    evaluator raised or misreported it) and the entries. ``quiet``: log nothing and trace
+    nothing, for an evaluator that asks another within its own call and gives what came of it
+    in its reply (the check that called it then reports each failure once). Raises
+    :class:`TypeError` when ``evaluator`` is not an evaluator, ``bundle`` is not a
+    :class:`Bundle` or ``quiet`` is not a bool."""
     configured = _evaluator_model(evaluator)
     if type(bundle) is not Bundle:
         raise TypeError(f"ask_evaluator takes a Bundle (see build_bundle), got {show(bundle)}")
+    if type(quiet) is not bool:
+        raise TypeError(f"quiet must be true or false (a bool), got {show(quiet)}")
+    if quiet:
+        model, entries, _ = await _reply_of(evaluator, bundle, configured, log=False)
+        return model, entries
     model, entries, _ = await _ask(evaluator, bundle, configured)
     return model, entries
 
@@ -222,9 +230,13 @@ DEFAULT_OPERATION = "evaluate"
 
 
 def _operation(evaluator: object) -> str:
-    """The evaluator's ``gen_ai.operation.name``: its class's ``operation_name`` when that is
-    a short plain name, else :data:`DEFAULT_OPERATION`."""
-    named = getattr(type(evaluator), "operation_name", None)
+    """The evaluator's ``gen_ai.operation.name``: its ``operation_name`` (a class attribute, or
+    a wrapper's property naming its inner evaluator's) when that is a short plain name, else
+    :data:`DEFAULT_OPERATION`."""
+    try:  # an evaluator's own __getattr__ may raise anything: it then names none
+        named = getattr(evaluator, "operation_name", None)
+    except Exception:
+        named = None
     if type(named) is str and 0 < len(named) <= 64 and named.isascii() and named.isprintable():
         return named
     return DEFAULT_OPERATION
@@ -246,8 +258,9 @@ def _usage_text(usage: Usage | None) -> str:
 
 
 async def _reply_of(
-    evaluator: Evaluator, bundle: Bundle, configured: str
+    evaluator: Evaluator, bundle: Bundle, configured: str, *, log: bool = True
 ) -> tuple[str | None, list[Answer | Failure], Usage | None]:
+    """The reply of one call, read strictly, and its usage; each failure logged (``log``)."""
     count = len(bundle.check)
     try:
         reply = await evaluator.answer(bundle)
@@ -257,21 +270,24 @@ async def _reply_of(
             error.reason, error_text(error, named=False), error.retry_after, exception=error
         )
         entries: list[Answer | Failure] = [failure] * count
-        _log_failures(configured, bundle.check, entries)
+        if log:
+            _log_failures(configured, bundle.check, entries)
         return None, entries, None
     except Exception as error:  # an evaluator that crashes has not answered; never a verdict
         # A defect of the evaluator (the host's own, often): kept on the failure and logged
         # with its traceback, so it is seen, never mistaken for a model's refusal.
-        _log.error(
-            "the evaluator %s raised %s; its questions count as not answered",
-            show(configured),
-            error_text(error),
-            exc_info=error,
-        )
+        if log:
+            _log.error(
+                "the evaluator %s raised %s; its questions count as not answered",
+                show(configured),
+                error_text(error),
+                exc_info=error,
+            )
         detail = f"the evaluator raised {error_text(error)}"
         return None, [Failure("unknown", detail, exception=error)] * count, None
     model, entries = _entries_of(reply, bundle.check)
-    _log_failures(configured, bundle.check, entries)
+    if log:
+        _log_failures(configured, bundle.check, entries)
     # Usage is what the host said it cost, kept only as the type that checked its figures.
     usage = getattr(reply, "usage", None) if type(reply) is Reply else None
     known = type(usage) is Usage and (usage.reported or bool(usage.request_ids))

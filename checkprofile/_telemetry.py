@@ -26,7 +26,7 @@ from ._verdict import Answer, ChoiceAnswer, Failure, RubricAnswer, Verdict
 
 if TYPE_CHECKING:
     from ._run import Outcome
-    from ._usage import ModelCall
+    from ._usage import ModelCall, Usage
 
 __all__ = ["CAPTURE_ENV", "EVALUATION_EVENT", "Telemetry", "evaluation_name", "telemetry"]
 
@@ -108,6 +108,30 @@ class Telemetry:
                 span.set_attribute("gen_ai.request.model", model)
             yield span
 
+    @contextmanager
+    def request_span(self, operation: str, model: str) -> Iterator[Any]:
+        """The span of one request an evaluator's call makes, when it makes several (the chat
+        fallback asks each question on its own): a child of the call's span, so each request
+        keeps its own ``gen_ai.response.id``."""
+        with self.tracer.start_as_current_span(f"{operation} {model}") as span:
+            if span.is_recording():
+                span.set_attribute("gen_ai.operation.name", operation)
+                span.set_attribute("gen_ai.request.model", model)
+            yield span
+
+    def requested(self, span: Any, model: str | None, entry: object, usage: Usage | None) -> None:
+        """What one request says on its span: the model that answered, its tokens and its
+        id as the host reported them, ``error.type`` when it gave no answer. Its metrics are
+        its call's (:meth:`called`), so nothing is counted twice."""
+        if not span.is_recording():
+            return
+        if model is not None:
+            span.set_attribute("gen_ai.response.model", model)
+        _usage_attributes(span, usage)
+        if type(entry) is Failure:
+            span.set_attribute("error.type", entry.reason)
+            span.set_status(self._trace.StatusCode.ERROR, entry.reason)
+
     def called(
         self,
         span: Any,
@@ -130,16 +154,7 @@ class Telemetry:
             attributes["error.type"] = error
         if span.is_recording():
             span.set_attributes(attributes)
-            if usage is not None:
-                if usage.input_tokens is not None:
-                    span.set_attribute("gen_ai.usage.input_tokens", usage.input_tokens)
-                if usage.output_tokens is not None:
-                    span.set_attribute("gen_ai.usage.output_tokens", usage.output_tokens)
-                if usage.cached_tokens is not None:
-                    span.set_attribute("gen_ai.usage.cache_read.input_tokens", usage.cached_tokens)
-                if usage.request_ids:
-                    span.set_attribute("gen_ai.response.id", usage.request_ids[0])
-                    span.set_attribute("checkprofile.request_ids", list(usage.request_ids))
+            _usage_attributes(span, usage)
             if error is not None:
                 span.set_status(self._trace.StatusCode.ERROR, error)
         self.duration.record(call.seconds, attributes)
@@ -203,6 +218,25 @@ class Telemetry:
         except TypeError:  # an API whose log records have no event name: say it as attribute
             record = self._record(attributes={"event.name": EVALUATION_EVENT, **attributes})
         self._events.emit(record)
+
+
+def _usage_attributes(span: Any, usage: Usage | None) -> None:
+    """A span's usage attributes: each token figure the host reported, and its response id
+    when the span stands for one request (a call of several requests lists them all in
+    ``checkprofile.request_ids``; each has its own span, :meth:`Telemetry.request_span`)."""
+    if usage is None:
+        return
+    for name, count in (
+        ("gen_ai.usage.input_tokens", usage.input_tokens),
+        ("gen_ai.usage.output_tokens", usage.output_tokens),
+        ("gen_ai.usage.cache_read.input_tokens", usage.cached_tokens),
+    ):
+        if count is not None:
+            span.set_attribute(name, count)
+    if len(usage.request_ids) == 1:
+        span.set_attribute("gen_ai.response.id", usage.request_ids[0])
+    if usage.request_ids:
+        span.set_attribute("checkprofile.request_ids", list(usage.request_ids))
 
 
 def _real(provider: object) -> bool:

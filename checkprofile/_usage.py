@@ -14,13 +14,21 @@ read its input, so usage whose input count is ``0`` is read as not reported
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
 from ._convert import is_blank, is_finite, show
 
-__all__ = ["MAX_TOKENS", "ModelCall", "Usage", "call_from_json", "reported_usage", "total_usage"]
+__all__ = [
+    "MAX_TOKENS",
+    "ModelCall",
+    "Usage",
+    "call_from_json",
+    "recorded_call",
+    "reported_usage",
+    "total_usage",
+]
 
 #: The largest token count kept (10**12): beyond it a figure is a host's mistake, not usage.
 MAX_TOKENS = 10**12
@@ -197,16 +205,42 @@ def call_from_json(data: object) -> ModelCall:
     unknown = sorted(str(key) for key in data if key not in _CALL_KEYS)
     if unknown:
         raise ValueError(f"a call has no key {show(unknown[0])}")
-    seconds, questions = data.get("seconds"), data.get("questions")
+    return recorded_call(
+        data.get("seconds"),
+        data.get("questions"),
+        data.get("input_tokens"),
+        data.get("output_tokens"),
+        data.get("cached_tokens"),
+        data.get("request_ids", []),
+        usage=len(data) > 2,
+    )
+
+
+def recorded_call(
+    seconds: object,
+    questions: object,
+    input_tokens: object,
+    output_tokens: object,
+    cached_tokens: object,
+    request_ids: object,
+    *,
+    usage: bool,
+) -> ModelCall:
+    """The :class:`ModelCall` a record's call holds (``usage``: it holds any usage figure or
+    request id). Raises :class:`ValueError` naming the value that is wrong. What both readings
+    of the audit trail make of a call (:func:`call_from_json` and the fast one)."""
     if not (is_finite(seconds) and 0 <= seconds < 10**9):
         raise ValueError(f"a call's seconds must be a number >= 0, got {show(seconds)}")
     if type(questions) is not int or not 0 < questions <= 10**6:
         raise ValueError(f"a call's questions must be a whole number > 0, got {show(questions)}")
-    ids = data.get("request_ids", [])
-    if type(ids) is not list:
-        raise ValueError(f"a call's request_ids must be a list, got {show(ids)}")
-    figures: dict[str, Any] = {
-        name: data.get(name) for name in ("input_tokens", "output_tokens", "cached_tokens")
-    }
-    usage = Usage(request_ids=ids, **figures) if len(data) > 2 else None
-    return ModelCall(seconds=float(seconds), questions=questions, usage=usage)
+    if type(request_ids) is not list:
+        raise ValueError(f"a call's request_ids must be a list, got {show(request_ids)}")
+    reported = None
+    if usage:
+        reported = Usage(
+            input_tokens=cast("int | None", input_tokens),
+            output_tokens=cast("int | None", output_tokens),
+            cached_tokens=cast("int | None", cached_tokens),
+            request_ids=request_ids,
+        )
+    return ModelCall(seconds=float(seconds), questions=questions, usage=reported)

@@ -35,6 +35,7 @@ from checkprofile import (
     run_check,
     run_check_sync,
 )
+from checkprofile.adapters import cache as cache_module
 from checkprofile.adapters.cache import (
     CacheStore,
     CachingEvaluator,
@@ -163,6 +164,61 @@ def test_an_evaluator_names_what_else_shapes_its_requests() -> None:
     assert cache_key(Configured("host-a"), bundle()) != cache_key(Configured("host-b"), bundle())
 
 
+def test_the_order_of_a_choices_names_is_part_of_the_key() -> None:
+    # The evaluator is shown the names in the check's order (a chat model reads them as
+    # A, B, ...): two checks that differ only in that order ask different questions.
+    other = parse_check(
+        [
+            {"ask": ATTACHED},
+            {
+                "ask": WHAT,
+                "one_of": {"hedges": "Hedges.", "states": "States it."},
+                "pass": ["states"],
+            },
+            {"ask": HOW, "levels": ["None.", "One.", "Both."], "pass": 2},
+        ]
+    )
+    assert other.to_json() == CHECK.to_json()  # equal as JSON objects: only the order differs
+    inner = scripted()
+    assert cache_key(inner, bundle(check=other)) != cache_key(inner, bundle())
+    cache = CachingEvaluator(inner, MemoryStore())
+    run(cache)
+    run(cache, check=other)
+    assert len(inner.calls) == 2  # asked again, not answered from the other order's entry
+
+
+def test_a_cache_file_past_the_bound_is_a_miss_never_read(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A file far larger than any entry (sparse: no disk is used) is refused by its size
+    # before a byte of it is read, as every file checkprofile reads whole.
+    inner = scripted()
+    path = DirectoryStore(tmp_path).path(cache_key(inner, bundle()))
+    with path.open("wb") as file:
+        file.truncate(cache_module._ENTRY_BYTES + 1)
+    with caplog.at_level(logging.WARNING, logger="checkprofile.adapters.cache"):
+        outcome = run(CachingEvaluator(inner, tmp_path))
+    assert outcome.verdict.verdict == "pass" and len(inner.calls) == 1
+    assert "cannot be read, treated as a miss" in caplog.text
+    assert f"larger than {cache_module._ENTRY_BYTES:,} bytes" in caplog.text
+
+
+def test_an_inner_failure_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    # The replay answers two questions from the store and asks the inner evaluator the third,
+    # which fails: one warning for each attempt that left it unanswered, not one more for the
+    # cache's own ask.
+    inner = scripted({**ANSWERS, WHAT: Failure("timeout", "slow")})
+    cache = CachingEvaluator(inner, MemoryStore())
+    run(cache)
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="checkprofile"):
+        again = run(cache)
+    assert again.attempts == 2
+    warned = [record for record in caplog.records if record.levelno >= logging.WARNING]
+    assert len(warned) == 2, [record.getMessage() for record in warned]
+    assert all("did not answer 1 of" in record.getMessage() for record in warned)
+
+
 # -- failures are never kept -----------------------------------------------------------------
 
 
@@ -239,7 +295,7 @@ def test_a_directory_store_keeps_one_file_per_key_and_no_temporary_files(tmp_pat
 
 def entry_text(inner: ScriptedEvaluator, **overrides: Any) -> str:
     entry = {
-        "format": "checkprofile-cache-1",
+        "format": "checkprofile-cache-2",
         "key": cache_key(inner, bundle()),
         "model": "judge-v1",
         "answers": {"0": {"p": 0.99}, "1": {"name": "states", "confidence": 0.9}},
@@ -250,7 +306,7 @@ def entry_text(inner: ScriptedEvaluator, **overrides: Any) -> str:
 
 CORRUPT: list[Any] = [
     pytest.param(lambda inner: "", id="empty"),
-    pytest.param(lambda inner: '{"format": "checkprofile-cache-1", "ke', id="torn"),
+    pytest.param(lambda inner: '{"format": "checkprofile-cache-2", "ke', id="torn"),
     pytest.param(lambda inner: b"\xff\xfe\x00garbage", id="not-utf-8"),
     pytest.param(lambda inner: "[]", id="not-an-object"),
     pytest.param(lambda inner: "[" * 100_000, id="deeply-nested"),

@@ -339,6 +339,10 @@ CALLS: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
         (V,),
     ),
     "ask_evaluator(bundle)": (lambda v: _sync(ask_evaluator(ScriptedEvaluator(SCRIPT), v)), (T,)),
+    "ask_evaluator(quiet)": (
+        lambda v: _sync(ask_evaluator(ScriptedEvaluator(SCRIPT), BUNDLE, quiet=v)),
+        (T,),
+    ),
     # process files
     "read_process": (read_process, (ProcessError, T)),
     "read_process(ask)": (lambda v: read_process(_process_with(v)), (ProcessError, T)),
@@ -748,6 +752,7 @@ NOT_CALLED: dict[str, str] = {
             "submission_sha256",
             "verdict_record",
             "Calibration",
+            "CallCost",
             "Case",
             "CheckCalibration",
             "CheckCases",
@@ -757,6 +762,7 @@ NOT_CALLED: dict[str, str] = {
             "Figures",
             "QuestionCalibration",
             "Thresholds",
+            "TokenTotal",
             "calibrate_cases",
             "calibration_html",
             "calibration_text",

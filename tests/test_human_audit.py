@@ -36,8 +36,10 @@ from checkprofile import (
     ChoiceAnswer,
     Evidence,
     Failure,
+    ModelCall,
     RubricAnswer,
     Submission,
+    Usage,
     YesNoAnswer,
     build_bundle,
     canonical_json,
@@ -47,6 +49,7 @@ from checkprofile import (
     outcome_for,
     parse_check,
 )
+from checkprofile._convert import is_blank
 from checkprofile.errors import MaterialError, VerdictError
 from checkprofile.human import (
     AUDIT_FORMAT,
@@ -725,16 +728,43 @@ def paths_of(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
+# Request ids as hosts write them, and as a hostile one may: a leading colon (a key's mark in
+# a line), quotes and backslashes (escaped in the line), braces and brackets, other scripts,
+# whitespace inside, the longest an id may be.
+request_ids = st.sampled_from(
+    ["req_1", ":x", 'a"b', "a\\b", '{"seconds":1}', "]", "é", "a b", "\u2028x", "x" * 256]
+) | st.text(min_size=1, max_size=6).filter(lambda text: bool(text.strip()) and not is_blank(text))
+figures = st.none() | st.sampled_from([0, 1, 10**12]) | st.integers(0, 10**6)
+usages = st.builds(
+    Usage,
+    input_tokens=figures,
+    output_tokens=figures,
+    cached_tokens=figures,
+    request_ids=st.lists(request_ids, max_size=3).map(tuple),
+)
+#: Each attempt's call as the audit trail keeps it: its wall time (to the microsecond), the
+#: questions asked, what it cost (or nothing reported).
+model_calls = st.builds(
+    ModelCall,
+    seconds=st.sampled_from([0.0, 1e-06, 2.5, 1e8]) | st.floats(0, 100).map(lambda s: round(s, 6)),
+    questions=st.integers(1, 3),
+    usage=st.none() | usages,
+)
+
+
 @st.composite
 def verdict_records(draw: st.DrawFn) -> dict[str, Any]:
     answers = draw(distributed_answers)
     advisory = draw(st.booleans())
+    # No calls (a record written before they were kept), or one per attempt.
+    made = tuple(draw(model_calls) for _ in range(draw(st.integers(0, 2))))
+    attempts = max(len(made), 1)
     if draw(st.integers(0, 9)) == 0:
         verdict = error_verdict(CHECK, model=MODEL, at=AT, advisory=advisory)
-        outcome = outcome_for(verdict)
+        outcome = outcome_for(verdict, attempts=attempts, calls=made)
     else:
         verdict = combine(CHECK, answers, model=MODEL, at=AT, advisory=advisory)
-        outcome = outcome_for(verdict, answers=answers)
+        outcome = outcome_for(verdict, answers=answers, attempts=attempts, calls=made)
     record = verdict_record(outcome, run_id=RUN, step_id=STEP, submission=SUBMISSION)
     return round_trip(record.to_json())  # type: ignore[no-any-return]
 

@@ -22,7 +22,15 @@ from hypothesis import strategies as st
 from test_human_audit import SUBMISSION, json_leaves, nearby_values, paths_of, verdict_records
 from test_human_records import CHECK, MODEL, RUN, SCRIPTS, STEP, make_outcome
 
-from checkprofile import RubricAnswer, Verdict, canonical_json, format_at
+from checkprofile import (
+    ModelCall,
+    RubricAnswer,
+    Usage,
+    Verdict,
+    canonical_json,
+    format_at,
+    outcome_for,
+)
 from checkprofile._convert import is_blank
 from checkprofile.errors import VerdictError
 from checkprofile.human import (
@@ -216,6 +224,25 @@ def test_the_fast_path_takes_the_lines_a_writer_writes() -> None:
     assert isinstance(read_decision, DecisionFacts) and read_decision.record() == decision
 
 
+def test_a_verdict_line_with_its_calls_is_read_without_parsing_its_json(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A line that keeps its calls is read by the writer's layout too, not by parsing what
+    # follows the check as JSON (which cost it nearly twice the time of a line without).
+    from checkprofile.human._audit_fast import VerdictFacts
+
+    reader = seasoned()
+
+    def no_parse(decoder: json.JSONDecoder, text: str, *args: Any) -> Any:
+        raise AssertionError(f"parsed as JSON: {text[:40]}")
+
+    monkeypatch.setattr(json.JSONDecoder, "decode", no_parse)
+    monkeypatch.setattr(json.JSONDecoder, "raw_decode", no_parse)
+    read = reader.read("a", 2, record_line(COSTED)[:-1])
+    assert isinstance(read, VerdictFacts) and read.record() == COSTED
+    assert read.calls == COSTED.calls and read.calls[0].usage is not None
+
+
 @pytest.mark.parametrize("space", [" ", "\t", "\r"])
 @pytest.mark.parametrize("kind", ["verdict", "decision"])
 def test_a_key_written_twice_is_refused_though_whitespace_hides_one(kind: str, space: str) -> None:
@@ -265,6 +292,7 @@ NEARBY: list[Any] = [
     "returned", "failed", "note", ":x", "\u2028", "\t", "states", "hedges", "2026-11-01T00:00:00Z",
     "2026-11-01T00:00:00.5Z", "2026-02-30T00:00:00Z", "2026-11-01T00:00:00z", [[0, 1]], {"a": 1},
     {"source": "native"}, [["states", 1]], [[2, 1.0]], [[2, 0.5], [1, 0.5]], "complete", 3,
+    10**12, 10**12 + 1, 10**6 + 1, 1e9, -1.0, ["x"], [" "], [":x"], ["x", "x"], [""],
 ]  # fmt: skip
 
 UNSURE = verdict_record(
@@ -272,9 +300,33 @@ UNSURE = verdict_record(
     run_id=RUN,
     step_id=STEP,
 )
+# A verdict that kept what its two attempts cost: every figure and an id, and nothing reported.
+COSTED = verdict_record(
+    outcome_for(
+        UNSURE.verdict,
+        attempts=2,
+        answers=make_outcome(
+            {**SCRIPTS["unsure"], SPEC_RUBRIC_ASK: RubricAnswer(1, 0.9, source="native")}
+        ).answers,
+        calls=(
+            ModelCall(
+                seconds=1.25,
+                questions=3,
+                usage=Usage(
+                    input_tokens=1200, output_tokens=9, cached_tokens=1024, request_ids=("req-1",)
+                ),
+            ),
+            ModelCall(seconds=0.5, questions=1),
+        ),
+    ),
+    run_id=RUN,
+    step_id=STEP,
+    submission=SUBMISSION,
+)
 SAMPLES: dict[str, AuditRecord] = {
     "a verdict": UNSURE,
     "a verdict that passed": GOOD,
+    "a verdict with its calls": COSTED,
     "a completed decision": decision_record(
         Completed(by="pat", at=AT), run_id=RUN, step_id=STEP, submission=SUBMISSION
     ),

@@ -29,8 +29,10 @@ from checkprofile import (
     Answer,
     Check,
     ChoiceAnswer,
+    ModelCall,
     RubricAnswer,
     Submission,
+    Usage,
     YesNoAnswer,
     combine,
     error_verdict,
@@ -54,11 +56,13 @@ from checkprofile.human._audit_sources import _lines
 from checkprofile.human._calibrate import (
     GRID,
     Calibration,
+    CallCost,
     Case,
     CheckCases,
     Figures,
     Person,
     Thresholds,
+    TokenTotal,
     calibrate,
     calibrate_cases,
 )
@@ -452,6 +456,109 @@ def test_the_report_is_plain_json(hand_records: Path) -> None:
     assert data["checks"][0]["questions"][1]["suggested"] == {"confidence": 0.6}
     assert q1["at_current"]["confusion"] == matrix((3, 1), (0, 3), (2, 1))
     assert q1["curve_of"] == "pass" and len(q1["curve"]) == 101 - 61
+
+
+# --- what the check's model calls cost -------------------------------------------------------
+
+
+def costed(
+    path: Path,
+    run: str,
+    calls: Sequence[ModelCall],
+    answers: Sequence[Answer] | None,
+    *,
+    step: str = "review",
+) -> None:
+    """A verdict that keeps ``calls`` (an error verdict when ``answers`` is None), and the
+    person's decision on it."""
+    submission = Submission({"report": run})
+    verdict = (
+        error_verdict(HAND_CHECK, model="m", at=AT, advisory=True)
+        if answers is None
+        else combine(HAND_CHECK, answers, model="m", at=AT, advisory=True)
+    )
+    outcome = outcome_for(verdict, attempts=max(len(calls), 1), calls=tuple(calls))
+    recorder = JsonLinesRecorder(path)
+    recorder.record(verdict_record(outcome, run_id=run, step_id=step, submission=submission))
+    recorder.record(decision_record(ACCEPT, run_id=run, step_id=step, submission=submission))
+
+
+def test_the_report_sums_the_checks_calls_and_tokens_from_the_trail(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    yes = (YesNoAnswer(0.95), ChoiceAnswer("states", 0.9))
+    full = Usage(input_tokens=1000, output_tokens=10, cached_tokens=800, request_ids=("r-1",))
+    costed(path, "run-1", [ModelCall(seconds=1.5, questions=2, usage=full)], yes)
+    # An error verdict cost its two attempts too: one reported input tokens only, one nothing.
+    costed(
+        path,
+        "run-2",
+        [
+            ModelCall(seconds=2.0, questions=2, usage=Usage(input_tokens=500)),
+            ModelCall(seconds=1.0, questions=2),
+        ],
+        None,
+    )
+    record(path, HAND_CHECK, yes, ACCEPT, run="run-3")  # written before calls were kept
+    # Another step whose host reports no usage at all: not reported, never 0 tokens.
+    costed(path, "run-4", [ModelCall(seconds=0.25, questions=2)], yes, step="other")
+    copy = path.read_text().splitlines(keepends=True)[0]
+    with path.open("a") as file:
+        file.write(copy)  # a replica wrote run-1's verdict too: it cost its call once
+
+    report = calibrate(path, min_cases=1)
+    review, other = report.checks
+    assert review.cost == CallCost(
+        verdicts=3,
+        without_calls=1,
+        calls=3,
+        seconds=4.5,
+        input_tokens=TokenTotal(total=1500, not_reported=1),
+        output_tokens=TokenTotal(total=10, not_reported=2),
+        cached_tokens=TokenTotal(total=800, not_reported=2),
+    )
+    nothing = TokenTotal(total=0, not_reported=1)
+    assert other.cost == CallCost(
+        verdicts=1,
+        calls=1,
+        seconds=0.25,
+        input_tokens=nothing,
+        output_tokens=nothing,
+        cached_tokens=nothing,
+    )
+    assert report.cost is not None and (report.cost.verdicts, report.cost.calls) == (4, 4)
+    assert report.cost.input_tokens == TokenTotal(total=1500, not_reported=2)
+
+    text = " ".join(calibration_text(report).split())
+    assert (
+        "Model calls: 3 model calls for 3 verdicts (1 verdict kept no calls): 4.5 s of model"
+        " time; 1,500 input tokens (1 call not reported), 10 output tokens (2 calls not"
+        " reported), 800 cached input tokens (2 calls not reported)."
+    ) in text
+    assert (
+        "Model calls: 1 model call for 1 verdict: 0.2 s of model time; input tokens not"
+        " reported, output tokens not reported, cached input tokens not reported."
+    ) in text
+    assert "Model calls, every verdict read: 4 model calls for 4 verdicts" in text
+    data = json.loads(json.dumps(report.to_json()))
+    assert data["checks"][0]["cost"] == {
+        "verdicts": 3,
+        "without_calls": 1,
+        "calls": 3,
+        "seconds": 4.5,
+        "input_tokens": {"total": 1500, "not_reported": 1},
+        "output_tokens": {"total": 10, "not_reported": 2},
+        "cached_tokens": {"total": 800, "not_reported": 2},
+    }
+    assert data["cost"]["calls"] == 4
+    page = calibration_html(report)
+    assert "<p>Model calls: 3 model calls for 3 verdicts (1 verdict kept no calls)" in page
+
+
+def test_a_trail_without_calls_says_nothing_of_them(hand_records: Path) -> None:
+    report = hand_calibration(hand_records)
+    assert report.cost is not None and report.cost.calls == 0
+    assert report.cost.without_calls == report.cost.verdicts == len(HAND)
+    assert "Model calls" not in calibration_text(report)
 
 
 # --- the sweep is the core's grading ----------------------------------------------------------

@@ -185,7 +185,7 @@ def test_recording_writes_what_was_answered_and_replay_gives_it_back(host: pytes
     recorded.stdout.fnmatch_lines(["cassettes/test_host/screening.json: 2 asked, 0 replayed"])
     text = cassette(host).read_text(encoding="utf-8")
     saved = json.loads(text)
-    assert saved["format"] == "checkprofile-cassette-1"
+    assert saved["format"] == "checkprofile-cassette-2"
     keys = [entry["key"] for entry in saved["entries"]]
     assert keys == sorted(keys)
     entry = next(e for e in saved["entries"] if len(e["questions"]) == 2)
@@ -324,7 +324,9 @@ def entry_text(text: str, ask: str) -> str:
     [found] = [
         entry for entry in entries if f'"ask": "{ask}"' in entry and entry.count('"ask"') == 1
     ]
-    return found
+    # Up to the line that closes it: what follows (a comma, or the end of the list when the
+    # entry is the last by key) is the file's, not the entry's.
+    return found.split("\n    }", 1)[0]
 
 
 def test_a_partial_run_keeps_what_the_tests_it_skipped_recorded(host: pytest.Pytester) -> None:

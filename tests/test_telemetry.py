@@ -4,6 +4,7 @@ is imported."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -11,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+import attrs
 import pytest
 
 pytest.importorskip("opentelemetry.sdk")
@@ -37,6 +39,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from checkprofile.adapters.cache import CachingEvaluator
 from checkprofile.adapters.openai_chat import ChatEvaluator
 from checkprofile.adapters.openai_decisions import DecisionsEvaluator
 from checkprofile.adapters.systemone import SystemOneEvaluator
@@ -87,6 +90,15 @@ def points(name: str) -> list[Any]:
     return found
 
 
+def children(spans: list[Any], parent: Any) -> list[Any]:
+    """The spans whose parent is ``parent``, in the order they ended."""
+    return [
+        span
+        for span in spans
+        if span.parent is not None and span.parent.span_id == parent.context.span_id
+    ]
+
+
 def _run(kind: str, server: LoopbackServer) -> Any:
     if kind == "systemone":
         server.default = systemone()
@@ -115,8 +127,7 @@ def test_a_check_is_a_span_with_a_child_per_model_call_and_an_event_per_question
     assert outcome.verdict.verdict == "pass"
     spans = finished_spans()
     (check,) = [span for span in spans if span.name == "check"]
-    (call,) = [span for span in spans if span.name != "check"]
-    assert call.parent is not None and call.parent.span_id == check.context.span_id
+    (call,) = children(spans, check)
     requested = outcome.verdict.model if kind != "chat" else response_model
     assert call.name == f"{operation} {call.attributes['gen_ai.request.model']}"
     assert call.attributes["gen_ai.operation.name"] == operation
@@ -166,6 +177,63 @@ def test_usage_on_spans_and_metrics_equals_what_the_host_reported(
         if p.attributes["gen_ai.operation.name"] == "system_one"
     ]
     assert durations and durations[0].count >= 1
+
+
+def test_each_request_of_a_chat_call_is_a_span_with_its_own_response_id(
+    loopback: LoopbackServer,
+) -> None:
+    # The chat fallback asks each question in a request of its own: one attempt, three
+    # requests, three ids. Each request is a child span of the attempt's, with its id.
+    answer = chat()
+    numbers = itertools.count(1)
+
+    def respond(request: Any) -> Scripted:
+        return attrs.evolve(answer(request), headers={"x-request-id": f"req-{next(numbers)}"})
+
+    loopback.default = respond
+    evaluator = ChatEvaluator("judge", base_url=loopback.url + "/v1", api_key="k")
+    outcome = run_example_check(evaluator)
+    assert outcome.verdict.verdict == "pass"
+    (usage,) = [call.usage for call in outcome.calls]
+    assert usage is not None and sorted(usage.request_ids) == ["req-1", "req-2", "req-3"]
+    spans = finished_spans()
+    (check,) = [span for span in spans if span.name == "check"]
+    (call,) = children(spans, check)
+    # The attempt names every request; no one id stands for all three.
+    assert "gen_ai.response.id" not in call.attributes
+    assert list(call.attributes["checkprofile.request_ids"]) == list(usage.request_ids)
+    requests = children(spans, call)
+    assert sorted(span.attributes["gen_ai.response.id"] for span in requests) == sorted(
+        usage.request_ids
+    )
+    for span in requests:
+        assert span.name == "chat judge"
+        assert span.attributes["gen_ai.operation.name"] == "chat"
+        assert span.attributes["gen_ai.response.model"] == "judge-2026-09-30"
+        assert span.attributes["gen_ai.usage.input_tokens"] == 100
+        assert span.attributes["gen_ai.usage.output_tokens"] == 1
+    # The tokens are counted once, by the attempt: 3 requests of 100 input tokens.
+    assert call.attributes["gen_ai.usage.input_tokens"] == 300
+
+
+def test_a_cached_evaluator_is_traced_as_the_operation_it_caches(
+    loopback: LoopbackServer, tmp_path: Any
+) -> None:
+    loopback.default = chat()
+    inner = ChatEvaluator("judge", base_url=loopback.url + "/v1", api_key="k")
+    outcome = run_example_check(CachingEvaluator(inner, tmp_path))
+    assert outcome.verdict.verdict == "pass"
+    spans = finished_spans()
+    (check,) = [span for span in spans if span.name == "check"]
+    (call,) = children(spans, check)
+    assert call.name == "chat judge"
+    assert call.attributes["gen_ai.operation.name"] == "chat"
+    durations = [
+        p
+        for p in points("gen_ai.client.operation.duration")
+        if p.attributes["gen_ai.request.model"] == "judge"
+    ]
+    assert {p.attributes["gen_ai.operation.name"] for p in durations} == {"chat"}
 
 
 def test_checks_are_counted_by_verdict_action_advisory_and_model(

@@ -253,6 +253,25 @@ def test_a_cassette_replays_what_it_recorded(tmp_path: Path) -> None:
     assert not cassette.save()  # a replay changes nothing, so writes nothing
 
 
+def test_a_cassette_keys_a_choices_names_in_their_order(tmp_path: Path) -> None:
+    # The model is shown "calm" then "angry": a check that lists them the other way round
+    # asks another question, and is not answered from this recording.
+    path = tmp_path / "screening.json"
+    record_into(path)
+    cassette = Cassette(path)  # read back: the file keeps the order its key was made from
+    reordered = parse_check(
+        [
+            {"ask": "Is the report attached?"},
+            {"ask": "Tone?", "one_of": {"angry": "Angry.", "calm": "Calm."}, "pass": ["calm"]},
+        ]
+    )
+    assert reordered.to_json() == CHECK.to_json()  # equal as JSON: only the order differs
+    with pytest.raises(pytest.fail.Exception) as failed:
+        run_check_sync(reordered, material(), cassette.evaluator(), limits=Limits(), now=AT)
+    # The nearest recording differs in the questions: the names' order, shown as a diff.
+    assert "differs in: questions\n" in str(failed.value)
+
+
 def test_a_cassette_miss_fails_the_test_with_what_changed(tmp_path: Path) -> None:
     path = tmp_path / "screening.json"
     record_into(path)
@@ -309,8 +328,8 @@ def entry(data: dict[str, Any]) -> dict[str, Any]:
         pytest.param("[]", None, "the file: a cassette is a JSON object", id="list"),
         pytest.param(
             None,
-            lambda d: d.update(format="checkprofile-cassette-0"),
-            'format: expected "checkprofile-cassette-1", got "checkprofile-cassette-0"',
+            lambda d: d.update(format="checkprofile-cassette-1"),
+            'format: expected "checkprofile-cassette-2", got "checkprofile-cassette-1"',
             id="old-format",
         ),
         pytest.param(None, lambda d: d.update(extra=1), "extra: unknown key", id="unknown-key"),

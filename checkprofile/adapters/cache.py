@@ -3,8 +3,9 @@
 :class:`CachingEvaluator` wraps any evaluator. Its key for a bundle is the SHA-256 of the
 canonical JSON of everything the inner evaluator was given and is configured with: its
 identity (``cache_identity`` when it has one, else its class), its ``model``, the questions
-asked (as the check states them) and the rendered material (instructions, body, the
-submission and run data texts, and what was left out of the run data). Only answers are kept,
+asked (as the check states them, a choice's names in their order) and the rendered material
+(instructions, body, the submission and run data texts, and what was left out of the run
+data). Only answers are kept,
 never failures, and only answers that fit their question; what comes back from the cache is
 checked again as strictly as a provider's response, and anything unreadable is a miss.
 
@@ -43,6 +44,7 @@ from .. import (
     canonical_json,
 )
 from .._convert import is_blank, is_finite, plain_text, show
+from .._files import read_bounded
 from .._log import logger as _logger
 from .._types import is_mapping, is_sequence
 
@@ -61,7 +63,11 @@ logger = _logger("adapters.cache")
 
 #: Names the key's recipe and the entries' layout. A change to either must change it, so an
 #: old entry is a miss rather than misread.
-CACHE_FORMAT: Final = "checkprofile-cache-1"
+CACHE_FORMAT: Final = "checkprofile-cache-2"
+
+# The most bytes of one cache file read: far above the answers of any check (a few hundred
+# bytes a question), so a larger file is not an entry.
+_ENTRY_BYTES: Final = 16 * 1024 * 1024
 
 _KEY: Final = re.compile(r"[0-9a-f]{64}\Z")
 _POSITION: Final = re.compile(r"(?:0|[1-9][0-9]{0,8})\Z")
@@ -119,7 +125,9 @@ class DirectoryStore:
     def get(self, key: str) -> str | None:
         path = self.path(key)
         try:
-            return path.read_text(encoding="utf-8")
+            # Bounded, as every file checkprofile reads: a cache entry holds answers, not
+            # megabytes, so a file past the bound (or one that never ends) is a miss, unread.
+            return read_bounded(path, limit=_ENTRY_BYTES).decode("utf-8")
         except FileNotFoundError:
             return None
         except (OSError, UnicodeDecodeError) as error:
@@ -157,12 +165,16 @@ def _identity(evaluator: object) -> str:
 def cache_key(evaluator: Evaluator, bundle: Bundle) -> str:
     """The key of ``bundle`` asked of ``evaluator``: SHA-256 (hex) of the canonical JSON of
     the evaluator's identity and ``model``, the questions of ``bundle.check`` in order (in
-    full: an evaluator may use any of a question's fields) and the rendered material."""
+    full: an evaluator may use any of a question's fields; a choice's names in their order)
+    and the rendered material."""
     material = {
         "format": CACHE_FORMAT,
         "evaluator": _identity(evaluator),
         "model": evaluator.model,
         "questions": bundle.check.to_json(),
+        # A choice's names in the order the evaluator is shown them: the canonical JSON sorts
+        # the keys of `one_of`, so the questions alone would not tell two orders apart.
+        "choices": [list(q.names) if isinstance(q, ChoiceQuestion) else None for q in bundle.check],
         "instructions": bundle.instructions,
         "body": bundle.body,
         # The exact texts the evaluator is shown, as strings: no re-encoding can blur them.
@@ -217,6 +229,15 @@ class CachingEvaluator:
     def model(self) -> str:
         return self.inner.model
 
+    @property
+    def operation_name(self) -> object:
+        """The inner evaluator's ``operation_name`` (``None`` when it names none): telemetry
+        names a cached evaluator's calls by the operation behind the cache."""
+        try:  # an evaluator's own __getattr__ may raise anything: it then names none
+            return getattr(self.inner, "operation_name", None)
+        except Exception:
+            return None
+
     async def answer(self, bundle: Bundle) -> Reply:
         """The answers of ``bundle.check``: from the store where it holds them, else from
         ``inner`` (and then stored)."""
@@ -238,7 +259,8 @@ class CachingEvaluator:
         if missing:
             # Asked as the core asked it the first time: the subset's own entry has the rest.
             subset = bundle.with_check(bundle.check.select(missing))
-            asked_model, answers = await ask_evaluator(self, subset)
+            # Quietly: the check that asked reports each failure of the reply once.
+            asked_model, answers = await ask_evaluator(self, subset, quiet=True)
             for index, entry in zip(missing, answers, strict=True):
                 entries[index] = entry
             answered = any(not isinstance(entry, Failure) for entry in answers)

@@ -44,6 +44,7 @@ from .. import (
     canonical_json,
 )
 from .._convert import escaped_text, is_blank, is_probability, one_line, plain_scalar, show
+from .._telemetry import telemetry
 from .._types import is_mapping
 from .._usage import total_usage
 from ._common import (
@@ -359,7 +360,19 @@ class ChatEvaluator:
     async def _ask(
         self, client: Any, head: bytes, question: Question
     ) -> tuple[str | None, Answer | Failure, Usage | None]:
-        """The model named, the answer and the usage of one question's request."""
+        """The model named, the answer and the usage of one question's request; with
+        telemetry on, the request is a span of its own (its own response id)."""
+        otel = telemetry()
+        if otel is None:
+            return await self._request(client, head, question)
+        with otel.request_span(self.operation_name, self._model) as span:
+            model, entry, usage = await self._request(client, head, question)
+            otel.requested(span, model, entry, usage)
+        return model, entry, usage
+
+    async def _request(
+        self, client: Any, head: bytes, question: Question
+    ) -> tuple[str | None, Answer | Failure, Usage | None]:
         try:
             last = question_message(question)
         except ValueError as error:  # more answers than labels: this backend cannot ask it

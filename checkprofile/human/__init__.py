@@ -41,6 +41,7 @@ from ._audit_strict import (
 from ._calibrate import (
     MIN_CASES,
     Calibration,
+    CallCost,
     Case,
     CheckCalibration,
     CheckCases,
@@ -50,6 +51,7 @@ from ._calibrate import (
     Figures,
     QuestionCalibration,
     Thresholds,
+    TokenTotal,
     calibrate,
     calibrate_cases,
 )
@@ -104,6 +106,7 @@ __all__ = [  # noqa: RUF022
     "AuditRecord",
     "CHECKPOINT_FORMAT",
     "Calibration",
+    "CallCost",
     "Case",
     "CheckCalibration",
     "CheckCases",
@@ -144,6 +147,7 @@ __all__ = [  # noqa: RUF022
     "StepState",
     "StoreError",
     "Thresholds",
+    "TokenTotal",
     "TornLine",
     "TornLineWarning",
     "VerdictRecord",

@@ -37,6 +37,7 @@ from .._types import is_mapping, of_type
 from .._verdict import Result, answer_problem, worst_of
 from ._audit_sources import Window, open_sources
 from ._audit_strict import TornLine
+from ._calibrate_cost import CallCost, TokenTotal
 from ._calibrate_figures import MIN_CASES, Confusion, Figure, Figures, Person, figures_of
 from ._calibrate_join import SKIP_REASONS, TORN_SHOWN, Case, CheckCases, Join
 from ._calibrate_labels import check_labels, read_labels
@@ -63,6 +64,7 @@ __all__ = [
     "SKIP_REASONS",
     "TORN_SHOWN",
     "Calibration",
+    "CallCost",
     "Case",
     "CheckCalibration",
     "CheckCases",
@@ -74,6 +76,7 @@ __all__ = [
     "QuestionCalibration",
     "Recommendation",
     "Thresholds",
+    "TokenTotal",
     "calibrate",
     "calibrate_cases",
 ]
@@ -84,7 +87,9 @@ class CheckCalibration:
     """One check: the whole verdict's figures ``at_current`` thresholds and ``at_suggested``
     ones (every question at its suggestion), whether those are ``met`` (agreement meets the
     target to trust: its interval's low bound, on enough cases), the ``recommended``
-    thresholds for the whole check with what they promise, and each question's calibration."""
+    thresholds for the whole check with what they promise, and each question's calibration.
+    ``cost``: the model calls of the check's verdict records, summed from the trail
+    (:class:`CallCost`; ``None`` for cases not read from one)."""
 
     name: str
     at_current: Figures
@@ -92,6 +97,7 @@ class CheckCalibration:
     met: bool
     recommended: Recommendation
     questions: tuple[QuestionCalibration, ...]
+    cost: CallCost | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = converter.unstructure(self)
@@ -109,7 +115,8 @@ class Calibration:
     password), the ``labels`` file if any, the window (``since``, ``until``; ``None`` for no
     bound), how many records were read more than once and counted once (``duplicates``), and
     the lines writers left unfinished, skipped: ``torn_lines`` in all, the first
-    :data:`TORN_SHOWN` in ``torn``."""
+    :data:`TORN_SHOWN` in ``torn``; and ``cost``, the model calls of every verdict record read
+    in the window (:class:`CallCost`; ``None`` for a report made from cases)."""
 
     target: float
     min_cases: int
@@ -125,6 +132,7 @@ class Calibration:
     duplicates: int = 0
     torn: tuple[TornLine, ...] = ()
     torn_lines: int = 0
+    cost: CallCost | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The report as plain JSON (``--json``)."""
@@ -201,6 +209,7 @@ def _calibrate_check(group: CheckCases, options: _Options) -> CheckCalibration:
             min_cases=min_cases,
         ),
         questions=tuple(questions),
+        cost=group.cost,
     )
 
 
@@ -381,4 +390,5 @@ def calibrate(
         duplicates=join.duplicates,
         torn=tuple(join.torn),
         torn_lines=join.torn_lines,
+        cost=join.cost(),
     )

@@ -21,11 +21,13 @@ import attrs
 from .._bundle import canonical_json
 from .._check import Check
 from .._convert import show
+from .._usage import ModelCall
 from .._verdict import Answer, recorded_answer
 from ._audit_fast import DecisionFacts, Facts, VerdictFacts
 from ._audit_records import AuditRecord, DecisionRecord, VerdictRecord
 from ._audit_sources import Window, at_order
 from ._audit_strict import TornLine
+from ._calibrate_cost import CallCost, CostTally
 from ._calibrate_figures import Person
 from ._calibrate_labels import check_labels
 from ._calibrate_search import Label
@@ -49,11 +51,13 @@ class Case:
 @attrs.frozen(kw_only=True)
 class CheckCases:
     """The cases of one check: ``name`` says which (a process's step), ``check`` holds the
-    thresholds in force now, and every case answers its questions."""
+    thresholds in force now, and every case answers its questions. ``cost``: the model calls
+    of the check's verdict records, when they were read from a trail (``None``: not known)."""
 
     name: str
     check: Check
     cases: tuple[Case, ...] = attrs.field()
+    cost: CallCost | None = None
 
     @cases.validator
     def _answers_fit(self, _: attrs.Attribute[Any], cases: tuple[Case, ...]) -> None:
@@ -174,6 +178,7 @@ class Join:
         self.submissions: dict[str, _Submission] = {}
         self.groups: dict[tuple[str, str, str], int] = {}
         self.asked: dict[str, str] = {}  # check key -> what it asks
+        self.costs: dict[int, CostTally] = {}  # of each group's verdict records in the window
 
     def add(self, item: AuditRecord | Facts | TornLine, fingerprint: int) -> None:
         self.position += 1
@@ -189,6 +194,7 @@ class Join:
                 item.check,
                 item.check_key,
                 item.answers,
+                item.calls,
             )
         elif isinstance(item, VerdictRecord):
             verdict = item.verdict
@@ -205,6 +211,7 @@ class Join:
                 ()
                 if verdict.verdict == "error"
                 else tuple(map(recorded_answer, verdict.questions)),
+                item.calls,
             )
         elif isinstance(item, DecisionFacts):
             self._decision(item.key, fingerprint, item.at, item.accepted)
@@ -240,6 +247,7 @@ class Join:
         check: Check,
         check_key: str,
         answers: tuple[Answer, ...],
+        calls: tuple[ModelCall, ...],
     ) -> None:
         submission = self._submission(key)
         submission.checked = True
@@ -251,6 +259,15 @@ class Join:
             self.duplicates += 1
             return
         submission.verdicts = known
+        asked = self.asked.get(check_key)
+        if asked is None:
+            asked = self.asked[check_key] = _asked(check)
+        # Every verdict cost its calls, whether it counts as a case or not.
+        group = self.groups.setdefault((step, asked, model), len(self.groups))
+        tally = self.costs.get(group)
+        if tally is None:
+            tally = self.costs[group] = CostTally()
+        tally.add(calls)
         if not advisory:
             self.skipped["not_advisory"] += 1
             return
@@ -261,10 +278,7 @@ class Join:
             self.skipped["superseded"] += 1
             if (at, self.position) < (submission.verdict_at, submission.verdict_position):
                 return
-        asked = self.asked.get(check_key)
-        if asked is None:
-            asked = self.asked[check_key] = _asked(check)
-        submission.group = self.groups.setdefault((step, asked, model), len(self.groups))
+        submission.group = group
         submission.verdict_at, submission.verdict_position = at, self.position
         submission.check, submission.answers = check, answers
 
@@ -280,6 +294,13 @@ class Join:
             submission.decided_at, submission.decided_position = at, self.position
             submission.accepted = accepted
             submission.decided_in_window = self._in_window(at)
+
+    def cost(self) -> CallCost:
+        """What the calls of every verdict record in the window cost (each is in one group)."""
+        total = CostTally()
+        for tally in self.costs.values():
+            total.merge(tally)
+        return total.cost()
 
     def cases(self, labels: Mapping[str, Mapping[str, Label]] | None = None) -> list[CheckCases]:
         """The cases of each check, with the people's ``labels`` (by submission key, then by
@@ -329,6 +350,7 @@ class Join:
                 name=_name(*names[group], shown),
                 check=latest[group][2],
                 cases=tuple(reversed(by_group[group])),
+                cost=self.costs[group].cost(),
             )
             for group in order
         ]

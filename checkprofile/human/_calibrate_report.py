@@ -24,6 +24,7 @@ from ._calibrate import (
     Recommendation,
     Thresholds,
 )
+from ._calibrate_cost import cost_text
 from ._calibrate_figures import Reliability, ReliabilityBin
 
 __all__ = ["calibration_html", "calibration_text", "recommendation_text"]
@@ -204,7 +205,17 @@ def _summary(calibration: Calibration) -> list[str]:
     for reason, count in calibration.skipped:
         if count:
             lines.append(f"Left out: {_SKIPPED.get(reason, reason)}: {count}.")
+    if calibration.cost is not None and calibration.cost.calls:
+        lines.append(f"Model calls, every verdict read: {cost_text(calibration.cost)}")
     return lines
+
+
+def _cost_line(check: CheckCalibration) -> list[str]:
+    """What the check's model calls cost, when it was read from a trail whose verdict records
+    keep their calls (a trail written before they were kept says nothing of them)."""
+    if check.cost is None or not check.cost.calls:
+        return []
+    return [f"Model calls: {cost_text(check.cost)}"]
 
 
 _LEGEND: Final = (
@@ -314,6 +325,8 @@ def calibration_text(calibration: Calibration) -> str:
         lines += _table([list(_HEAD), *_rows(check, calibration.target)])
         for number, question in enumerate(check.questions, 1):
             lines.append(f"  Q{number}: {_shown(question.ask)}")
+        for line in _cost_line(check):
+            lines += ["  " + wrapped for wrapped in textwrap.wrap(line, 94)]
         lines.append("")
         lines += [
             "  " + wrapped
@@ -629,6 +642,7 @@ def calibration_html(calibration: Calibration, *, title: str = "Calibration repo
     for index, check in enumerate(calibration.checks, 1):
         body.append(f"<h2>{_e(_shown(check.name))} ({check.at_current.cases} cases)</h2>")
         body.append(_html_table(check))
+        body += [f"<p>{_e(line)}</p>" for line in _cost_line(check)]
         body += [f"<p>{_e(sentence)}</p>" for sentence in recommendation_text(check)]
         for number, question in enumerate(check.questions, 1):
             few = ' <span class="few">(too few cases to trust)</span>' if question.too_few else ""

@@ -35,6 +35,7 @@ import attrs
 from .._bundle import Bundle, Submission, canonical_json, evidence_items
 from .._check import Check
 from .._convert import bare, error_text, is_finite, show
+from .._files import read_bounded
 from .._run import Evaluator, Reply, ask_evaluator
 from .._validate import parse_check
 from .._verdict import Answer, Failure, Source, answer_problem
@@ -45,7 +46,7 @@ __all__ = ["CASSETTE_FORMAT", "Cassette", "CassetteError", "CassetteEvaluator", 
 
 #: Names the layout of a cassette file and the recipe of its keys. A change to either changes
 #: it, so an old cassette is refused with a clear message rather than misread.
-CASSETTE_FORMAT: Final = "checkprofile-cassette-1"
+CASSETTE_FORMAT: Final = "checkprofile-cassette-2"
 
 _ABOUT: Final = (
     "Answers recorded by checkprofile's check_cassette fixture, one entry for each bundle the"
@@ -413,7 +414,7 @@ _PATH_SHOWN: Final = 1000
 
 def _read(path: Path) -> dict[str, Entry]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path).decode("utf-8")  # bounded, as every file checkprofile reads
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as error:

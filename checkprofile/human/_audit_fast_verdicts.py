@@ -1,0 +1,768 @@
+"""Reading verdict records fast: what makes calibration over a month of records quick.
+
+A trail carries the same few checks on every line, and almost every line as the writer wrote
+it. So each distinct check is parsed once (:class:`_Checks`), a verdict whose shape plain type
+checks recognize is rebuilt by the core's own thresholds without the schema, and a line laid
+out as the writer lays it out has only what follows its check read, by one pattern
+(:func:`_tail`; its calls too). What it reads comes as :class:`VerdictFacts`, exactly the
+record the strict reading (``_audit_strict``) would build; anything it does not find plainly
+right, right or wrong, goes the strict way, which explains what is wrong.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import sys
+from collections.abc import Callable, Container
+from typing import Any, NamedTuple, cast, get_args
+
+from .._bundle import canonical_json
+from .._check import Check, ChoiceQuestion, Question, YesNoQuestion
+from .._usage import ModelCall, call_from_json, recorded_call
+from .._validate import parse_check
+from .._verdict import (
+    DISTRIBUTION_TOLERANCE,
+    Answer,
+    ChoiceAnswer,
+    QuestionResult,
+    RubricAnswer,
+    Source,
+    Verdict,
+    YesNoAnswer,
+    grade_fitting,
+    worst_of,
+)
+from ._audit_plain import _HASH_TEXT, _PLAIN_DECODER, _TEXT, _is_at, _keys_add_up, _subject
+from ._audit_records import _ACTIONS, VerdictRecord, _key_from, check_key
+from ._audit_strict import _DECODER, _VERDICT_KEYS, _is_hash
+from ._receipts import Provenance
+
+__all__ = ["Distribution", "VerdictFacts", "verdict_facts", "verdict_line"]
+
+
+class _Known(NamedTuple):
+    """A valid check in its full form, its key, each question with what reading its answers
+    needs (:func:`_plan`), and, when it was seen as written in a line and read strictly, how
+    many ``":`` that text holds (``None``: not known, or an ask or answer name starts with
+    ``:``, so a count of keys in the line would not add up)."""
+
+    check: Check
+    key: str
+    plan: tuple[_Step, ...]
+    colons: int | None = None
+    tail: _Tail | None = None
+
+
+#: What a question's entry in a verdict and its provenance entry hold, plainly right: the
+#: answer, its recorded result, the distribution kept beside it and its source.
+_Read = tuple["Answer", str, "Distribution | None", "str | None"]
+# Reads one question's entry and provenance entry (``None``: no provenance), or gives ``None``.
+_Step = Callable[[object, object], "_Read | None"]
+# Checks one question's values: answer, confidence, result, source and distribution as
+# written (``None``: none), or gives ``None``.
+_Values = Callable[[Any, Any, Any, Any, Any], "_Read | None"]
+
+
+def _plan(check: Check) -> tuple[_Step, ...]:
+    """A reader for each question of ``check`` (see :func:`_verdict_body`)."""
+    return tuple(_step(question, _values(question)) for question in check)
+
+
+def _step(question: Question, values: _Values) -> _Step:
+    """The reader of ``question``'s entry in a verdict, and its provenance entry."""
+    ask, kind = question.ask, question.kind
+    fields = _QUESTION_FIELDS if kind == "yes_no" else _QUESTION_FIELDS_CONFIDENCE
+
+    def read(entry: object, origin: object) -> _Read | None:
+        if (
+            type(entry) is not dict
+            or entry.keys() != fields
+            or entry["ask"] != ask
+            or entry["kind"] != kind
+        ):
+            return None
+        source = pairs = None
+        if origin is not None:
+            source, pairs = _origin(origin)
+            if source is False:
+                return None
+        return values(entry["answer"], entry.get("confidence"), entry["result"], source, pairs)
+
+    return read
+
+
+def _values(question: Question) -> _Values:
+    """The checker of ``question``'s values: plain type checks that take an answer only where
+    :func:`~checkprofile.answer_problem` takes it (or more strictly), then its thresholds."""
+    if isinstance(question, YesNoQuestion):
+
+        def yes_no(p: Any, _: Any, result: Any, source: Any, pairs: Any) -> _Read | None:
+            # A probability: a finite number in [0, 1] (a NaN or an infinity fails the test).
+            # (The full reading keeps a yes/no distribution unchecked.)
+            if (
+                (type(p) is not float and type(p) is not int)
+                or not 0 <= p <= 1
+                or pairs is not None
+            ):
+                return None
+            given = YesNoAnswer(p)
+            if grade_fitting(question, given) != result:
+                return None
+            return given, result, None, source
+
+        return yes_no
+    options: Container[object]
+    option: type
+    if isinstance(question, ChoiceQuestion):
+        options, option = frozenset(question.names), str
+    else:
+        options, option = range(len(question.levels)), int
+
+    def chosen(answer: Any, confidence: Any, result: Any, source: Any, pairs: Any) -> _Read | None:
+        if (
+            (type(confidence) is not float and type(confidence) is not int)
+            or not 0 <= confidence <= 1
+            or type(answer) is not option
+            or answer not in options
+        ):
+            return None
+        shown = None
+        if pairs is not None:
+            shown = _distribution(pairs, options, option, answer)
+            if shown is None:
+                return None
+        # The schema's reading makes a confidence a float (1 is read as 1.0).
+        given: Answer
+        if option is str:
+            # One text per answer name, not one per line (calibration keeps answers).
+            given = ChoiceAnswer(sys.intern(cast("str", answer)), float(confidence))
+        else:
+            given = RubricAnswer(answer, float(confidence))
+        if grade_fitting(question, given) != result:
+            return None
+        return given, result, shown, source
+
+    return chosen
+
+
+# What follows a writer's verdict line's check, for one check: its results, texts and numbers
+# as the writer writes them (a number as JSON writes it; an integer of up to 18 digits).
+_RESULT = '"(pass|fail|unsure)"'
+_NUMBER = r"(-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]+)?(?:[eE][+-]?[0-9]{1,3})?)"
+_LEVEL = r"(-?(?:0|[1-9][0-9]{0,17}))"
+_ORIGIN = (
+    r'(null|\{\}|\{"source":"([a-z_]+)"'
+    r'(?:,"distribution":(null|\[[^"{}]*(?:"[^"\x00-\x1f]*"[^"{}]*)*\]))?\})'
+)
+_PLAIN_TEXT = re.compile(r'[^"\\\x00-\x1f]*')
+
+
+# A call as ModelCall.to_json writes it: seconds and questions, then each figure reported and
+# the request ids, each key once and in that order (a figure: an integer of up to 18 digits;
+# an id: plain text).
+def _call(group: Callable[[str], str]) -> str:
+    """The pattern of one call, each value in ``group`` (capturing it, or not)."""
+    seconds = group(r"-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]+)?(?:[eE][+-]?[0-9]{1,3})?")
+    figure = group("0|[1-9][0-9]{0,17}")
+    ids = group(r'"[^"\x00-\x1f]*"(?:,"[^"\x00-\x1f]*")*')
+    figures = "".join(
+        f'(?:,"{name}":{figure})?' for name in ("input_tokens", "output_tokens", "cached_tokens")
+    )
+    return (
+        rf'\{{"seconds":{seconds},"questions":{figure}{figures}'
+        rf'(?:,"request_ids":\[{ids}\])?\}}'
+    )
+
+
+_CALL = _call(lambda value: f"(?:{value})")
+# A record's calls, one or two, captured as the text of their list.
+_CALLS = rf'(?:,"calls":(\[{_CALL}(?:,{_CALL})?\]))?'
+# One call of that list, its values captured: seconds, questions, the figures, the ids' text.
+_CALL_VALUES = re.compile(_call(lambda value: f"({value})"))
+
+#: Reads the end of a verdict line from where its check ends (see :func:`_tail`): the
+#: verdict's name, advisory, model, at, truncated, what :func:`_finish` gives, and the text
+#: of the record's calls (``None``: it has none).
+_Tail = Callable[[str, int], "tuple[str, bool, str, str, bool, _Body | None, str | None] | None"]
+
+
+def _number(text: str) -> int | float:
+    """A JSON number's text as the json module reads it."""
+    return float(text) if "." in text or "e" in text or "E" in text else int(text)
+
+
+def _tail(check: Check) -> _Tail | None:
+    """A reader of what follows ``check`` in a verdict line the writer wrote, ``None`` when
+    an ask is not plain text (then the line holds escapes, and is read the other way).
+
+    Its pattern pins every key, once, in the writer's order, and every value as the writer
+    writes it (no whitespace, no escapes): what it matches is the JSON text of exactly the
+    values it captures. A distribution is captured as its text and parsed (lists hold no
+    keys). Anything else is left to the other readings."""
+    if not all(_PLAIN_TEXT.fullmatch(question.ask) for question in check):
+        return None
+    entries: list[str] = []
+    layout: list[tuple[str, int]] = []
+    group = 3
+    for question in check:
+        entry = f'\\{{"ask":"{re.escape(question.ask)}","kind":"{question.kind}","answer":'
+        if question.kind == "yes_no":
+            entries.append(entry + _NUMBER + ',"result":' + _RESULT + "\\}")
+            layout.append((question.kind, group))
+            group += 2
+        else:
+            answer = _TEXT if question.kind == "choice" else _LEVEL
+            entries.append(
+                entry + answer + ',"confidence":' + _NUMBER + ',"result":' + _RESULT + "\\}"
+            )
+            layout.append((question.kind, group))
+            group += 3
+    truncated, at, origins = group, group + 1, group + 2
+    pattern = re.compile(
+        ',"verdict":\\{"verdict":' + _RESULT + ',"advisory":(true|false),"model":' + _TEXT
+        + ',"questions":\\[' + ",".join(entries) + '\\](,"truncated":true)?,"at":' + _TEXT
+        + '\\}(?:,"provenance":\\[' + ",".join([_ORIGIN] * len(check)) + "\\])?" + _CALLS
+        + "\\}"
+    )  # fmt: skip
+    checkers = tuple(_values(question) for question in check)
+
+    def tail(
+        text: str, start: int
+    ) -> tuple[str, bool, str, str, bool, _Body | None, str | None] | None:
+        match = pattern.fullmatch(text, start)
+        if match is None:
+            return None
+        found = match.groups()
+        absent = found[origins] is None
+        reads = []
+        for index, ((kind, at_group), values) in enumerate(zip(layout, checkers, strict=True)):
+            answer: Any
+            confidence: Any
+            if kind == "yes_no":
+                answer, confidence, result = _number(found[at_group]), None, found[at_group + 1]
+            else:
+                answer = found[at_group] if kind == "choice" else int(found[at_group])
+                confidence, result = _number(found[at_group + 1]), found[at_group + 2]
+            source = pairs = None
+            origin = origins + 3 * index
+            if not absent and found[origin] != "null" and found[origin] != "{}":
+                source, written = found[origin + 1], found[origin + 2]
+                if source not in _SOURCES:
+                    return None
+                if written is not None and written != "null":
+                    try:
+                        pairs = _PLAIN_DECODER.decode(written)
+                    except (ValueError, RecursionError):
+                        return None
+            reads.append(values(answer, confidence, result, source, pairs))
+        name, model, when = found[0], found[2], found[at]
+        body = _finish(name, model, when, reads, absent)
+        truncated_ = found[truncated] is not None
+        return name, found[1] == "true", model, when, truncated_, body, found[-1]
+
+    return tail
+
+
+class _Checks:
+    """Each distinct check of a trail parsed once: a month of one step's verdicts carries the
+    same check on every line. Keyed by its canonical JSON text, and, for lines in the writer's
+    own key order, by the check's text as it stands in the line (no re-encoding at all). Only
+    checks that are valid and in their full form are kept, with their key; anything else is
+    left to the full reading."""
+
+    _LIMIT = 1024  # a trail has a handful of checks; a hostile one cannot grow this further
+
+    def __init__(self) -> None:
+        self._known: dict[str, _Known] = {}
+        self._written: dict[str, _Known] = {}
+
+    def get(self, value: object, written: str | None = None) -> _Known | None:
+        """The check ``value`` and its key; ``written`` is its JSON text in the line, when
+        the line is laid out as the writer lays it out (see :meth:`_Reader._verdict`)."""
+        if written is not None:
+            found = self._written.get(written)
+            if found is not None:
+                return found
+        try:
+            text = canonical_json(value)
+        except (ValueError, TypeError, RecursionError):
+            return None
+        found = self._known.get(text)
+        if found is None:
+            try:
+                check = parse_check(value)
+                if check.to_json() != value:
+                    return None
+            except Exception:  # the full reading explains it
+                return None
+            found = self._keep(self._known, text, _Known(check, check_key(check), _plan(check)))
+        if written is not None:
+            # A cut that is one whole JSON value is the value's own text: JSON values are
+            # prefix-free, and the cut starts where the value does. Read strictly, it holds no
+            # repeated key, so the keys of a line can be counted around it.
+            try:
+                _DECODER.decode(written)
+            except (ValueError, RecursionError):
+                return found
+            names = [q.ask for q in found.check] + [
+                name for q in found.check if isinstance(q, ChoiceQuestion) for name in q.names
+            ]
+            colons = None if any(name.startswith(":") for name in names) else written.count('":')
+            found = found._replace(colons=colons, tail=_tail(found.check))
+            found = self._keep(self._written, written, found)
+        return found
+
+    def written(self, text: str) -> _Known | None:
+        """The check whose JSON text, as a line of the writer's holds it, is ``text``: one
+        seen before, read strictly (see :meth:`get`)."""
+        return self._written.get(text)
+
+    def _keep(self, table: dict[str, _Known], text: str, found: _Known) -> _Known:
+        if len(table) >= self._LIMIT:
+            table.clear()
+        table[text] = found
+        return found
+
+
+_VERDICT_ORDER = (
+    _VERDICT_KEYS,
+    (*_VERDICT_KEYS, "provenance"),
+    (*_VERDICT_KEYS, "calls"),
+    (*_VERDICT_KEYS, "provenance", "calls"),
+)
+# Every set of keys a verdict record may have: the required ones, each optional one or both.
+_VERDICT_KEY_SETS = frozenset(frozenset(order) for order in _VERDICT_ORDER)
+_BODY_FIELDS = frozenset(("verdict", "advisory", "model", "questions", "at"))
+_BODY_FIELDS_TRUNCATED = _BODY_FIELDS | {"truncated"}
+_QUESTION_FIELDS = frozenset(("ask", "kind", "answer", "result"))
+_QUESTION_FIELDS_CONFIDENCE = _QUESTION_FIELDS | {"confidence"}
+_ORIGIN_FIELDS = (frozenset(("source",)), frozenset(("source", "distribution")))
+_SOURCES = frozenset(get_args(Source))
+# The cut of a writer's verdict line that holds its check: after the key, up to the next key.
+_CHECK_AT, _CHECK_END = ',"check":[', '],"verdict":{'
+# A writer's verdict line up to its check: each value as the writer writes it, every text
+# plain (the line holds no backslash, so no text holds an escape).
+_VERDICT_HEAD = re.compile(
+    rf'\{{"record":"verdict","format":1,"key":{_HASH_TEXT},"run":{_TEXT},"step":{_TEXT},'
+    rf'"submission_sha256":{_HASH_TEXT},"bundle_sha256":(?:{_HASH_TEXT}|null),'
+    rf'"check_key":{_HASH_TEXT},"action":"(complete|not_accepted|escalate|retry)",'
+    r'"attempts":([12]),"check":'
+)
+_REST_KEY_SETS = frozenset(
+    frozenset(keys)
+    for keys in (
+        ("verdict",),
+        ("verdict", "provenance"),
+        ("verdict", "calls"),
+        ("verdict", "provenance", "calls"),
+    )
+)
+
+
+def verdict_facts(
+    checks: _Checks, data: dict[str, Any], text: str | None = None
+) -> VerdictFacts | None:
+    """The facts of verdict record ``data``, or ``None`` to read it the full way (``checks``:
+    those the reader has read).
+    ``text``: ``data`` was parsed from this line without the check for repeated keys, so
+    the keys must be counted against it (:func:`_keys_add_up`)."""
+    keys = data.keys()
+    if frozenset(keys) not in _VERDICT_KEY_SETS:
+        return None
+    run, step, digest, key = data["run"], data["step"], data["submission_sha256"], data["key"]
+    action, attempts, bundle = data["action"], data["attempts"], data["bundle_sha256"]
+    if not (
+        _subject(data, run, step, digest, key)
+        and (bundle is None or _is_hash(bundle))
+        and type(action) is str
+        and action in _ACTIONS
+        and type(attempts) is int
+        and (attempts == 1 or attempts == 2)
+    ):
+        return None
+    written = None
+    if text is not None:
+        if tuple(data) not in _VERDICT_ORDER:
+            return None
+        # Every value before "check" is a plain string, number or null, in which no
+        # unescaped quote can stand: the first `,"check":[` is the key itself.
+        start = text.find(_CHECK_AT)
+        end = text.find(_CHECK_END, start)
+        if not 0 <= start < end:
+            return None
+        written = text[start + len(_CHECK_AT) - 1 : end + 1]
+    found = checks.get(data["check"], written)
+    if found is None or found.key != data["check_key"]:
+        return None
+    if text is not None and found.colons is None:
+        return None
+    return _facts(data, found, text, found.colons or 0, key, run, step, digest, bundle)
+
+
+def verdict_line(checks: _Checks, text: str) -> VerdictFacts | None:
+    """The facts of the verdict line ``text`` (no backslash in it) when it is laid out as
+    the writer lays it out and its check's text is one already read (:meth:`_Checks.get`):
+    only what follows the check is parsed. ``None`` to read it another way.
+
+    The line is then the head that :data:`_VERDICT_HEAD` matches (each key once, each
+    value plain), the check's own text (one whole JSON value: what follows it is not part
+    of it), and ``,"verdict":…}``: read as the object ``{"verdict":…}``, with no key of
+    the head in it, it gives what the whole line would."""
+    head = _VERDICT_HEAD.match(text)
+    if head is None:
+        return None
+    start = head.end()
+    end = text.find(_CHECK_END, start)
+    found = checks.written(text[start : end + 1]) if end > 0 else None
+    if found is None:
+        return None
+    key, run, step, digest, bundle, check, action, attempts = head.groups()
+    if (
+        not run.strip()
+        or not step.strip()
+        or check != found.key
+        or key != _key_from(run, step, digest)
+    ):
+        return None
+    tail = found.tail(text, end + 1) if found.tail is not None else None
+    if tail is not None:
+        name, advisory, model, at, truncated, body, listed = tail
+        # The calls' text is one JSON list whose keys the pattern pinned, each once.
+        calls = () if listed is None else _written_calls(listed, int(attempts))
+        if body is None or calls is None:
+            return None
+        return VerdictFacts(
+            key, run, step, digest, bundle, found.key, action, int(attempts), found.check,
+            name, advisory, model, at, truncated, *body, calls,
+        )  # fmt: skip
+    rest = "{" + text[end + 2 :]
+    try:
+        data = _PLAIN_DECODER.decode(rest)
+    except (ValueError, RecursionError):
+        return None
+    if type(data) is not dict or frozenset(data) not in _REST_KEY_SETS:
+        return None
+    return _facts(data, found, rest, 0, key, run, step, digest, bundle, action, int(attempts))
+
+
+def _facts(
+    data: dict[str, Any],
+    found: _Known,
+    text: str | None,
+    colons: int,
+    key: str,
+    run: str,
+    step: str,
+    digest: str,
+    bundle: str | None,
+    action: str | None = None,
+    attempts: int | None = None,
+) -> VerdictFacts | None:
+    """The facts of a verdict record whose head (``key`` to ``bundle``; ``action`` and
+    ``attempts`` when ``data`` does not hold them) and check (``found``) are right, from its
+    ``"verdict"`` and ``"provenance"`` in ``data``; ``None`` when those are not plainly right.
+    ``text``: ``data`` was parsed from this text without the check for repeated keys, so its
+    keys must add up, with ``colons`` more for a check's text within it."""
+    body = data["verdict"]
+    origins = data.get("provenance", _ABSENT)
+    made = _verdict_body(body, found.check, found.plan, origins)
+    if made is None:
+        return None
+    calls = _calls(data.get("calls", _ABSENT), data["attempts"] if attempts is None else attempts)
+    if calls is None:
+        return None
+    if text is not None:
+        keys_seen = len(data) + len(body) + sum(map(len, body["questions"]))
+        if origins is not _ABSENT:
+            keys_seen += sum(len(origin) for origin in origins if origin is not None)
+        keys_seen += sum(map(len, data.get("calls", ())))
+        if not _keys_add_up(text, keys_seen + colons):
+            return None
+    answers, results, distributions, sources = made
+    return VerdictFacts(
+        key,
+        run,
+        step,
+        digest,
+        bundle,
+        found.key,
+        data["action"] if action is None else action,
+        data["attempts"] if attempts is None else attempts,
+        found.check,
+        body["verdict"],
+        body["advisory"],
+        body["model"],
+        body["at"],
+        body.get("truncated", False),
+        answers,
+        results,
+        distributions,
+        sources,
+        calls,
+    )
+
+
+def _calls(listed: object, attempts: int) -> tuple[ModelCall, ...] | None:
+    """A record's calls (none when absent), or ``None`` when they are not plainly right."""
+    if listed is _ABSENT:
+        return ()
+    if type(listed) is not list or len(listed) != attempts:
+        return None
+    try:
+        return tuple(call_from_json(call) for call in listed)
+    except ValueError:
+        return None
+
+
+def _written_calls(text: str, attempts: int) -> tuple[ModelCall, ...] | None:
+    """The calls whose list, as :data:`_CALLS` matched it in a line, is ``text``: the values
+    the pattern captured, read as the json module reads them and judged as
+    :func:`call_from_json` judges them; ``None`` when they are not right."""
+    calls = []
+    for call in _CALL_VALUES.finditer(text):
+        seconds, questions, input_tokens, output_tokens, cached_tokens, ids = call.groups()
+        first, second, third = (
+            None if figure is None else int(figure)
+            for figure in (input_tokens, output_tokens, cached_tokens)
+        )
+        try:
+            calls.append(
+                recorded_call(
+                    _number(seconds),
+                    int(questions),
+                    first,
+                    second,
+                    third,
+                    [] if ids is None else ids[1:-1].split('","'),  # no id holds a quote
+                    usage=ids is not None or (first, second, third) != (None, None, None),
+                )
+            )
+        except ValueError:
+            return None
+    return tuple(calls) if len(calls) == attempts else None
+
+
+class VerdictFacts(NamedTuple):
+    """A verdict record as the fast path read it, every field checked, before it is built as
+    a :class:`VerdictRecord` (:meth:`record`); calibration takes these as they are.
+    ``answers`` hold each answer (none for an ``error`` verdict), ``distributions`` the
+    distribution the provenance keeps beside it, ``sources`` each answer's source (``None``:
+    the record has no provenance)."""
+
+    key: str
+    run: str
+    step: str
+    submission_sha256: str
+    bundle_sha256: str | None
+    check_key: str
+    action: str
+    attempts: int
+    check: Check
+    verdict: str
+    advisory: bool
+    model: str
+    at: str
+    truncated: bool
+    answers: tuple[Answer, ...]
+    results: tuple[str, ...]
+    distributions: tuple[Distribution | None, ...]
+    sources: tuple[str | None, ...] | None
+    calls: tuple[ModelCall, ...] = ()
+
+    def record(self) -> VerdictRecord:
+        """The typed record: what :func:`record_from_json` makes of the same line."""
+        check = self.check
+        if self.verdict == "error":
+            questions = [
+                QuestionResult(ask=q.ask, kind=q.kind, answer=None, result="unsure") for q in check
+            ]
+        else:
+            questions = [
+                QuestionResult(
+                    ask=q.ask,
+                    kind=q.kind,
+                    answer=_value(answer),
+                    confidence=getattr(answer, "confidence", None),
+                    result=result,  # type: ignore[arg-type]
+                )
+                for q, answer, result in zip(check, self.answers, self.results, strict=True)
+            ]
+        verdict = Verdict(
+            verdict=self.verdict,  # type: ignore[arg-type]
+            advisory=self.advisory,
+            model=self.model,
+            questions=questions,
+            truncated=self.truncated,
+            at=self.at,
+            check=check,
+        )
+        provenance: tuple[Provenance, ...] = ()
+        if self.sources is not None:
+            provenance = tuple(
+                _NO_ORIGIN if source is None else Provenance(source, shown)
+                for source, shown in zip(self.sources, self.distributions, strict=True)
+            )
+        return VerdictRecord(
+            key=self.key,
+            run=self.run,
+            step=self.step,
+            submission_sha256=self.submission_sha256,
+            bundle_sha256=self.bundle_sha256,
+            check_key=self.check_key,
+            action=self.action,  # type: ignore[arg-type]
+            attempts=self.attempts,
+            check=check,
+            verdict=verdict,
+            provenance=provenance,
+            calls=self.calls,
+        )
+
+
+def _value(answer: Answer) -> float | str | int:
+    """The recorded ``answer`` of a question: the probability, name or level."""
+    if isinstance(answer, YesNoAnswer):
+        return answer.p
+    return answer.name if isinstance(answer, ChoiceAnswer) else answer.level
+
+
+# The core's worst-of rule (decision 7), once for each combination of results.
+_worst = functools.cache(worst_of)
+
+
+def _verdict_body(
+    data: object, check: Check, plan: tuple[_Step, ...], origins: object
+) -> _Body | None:
+    """The answers, results, distributions and sources of the verdict ``data`` of ``check``
+    and the provenance ``origins`` (``_ABSENT``: there is none), when plain type checks find
+    both in the shape the verdict schema and :func:`provenance_from_json` take, each answer
+    fits its question as :func:`~checkprofile.answer_problem` asks (or more strictly), its
+    thresholds give every recorded result, and each distribution is plainly one the core
+    takes for its answer (:func:`_distribution`); ``None`` otherwise. ``plan`` reads each question
+    (:func:`_plan`)."""
+    if type(data) is not dict:
+        return None
+    keys = data.keys()
+    truncated = data.get("truncated", False)
+    if not (keys == _BODY_FIELDS or (keys == _BODY_FIELDS_TRUNCATED and truncated is True)):
+        return None
+    name, advisory, model, at = data["verdict"], data["advisory"], data["model"], data["at"]
+    questions = data["questions"]
+    if (
+        type(name) is not str
+        or type(advisory) is not bool
+        or type(model) is not str
+        or not model.strip()
+        or type(at) is not str
+        or type(questions) is not list
+        or len(questions) != len(plan)
+    ):
+        return None
+    absent = origins is _ABSENT
+    if absent:
+        origins = _NONE * len(plan)
+    elif type(origins) is not list or len(origins) != len(plan) or name == "error":
+        return None  # (an error verdict has no provenance to speak of)
+    if name == "error":
+        if not _is_at(at):
+            return None
+        for question, entry in zip(check, questions, strict=True):
+            if (
+                type(entry) is not dict
+                or entry.keys() != _QUESTION_FIELDS
+                or entry["ask"] != question.ask
+                or entry["kind"] != question.kind
+                or entry["answer"] is not None
+                or entry["result"] != "unsure"
+            ):
+                return None
+        return (), ("unsure",) * len(plan), (None,) * len(plan), None
+    read = [
+        step(entry, origin) for step, entry, origin in zip(plan, questions, origins, strict=True)
+    ]
+    return _finish(name, model, at, read, absent)
+
+
+def _finish(name: str, model: str, at: str, read: list[_Read | None], absent: bool) -> _Body | None:
+    """The body of a verdict named ``name`` whose questions read as ``read`` (``absent``: it
+    has no provenance), when the model is named, the time is one, each question was plainly
+    right and the name is the worst of their results; ``None`` otherwise."""
+    if not model.strip() or not _is_at(at) or None in read:
+        return None
+    answers, results, distributions, sources = zip(*read, strict=True)
+    if _worst(results) != name:
+        return None
+    if absent:
+        return answers, results, distributions, None
+    if sources.count(None) == len(sources):
+        return None  # provenance that knows no source is left out, not written
+    return answers, results, distributions, sources
+
+
+#: One distribution: (option, probability) pairs.
+Distribution = tuple[tuple[Any, Any], ...]
+_Body = tuple[
+    tuple[Answer, ...],
+    tuple[str, ...],
+    tuple[Distribution | None, ...],
+    tuple[str | None, ...] | None,
+]
+
+
+def _distribution(
+    pairs: object, options: Container[object], option: type, chosen: object
+) -> Distribution | None:
+    """The distribution ``pairs`` (a list of ``[option, probability]`` lists) as kept beside
+    the answer ``chosen``, when it is plainly one the core takes (each of the question's
+    ``options``, all of type ``option``, at most once; probabilities in [0, 1] summing to 1
+    within the core's tolerance; ``chosen`` the most probable); ``None`` otherwise. Stricter
+    than the core where that is simpler (the core also takes a level written ``2.0``, and a
+    chosen answer a hair below the top): what this refuses, the full reading decides."""
+    if type(pairs) is not list or not pairs:
+        return None
+    shown = []
+    names: set[object] = set()
+    top = mine = -1.0
+    for pair in pairs:
+        if type(pair) is not list or len(pair) != 2:
+            return None
+        name, probability = pair
+        if type(name) is not option or name not in options or name in names:
+            return None
+        if (type(probability) is not float and type(probability) is not int) or not (
+            0 <= probability <= 1
+        ):
+            return None
+        names.add(name)
+        shown.append((name, probability))
+        if probability > top:
+            top = probability
+        if name == chosen:
+            mine = probability
+    if mine < top or abs(math.fsum(p for _, p in shown) - 1) > DISTRIBUTION_TOLERANCE:
+        return None
+    return tuple(shown)
+
+
+_NO_ORIGIN = Provenance()
+_ABSENT = object()
+_NONE = [None]
+
+
+def _origin(origin: object) -> tuple[Any, Any]:
+    """The source and distribution (as written: ``None`` for none) of a provenance entry that
+    is not null: ``(None, None)`` for ``{}``, ``(False, None)`` for an entry the fast path
+    leaves to the full reading."""
+    if type(origin) is not dict:
+        return False, None
+    if not origin:
+        return None, None
+    source = origin.get("source")
+    if type(source) is not str or source not in _SOURCES:
+        return False, None
+    if len(origin) == 1:
+        return source, None
+    if len(origin) != 2 or "distribution" not in origin:
+        return False, None
+    return source, origin["distribution"]

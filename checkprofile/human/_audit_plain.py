@@ -1,0 +1,57 @@
+"""What the two fast readings of audit lines share (``_audit_fast_verdicts`` and
+``_audit_fast_decisions``): the json module's plain decoder, the writer's texts in a line, and
+the plain checks of a record's subject, its times and its keys."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .._verdict import format_at
+from ._audit_records import AUDIT_FORMAT, _key_from
+from ._audit_strict import _is_hash
+
+__all__: list[str] = []
+
+#: The json module's decoder without hooks: a third cheaper than the strict one's.
+_PLAIN_DECODER = json.JSONDecoder()
+# A hash and a text as the writer writes them in a line that holds no backslash (so no text
+# holds an escape).
+_HASH_TEXT = r'"(sha256:[0-9a-f]{64})"'
+_TEXT = r'"([^"\x00-\x1f]*)"'
+
+
+def _subject(data: dict[str, Any], run: object, step: object, digest: object, key: object) -> bool:
+    """Whether a record's format, run, step, submission hash and key are plainly right (the
+    key is the submission key of the others, so it is a hash too)."""
+    return (
+        type(data["format"]) is int
+        and data["format"] == AUDIT_FORMAT
+        and type(run) is str
+        and type(step) is str
+        and type(key) is str
+        and bool(run.strip())
+        and bool(step.strip())
+        and _is_hash(digest)
+        and key == _key_from(run, step, digest)  # type: ignore[arg-type]
+    )
+
+
+def _keys_add_up(text: str, keys: int) -> bool:
+    """Whether the line ``text`` (no backslash in it), parsed without the check for repeated
+    keys into objects with ``keys`` keys in all, holds no key twice.
+
+    Each key in the text is a string followed by ``:``. When no ``"`` is followed by
+    whitespace, every key shows as ``":``, and so does every other string that starts with
+    ``:`` (a string holds no ``"``); nothing else does. So the text counts at least as many as
+    the keys read, and exactly as many only when no key was written twice."""
+    return '" ' not in text and '"\t' not in text and '"\r' not in text and text.count('":') == keys
+
+
+def _is_at(text: str) -> bool:
+    """Whether ``text`` is a time as records hold it (see :func:`format_at`)."""
+    try:
+        format_at(text)
+    except ValueError:
+        return False
+    return True
