@@ -15,9 +15,9 @@ from typing import Any
 import attrs
 
 from ._check import Check
-from ._convert import show
 from ._cut import cut_run_data
 from ._json_text import canonical_json, json_problem, utf8_size
+from ._shown import show
 from ._submission import MAX_REASON, Evidence, Submission, evidence_items, shown_submission
 from .errors import LimitsError, MaterialError
 

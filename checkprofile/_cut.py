@@ -19,8 +19,9 @@ from typing import Any, cast
 
 import attrs
 
-from ._convert import NotJson, look, plain_floats, show
+from ._convert import NotJson, look, plain_floats
 from ._json_text import canonical_plain, json_problem, utf8_size
+from ._shown import show
 from ._step_ages import oldest_first
 from ._types import all_of_type, is_mapping
 from .errors import MaterialError, pointer_token

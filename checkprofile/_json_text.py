@@ -11,7 +11,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ._convert import NotJson, escape_surrogates, plain_floats
+from ._convert import NotJson, plain_floats
+from ._shown import escape_surrogates
 
 __all__ = ["canonical_json", "canonical_plain", "json_problem", "utf8_size"]
 

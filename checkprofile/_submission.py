@@ -12,16 +12,9 @@ from typing import Any, cast
 
 import attrs
 
-from ._convert import (
-    NotJson,
-    converter,
-    override,
-    plain,
-    plain_text,
-    register_renamed,
-    show,
-)
+from ._convert import NotJson, converter, override, plain, plain_text, register_renamed
 from ._shapes import described, shallow_members, step_record_problems, submission_problems
+from ._shown import show
 from .errors import MaterialError
 
 __all__ = [

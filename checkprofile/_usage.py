@@ -18,7 +18,8 @@ from typing import Any
 
 import attrs
 
-from ._convert import is_blank, is_finite, show
+from ._convert import is_finite
+from ._shown import is_blank, show
 
 __all__ = ["MAX_TOKENS", "ModelCall", "Usage", "call_from_json", "reported_usage", "total_usage"]
 

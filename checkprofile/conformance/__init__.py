@@ -63,10 +63,11 @@ from .. import (
     submission_problems,
     validate_check,
 )
-from .._convert import NotJson, error_text, file_name, plain, show
+from .._convert import NotJson, plain
 from .._fastschema import Validator
-from .._files import read_bounded
+from .._files import file_name, read_bounded
 from .._schemas import safe_validator, schema_message
+from .._shown import error_text, show
 from .._types import is_mapping
 from ..errors import CheckprofileError
 from ..human import (
