@@ -12,9 +12,14 @@ from typing import Any, Final
 import attrs
 
 from .._shown import error_text
-from . import _check_keys, _grading, _outcomes, _records, _shapes, _truncation
+from ._check_keys import run as _check_keys
 from ._corpus import STAGES, Case, Stage, Traversable, load_cases
+from ._grading import run as _grading
+from ._outcomes import run as _outcomes
+from ._records import run as _records
+from ._shapes import run as _shapes
 from ._shared import Mismatch, shown_json
+from ._truncation import run as _truncation
 
 __all__ = ["CaseResult", "covered_decisions", "run_case", "run_cases", "run_corpus"]
 
@@ -38,12 +43,12 @@ class CaseResult:
 # in the id pattern and the stage enum) in case.schema.json and a section in
 # docs/conformance.md.
 _RUNNERS: Final[Mapping[Stage, Callable[[Mapping[str, Any]], None]]] = {
-    "check_keys": _check_keys.run,
-    "grading": _grading.run,
-    "truncation": _truncation.run,
-    "outcomes": _outcomes.run,
-    "shapes": _shapes.run,
-    "records": _records.run,
+    "check_keys": _check_keys,
+    "grading": _grading,
+    "truncation": _truncation,
+    "outcomes": _outcomes,
+    "shapes": _shapes,
+    "records": _records,
 }
 assert tuple(_RUNNERS) == STAGES, "a stage without its runner, or out of pipeline order"
 
