@@ -150,7 +150,6 @@ def test_the_docs_list_the_cases_of_every_decision() -> None:
     )
 
 
-
 def test_the_rules_are_numbered_as_far_as_a_case_may_name_them() -> None:
     # A case's `decisions` names the numbered headings of "The rules", 1 to the schema's
     # maximum: the page numbers them without a gap, and states no count of them that could
