@@ -41,12 +41,12 @@ from checkprofile import (
     Material,
     Submission,
     _convert,
+    _json_text,
     build_bundle,
     combine,
     issue_lines,
     parse_check,
 )
-from checkprofile import _bundle as bundle_module
 
 CHECK = parse_check(
     [
@@ -127,13 +127,13 @@ class Writer:
         self.fast = fast
 
     def __enter__(self) -> None:
-        self.saved = bundle_module._fast_dumps
-        bundle_module._fast_dumps = bundle_module._UNSET if self.fast else None
-        if self.fast and bundle_module._fast() is None:
+        self.saved = _json_text._fast_dumps
+        _json_text._fast_dumps = _json_text._UNSET if self.fast else None
+        if self.fast and _json_text._fast() is None:
             raise SystemExit("the fast extra is not installed: pip install -e '.[fast]'")
 
     def __exit__(self, *exc: object) -> None:
-        bundle_module._fast_dumps = self.saved
+        _json_text._fast_dumps = self.saved
 
 
 class OldPlain:

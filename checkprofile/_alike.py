@@ -18,7 +18,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Final
 
-from ._convert import IGNORABLE, one_line, show
+from ._shown import IGNORABLE, one_line, show
 
 __all__ = ["as_read", "both_shown"]
 

@@ -15,8 +15,8 @@ from ._convert import (
     plain,
     plain_scalar,
     register_renamed,
-    show,
 )
+from ._shown import show
 from .errors import LimitsError
 
 __all__ = ["Limits"]

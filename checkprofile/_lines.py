@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 
 from ._check import RubricQuestion
-from ._convert import is_number, one_line, plain_scalar, show
+from ._convert import is_number, plain_scalar
+from ._shown import one_line, show
 from ._verdict import QuestionResult, Verdict
 
 __all__ = ["answer_text", "issue_lines", "js_number"]

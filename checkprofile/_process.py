@@ -32,11 +32,12 @@ import attrs
 
 from ._alike import as_read, both_shown
 from ._check import Check
-from ._convert import NotJson, file_name, meant, names_text, plain, show, shown_pointer
+from ._convert import NotJson, plain
 from ._fastschema import SchemaError, Validator
-from ._files import read_bounded
+from ._files import file_name, read_bounded
 from ._limits import Limits
 from ._schemas import schema_file
+from ._shown import meant, names_text, show, shown_pointer
 from ._validate import parse_check, validate_check
 from ._yaml import Document, Mark, YamlError, load_yaml
 from .errors import CheckError, CheckprofileError, Problem

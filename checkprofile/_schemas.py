@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
-from ._convert import show
+from ._shown import show
 from ._types import is_mapping
 
 if TYPE_CHECKING:

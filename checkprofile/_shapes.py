@@ -20,9 +20,10 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any, cast, get_args
 
-from ._convert import NotJson, meant, plain, show
+from ._convert import NotJson, plain
 from ._fastschema import Validator
 from ._schemas import CoreShape, schema_file
+from ._shown import meant, show
 from ._types import of_type
 from ._verdict import Verdict
 from .errors import MaterialError, Problem, VerdictError, problems_text

@@ -18,7 +18,8 @@ from typing import Any, cast
 
 import attrs
 
-from ._convert import is_blank, is_finite, show
+from ._convert import is_finite
+from ._shown import is_blank, show
 
 __all__ = [
     "MAX_TOKENS",

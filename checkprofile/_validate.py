@@ -21,20 +21,11 @@ from typing import Any, TypeGuard, cast
 
 from ._alike import as_read, both_shown
 from ._check import Check, Kind, Question
-from ._convert import (
-    NotJson,
-    converter,
-    is_blank,
-    is_integral,
-    is_probability,
-    meant,
-    names_text,
-    plain,
-    show,
-)
+from ._convert import NotJson, converter, is_integral, is_probability, plain
 from ._fastschema import SchemaError, Validator
 from ._limits import Limits
 from ._schemas import schema_file
+from ._shown import is_blank, meant, names_text, show
 from .errors import CheckError, Problem
 
 __all__ = ["parse_check", "validate_check"]

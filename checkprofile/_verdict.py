@@ -18,11 +18,8 @@ import attrs
 
 from ._check import Check, ChoiceQuestion, Kind, Question, RubricQuestion, YesNoQuestion
 from ._convert import (
-    NON_BLANK_PATTERN,
     NotJson,
-    bare,
     converter,
-    is_blank,
     is_integral,
     is_probability,
     override,
@@ -30,11 +27,10 @@ from ._convert import (
     plain_scalar,
     plain_text,
     register_renamed,
-    show,
-    type_name,
 )
 from ._fastschema import Validator
 from ._schemas import schema_file, schema_message
+from ._shown import NON_BLANK_PATTERN, bare, is_blank, show, type_name
 from ._time import instant
 from ._types import of_type
 from .errors import AnswerError, FailureReason, VerdictError, pointer_token

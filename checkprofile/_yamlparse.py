@@ -23,7 +23,7 @@ from ruamel.yaml.events import (
     StreamStartEvent,
 )
 
-from ._convert import one_line, show
+from ._shown import one_line, show
 from ._yamldoc import MAX_ALIAS_TEXT, MAX_DEPTH, MAX_NODES, Document, Mark, Path, YamlError
 
 # The core schema's resolution of plain scalars (YAML 1.2.2, 10.3.2), in its order.

@@ -18,7 +18,7 @@ from typing import Literal
 
 import attrs
 
-from ._convert import shown_pointer
+from ._shown import shown_pointer
 
 __all__ = [
     "AnswerError",

@@ -19,8 +19,9 @@ from hostile import raw_hostile
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checkprofile import MaterialError, _convert, canonical_json
-from checkprofile import _bundle as bundle
+from checkprofile import MaterialError, _convert, _json_text, canonical_json
+from checkprofile._cut import cut_run_data
+from checkprofile._step_ages import oldest_first
 
 orjson = pytest.importorskip("orjson")  # in the test extra: both paths are always tested
 
@@ -28,14 +29,14 @@ orjson = pytest.importorskip("orjson")  # in the test extra: both paths are alwa
 @contextmanager
 def writer(fast: bool) -> Iterator[None]:
     """The pure path, or the ``fast`` extra (looked up afresh), for the time of a block."""
-    saved = bundle._fast_dumps
-    bundle._fast_dumps = bundle._UNSET if fast else None
+    saved = _json_text._fast_dumps
+    _json_text._fast_dumps = _json_text._UNSET if fast else None
     try:
         if fast:
-            assert bundle._fast() is not None
+            assert _json_text._fast() is not None
         yield
     finally:
-        bundle._fast_dumps = saved
+        _json_text._fast_dumps = saved
 
 
 both = pytest.mark.parametrize("fast", [False, True], ids=["pure", "fast"])
@@ -174,7 +175,7 @@ def step_maps(*, uniform: bool) -> st.SearchStrategy[dict[str, Any]]:
 @given(steps=st.one_of(step_maps(uniform=True), step_maps(uniform=False)))
 def test_the_order_of_steps_is_the_old_order(steps: dict[str, Any]) -> None:
     old = sorted(steps, key=lambda step_id: bundle_before._age_key(step_id, steps[step_id]))
-    assert bundle._order(steps, sorted(steps)) == old
+    assert oldest_first(steps, sorted(steps)) == old
 
 
 def test_days_29_to_31_count_only_in_months_that_have_them() -> None:
@@ -187,7 +188,7 @@ def test_days_29_to_31_count_only_in_months_that_have_them() -> None:
     }
     # 29 February 2023, 31 April and 29 February 1900 name no day: those steps are aged by
     # their history alone.
-    assert bundle._order(steps, sorted(steps)) == ["e", "c", "a", "b", "d"]
+    assert oldest_first(steps, sorted(steps)) == ["e", "c", "a", "b", "d"]
 
 
 def test_a_stamps_own_methods_are_never_run() -> None:
@@ -195,7 +196,7 @@ def test_a_stamps_own_methods_are_never_run() -> None:
         "a": {"at": Stamp("2026-10-06T09:04:20Z"), "history": [{"at": "2026-10-01T00:00:00Z"}]},
         "b": {"at": "2026-10-05T09:04:20Z", "history": [{"at": Stamp("2026-10-07T00:00:00Z")}]},
     }
-    assert bundle._order(steps, ["a", "b"]) == ["a", "b"]
+    assert oldest_first(steps, ["a", "b"]) == ["a", "b"]
 
 
 # Whole cuts, old against new ---------------------------------------------------------------
@@ -264,9 +265,9 @@ def runs(draw: st.DrawFn) -> dict[str, Any]:
     return run
 
 
-def cut_of(module: Any, run: dict[str, Any], budget: int) -> tuple[object, ...]:
+def cut_of(cut: Any, run: dict[str, Any], budget: int) -> tuple[object, ...]:
     try:
-        view = module._cut(run, budget)
+        view = cut(run, budget)
     except MaterialError as error:
         return ("error", str(error), error.path)
     return (view.text, view.dropped_steps, view.dropped_fields)
@@ -277,7 +278,7 @@ def cut_of(module: Any, run: dict[str, Any], budget: int) -> tuple[object, ...]:
 @given(run=runs(), budget=st.integers(2, 4000))
 def test_the_cut_is_the_old_cut_byte_for_byte(fast: bool, run: dict[str, Any], budget: int) -> None:
     with writer(fast):
-        assert cut_of(bundle, run, budget) == cut_of(bundle_before, run, budget)
+        assert cut_of(cut_run_data, run, budget) == cut_of(bundle_before._cut, run, budget)
 
 
 @both
@@ -288,7 +289,7 @@ def test_a_long_run_cut_to_a_small_budget_is_the_old_cut(fast: bool, run: dict[s
     many = {**run, "steps": {f"{i:04d}{k}": v for i in range(40) for k, v in run["steps"].items()}}
     with writer(fast):
         for budget in (64, 600, 5000):
-            assert cut_of(bundle, many, budget) == cut_of(bundle_before, many, budget)
+            assert cut_of(cut_run_data, many, budget) == cut_of(bundle_before._cut, many, budget)
 
 
 # The fast extra -------------------------------------------------------------------------------
@@ -314,7 +315,7 @@ def test_the_fast_extra_is_used_only_where_it_writes_the_same_bytes(
         result: bytes = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
         return result
 
-    monkeypatch.setattr(bundle, "_fast_dumps", spy)
+    monkeypatch.setattr(_json_text, "_fast_dumps", spy)
     plain_data = {"b": [1, "é", None, True, 2**63], "a": {"\x00": "😀"}}
     assert canonical_json(plain_data) == json.dumps(
         plain_data, ensure_ascii=False, sort_keys=True, separators=(",", ":")

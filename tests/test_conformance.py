@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -147,6 +148,19 @@ def test_the_docs_list_the_cases_of_every_decision() -> None:
         "docs/conformance.md lists other cases than the corpus has: run"
         " python tools/gen_conformance.py"
     )
+
+
+def test_the_rules_are_numbered_as_far_as_a_case_may_name_them() -> None:
+    # A case's `decisions` names the numbered headings of "The rules", 1 to the schema's
+    # maximum: the page numbers them without a gap, and states no count of them that could
+    # go stale (it said "14 numbered decisions" beside 18 headings).
+    text = DOC.read_text(encoding="utf-8")
+    rules = text[text.index("\n## The rules\n") :]
+    rules = rules[: rules.index("\n## ", 1)]
+    numbers = [int(n) for n in re.findall(r"^#### (\d+)\. ", rules, flags=re.MULTILINE)]
+    top = case_schema()["properties"]["decisions"]["items"]["maximum"]
+    assert numbers == list(range(1, top + 1))
+    assert re.search(r"\b\d+ numbered decisions", text) is None
 
 
 # -- the loader refuses a corpus it cannot run, in one line naming the file and the pointer ----

@@ -39,6 +39,7 @@ from checkprofile import (
     combine,
     issue_lines,
     parse_check,
+    submission_problems,
     validate_check,
     verdict_schema,
 )
@@ -183,6 +184,35 @@ def test_issue_lines_collapse_exactly_white_space() -> None:
     verdict = combine(check, [YesNoAnswer(0.1)], model="m", at="2026-10-06T09:04:20Z")
     assert verdict.to_json()["questions"][0]["ask"] == ask  # the record keeps it as written
     assert issue_lines(verdict) == ("check: Is the report\ufeffattached?\x1c → no (0.1)",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [" ", "\u3000\n", "\u200b", "\ufeff\u2060", "\u180e \u200b"],
+    ids=["space", "ideographic-space", "zwsp", "bom-word-joiner", "invisible-and-space"],
+)
+def test_a_submissions_blank_or_invisible_texts_are_kept_and_shown_as_submitted(
+    text: str,
+) -> None:
+    # "A blank or invisible text in a submission": a submission has no blank rule. core-2
+    # bounds its texts by length only, so an agent's whitespace-only or zero-width summary is
+    # a submission, and the evaluator is shown exactly what was sent.
+    raw = {
+        "output": {"done": True},
+        "summary": text,
+        "evidence": [{"kind": "file", "ref": text}],
+        "reason": text,
+    }
+    assert submission_problems(raw, agent=True) == ()
+    submission = Submission.from_json(raw, agent=True)
+    assert (submission.summary, submission.reason, submission.evidence[0].ref) == (text,) * 3
+    material = Material("Check it.", "# Body\n", {"inputs": {}, "steps": {}}, submission)
+    bundle = build_bundle(parse_check("Is it done?"), material, state_bytes=1000)
+    shown = json.loads(bundle.submission_json)
+    assert (shown["summary"], shown["evidence"][0]["ref"]) == (text, text)
+    # Only an empty one is refused, by its length (shapes/submission-agent-summary).
+    empty = submission_problems({**raw, "summary": ""}, agent=True)
+    assert [problem.pointer for problem in empty] == ["/summary"]
 
 
 # -- step ages ----------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import math
 import sys
 from pathlib import Path
 
-from .._convert import escaped_text
+from .._shown import escaped_text
 from ..human import AuditError
 from ..human._audit_sources import Window
 from ..human._calibrate import MIN_CASES, Calibration, calibrate

@@ -13,8 +13,8 @@ from typing import IO, TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 import attrs
 
-from .._convert import IGNORABLE, error_text, escaped_text, shown_pointer
 from .._files import read_bounded, read_stream
+from .._shown import IGNORABLE, error_text, escaped_text, shown_pointer
 from ..errors import Problem
 
 if TYPE_CHECKING:

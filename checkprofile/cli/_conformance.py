@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from .._convert import escaped_text
+from .._shown import escaped_text
 from ..conformance import STAGES, CaseResult, CorpusError, run_corpus
 from ._common import (
     EXIT_FAIL,

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 import attrs
 
-from .._convert import show
+from .._shown import show
 
 __all__ = ["JsonFault", "JsonFaultError", "Place", "line_column", "load_json", "locate", "members"]
 

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .. import _process as process_
-from .._convert import WHITESPACE, escaped_text, is_blank, names_text, show, shown_pointer
 from .._limits import Limits
 from .._process import Process, ProcessError, ProcessProblem, ProcessStep
+from .._shown import WHITESPACE, escaped_text, is_blank, names_text, show, shown_pointer
 from ..errors import LimitsError, Problem
 from ._common import (
     EXIT_FAIL,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from .._convert import escaped_text
+from .._shown import escaped_text
 from ..errors import EvaluatorError
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from typing import Final
 import attrs
 import pytest
 
-from .._convert import show
+from .._shown import show
 from .cassette import Cassette, CassetteEvaluator, Live
 
 __all__ = ["Cassettes", "cassette_path"]

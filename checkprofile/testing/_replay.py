@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Any, Final, get_args
 
 from .._check import Check
-from .._convert import NotJson, plain, show
+from .._convert import NotJson, plain
+from .._shown import show
 from .._types import is_mapping
 from .._verdict import Answer, ChoiceAnswer, Failure, RubricAnswer, YesNoAnswer
 from ..errors import CheckprofileError, FailureReason, Problem

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 import attrs
 
 from .._bundle import Bundle
-from .._convert import show
 from .._run import Evaluator, Reply
+from .._shown import show
 from .._types import is_mapping, is_sequence
 from .._usage import Usage
 from .._verdict import Answer, ChoiceAnswer, Failure, RubricAnswer, YesNoAnswer

@@ -12,8 +12,8 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, get_args
 
-from .._convert import show
 from .._run import Action, Outcome
+from .._shown import show
 from .._types import is_mapping, is_sequence
 from .._verdict import Result, VerdictName
 

@@ -34,9 +34,10 @@ import attrs
 
 from .._bundle import Bundle, Submission, canonical_json, evidence_items
 from .._check import Check
-from .._convert import bare, error_text, is_finite, show
+from .._convert import is_finite
 from .._files import read_bounded
 from .._run import Evaluator, Reply, ask_evaluator
+from .._shown import bare, error_text, show
 from .._validate import parse_check
 from .._verdict import Answer, Failure, Source, answer_problem
 from ..adapters.cache import answer_from_json, answer_to_json, cache_key, write_atomically

@@ -42,8 +42,8 @@ import attrs
 from .._alike import as_read
 from .._bundle import Material, Submission
 from .._check import Check, ChoiceQuestion, Kind, Question, RubricQuestion, YesNoQuestion
-from .._convert import WHITESPACE, is_blank
 from .._limits import Limits
+from .._shown import WHITESPACE, is_blank
 from .._validate import parse_check
 from .._verdict import (
     Answer,
