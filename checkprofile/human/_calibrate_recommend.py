@@ -38,6 +38,7 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
+import itertools
 import math
 from array import array
 from collections import Counter
@@ -213,7 +214,17 @@ class _Half:
             for q, question in enumerate(check)
         ]
         self.settings = [_strictest(question) for question in check]
-        self._graded: dict[tuple[int, int, int, Setting], Result] = {}
+        # Each case's cell of each question: its code and its grid bucket (below 128), which
+        # grade alike under every grid setting; and the result of each cell, by setting.
+        self.cells = [
+            array(
+                "i", [code << 7 | bucket for code, bucket in zip(c.codes, c.buckets, strict=True)]
+            )
+            for c in columns
+        ]
+        self._graded: dict[tuple[int, Setting], dict[int, Result]] = {}
+        # The changes of the settings tried since the last move (see _changes).
+        self._tried: dict[tuple[int, Setting], list[tuple[int, Result, Result]]] = {}
         self.order: list[array[int]] = []
         self.starts: list[list[int]] = []
         self.occupied: list[list[int]] = []
@@ -228,10 +239,9 @@ class _Half:
             self.starts.append(starts)
             self.occupied.append([index for index, size in enumerate(sizes) if size])
         self.results: list[list[Result]] = []
-        for q, column in enumerate(columns):
-            cells = list(zip(column.codes, column.buckets, strict=True))
+        for q, cells in enumerate(self.cells):
             setting = self.settings[q]
-            graded = {cell: self._grade(q, *cell, setting) for cell in dict.fromkeys(cells)}
+            graded = {cell: self._grade(q, cell, setting) for cell in dict.fromkeys(cells)}
             self.results.append(list(map(graded.__getitem__, cells)))
         self.verdicts = list(map(_worst_of, zip(*self.results, strict=True)))
         self.counts: Counter[tuple[Result, Person]] = Counter(
@@ -239,16 +249,18 @@ class _Half:
             for verdict, no in zip(self.verdicts, refused, strict=True)
         )
 
-    def _grade(self, q: int, code: int, bucket: int, setting: Setting) -> Result:
-        """The result of question ``q``'s answers of ``code`` in grid ``bucket`` under
-        ``setting``: an answer at ``GRID[bucket - 1]`` grades as every answer of the bucket
-        does under grid thresholds (see ``_calibrate_search._Sweep``)."""
-        key = (q, code, bucket, setting)
-        found = self._graded.get(key)
+    def _grade(self, q: int, cell: int, setting: Setting) -> Result:
+        """The result of question ``q``'s answers in ``cell`` under ``setting``: an answer
+        of its code at ``GRID[bucket - 1]`` grades as every answer of the bucket does under
+        grid thresholds (see ``_calibrate_search._Sweep``)."""
+        graded = self._graded.get((q, setting))
+        if graded is None:
+            graded = self._graded[(q, setting)] = {}
+        found = graded.get(cell)
         if found is None:
             question = thresholds_of(self.check[q], setting).apply(self.check[q])
-            answer = self.columns[q].make(code, GRID[bucket - 1])
-            found = self._graded[key] = grade(question, answer)
+            answer = self.columns[q].make(cell >> 7, GRID[(cell & 127) - 1])
+            found = graded[cell] = grade(question, answer)
         return found
 
     def _touched(self, q: int, low: int, high: int) -> array[int]:
@@ -257,36 +269,55 @@ class _Half:
         return self.order[q][starts[low + 1] : starts[high + 1]]
 
     def _changes(self, q: int, setting: Setting) -> list[tuple[int, Result, Result]]:
-        """Each case whose question ``q`` result changes: (case, new result, new verdict)."""
+        """Each case whose question ``q`` result changes: (case, new result, new verdict).
+        A case's result is its cell's, so only the cells whose result changes are looked
+        for among the cases touched."""
+        tried = self._tried.get((q, setting))
+        if tried is not None:
+            return tried
         old = self.settings[q]
         span = [(min(a, b), max(a, b)) for a, b in zip(old, setting, strict=True) if a != b]
         changes = []
-        mine = self.results[q]
-        codes, buckets = self.columns[q].codes, self.columns[q].buckets
+        cells, results = self.cells[q], self.results
         for low, high in span:
-            for case in self._touched(q, low, high):
-                result = self._grade(q, codes[case], buckets[case], setting)
-                if result != mine[case]:
-                    row = [results[case] for results in self.results]
-                    row[q] = result
-                    changes.append((case, result, _worst_of(tuple(row))))
+            touched = self._touched(q, low, high)
+            changed: dict[int, Result] = {}
+            for cell in set(map(cells.__getitem__, touched)):
+                result = self._grade(q, cell, setting)
+                if result != self._grade(q, cell, old):
+                    changed[cell] = result
+            if not changed:
+                continue
+            for case in itertools.compress(
+                touched, map(changed.__contains__, map(cells.__getitem__, touched))
+            ):
+                result = changed[cells[case]]
+                row = [mine[case] for mine in results]
+                row[q] = result
+                changes.append((case, result, _worst_of(tuple(row))))
+        self._tried[(q, setting)] = changes
         return changes
 
     def delta(self, q: int, setting: Setting) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """How wrong passes, wrong fails and cases to a person would change: of the verdicts,
         and of question ``q``'s own results (against the decision on the whole submission)."""
-        verdicts: list[int] = [0, 0, 0]
-        own: list[int] = [0, 0, 0]
-        for case, result, verdict in self._changes(q, setting):
-            for tally, before, after, refused in (
-                (verdicts, self.verdicts[case], verdict, self.refused[case]),
-                (own, self.results[q][case], result, self.wrong_to_pass[q][case]),
-            ):
-                for value, sign in ((before, -1), (after, 1)):
+        changes = self._changes(q, setting)
+        mine, wrong = self.results[q], self.wrong_to_pass[q]
+        totals = []
+        for moves in (
+            Counter(
+                (self.verdicts[case], verdict, self.refused[case]) for case, _, verdict in changes
+            ),
+            Counter((mine[case], result, wrong[case]) for case, result, _ in changes),
+        ):
+            tally = [0, 0, 0]
+            for (before, after, refused), count in moves.items():
+                for value, sign in ((before, -count), (after, count)):
                     tally[0] += sign * (value == "pass" and refused)
                     tally[1] += sign * (value == "fail" and not refused)
                     tally[2] += sign * (value == "unsure")
-        return (verdicts[0], verdicts[1], verdicts[2]), (own[0], own[1], own[2])
+            totals.append((tally[0], tally[1], tally[2]))
+        return totals[0], totals[1]
 
     def move(self, q: int, setting: Setting) -> None:
         for case, result, verdict in self._changes(q, setting):
@@ -296,6 +327,7 @@ class _Half:
             self.results[q][case] = result
             self.verdicts[case] = verdict
         self.settings[q] = setting
+        self._tried.clear()
 
     @property
     def wrong(self) -> tuple[int, int]:
