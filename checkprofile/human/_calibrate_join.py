@@ -148,10 +148,7 @@ def _key(compact: int | str) -> str:
 def _stamp(order: str) -> tuple[int, str]:
     """An :func:`at_order` text as a whole number of its date and time of day, and its
     fraction's digits: compared as tuples, they sort as the texts do."""
-    return (
-        int(order[0:4] + order[5:7] + order[8:10] + order[11:13] + order[14:16] + order[17:19]),
-        order[20:],
-    )
+    return int(order[:10].replace("-", "") + order[11:19].replace(":", "")), order[20:]
 
 
 class _Seen:
