@@ -3,7 +3,8 @@ which thresholds would have matched them best, and which thresholds for the whol
 its mistakes within set rates with a set confidence (profile section 4, "Earn trust first").
 
 The pieces, each in its own module: the cases (``_calibrate_join``: verdicts joined with
-decisions as the records stream in, and people's labels from ``_calibrate_labels``), the
+decisions as the records stream in, and people's labels from ``_calibrate_labels``; kept as
+columns of values and codes, ``_calibrate_columns``), the
 figures and their intervals (``_calibrate_figures``), each question's suggested thresholds and
 reliability (``_calibrate_search``), the whole check's recommendation with its guarantee
 (``_calibrate_recommend``), and two windows compared (``_calibrate_drift``). This module puts
