@@ -47,6 +47,7 @@ from checkprofile.human import (
     Failed,
     JsonLinesRecorder,
     Returned,
+    VerdictRecord,
     decision_record,
     read_records,
     verdict_record,
@@ -1232,3 +1233,22 @@ def test_an_answer_that_does_not_fit_is_refused_wherever_it_is_among_the_cases(
     )
     with pytest.raises(ValueError, match=rf'case "k{position}" of "r", question "How complete\?"'):
         calibrate_cases([CheckCases(name="r", check=check, cases=cases)], min_cases=1)
+
+
+def test_typed_records_join_by_any_key_and_one_that_does_not_fit_is_refused(
+    tmp_path: Path,
+) -> None:
+    # Records handed over typed are joined by their own key, even one the library would not
+    # write; an answer its check would refuse is named, with its case, as it is read.
+    path = tmp_path / "records.jsonl"
+    check = parse_check("Is it right?")
+    record(path, check, (YesNoAnswer(0.95),), ACCEPT, run="r")
+    verdict, decision = read_records(path)
+    keyed = [evolve(verdict, key="my-own-key"), evolve(decision, key="my-own-key")]
+    report = calibrate(keyed, min_cases=1)
+    assert confusion(report.checks[0].at_current) == matrix((1, 0), (0, 0), (0, 0))
+    assert isinstance(verdict, VerdictRecord)
+    question = evolve(verdict.verdict.questions[0], answer=1.5)
+    bad = evolve(verdict, verdict=evolve(verdict.verdict, questions=(question,)))
+    with pytest.raises(ValueError, match=r'case "sha256:.*question "Is it right\?"'):
+        calibrate([bad, decision], min_cases=1)

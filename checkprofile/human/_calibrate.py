@@ -3,7 +3,8 @@ which thresholds would have matched them best, and which thresholds for the whol
 its mistakes within set rates with a set confidence (profile section 4, "Earn trust first").
 
 The pieces, each in its own module: the cases (``_calibrate_join``: verdicts joined with
-decisions as the records stream in, and people's labels from ``_calibrate_labels``), the
+decisions as the records stream in, and people's labels from ``_calibrate_labels``; kept as
+columns of values and codes, ``_calibrate_columns``), the
 figures and their intervals (``_calibrate_figures``), each question's suggested thresholds and
 reliability (``_calibrate_search``), the whole check's recommendation with its guarantee
 (``_calibrate_recommend``), and two windows compared (``_calibrate_drift``). This module puts
@@ -34,18 +35,20 @@ from cattrs.gen import override
 
 from .._convert import converter, register_renamed, show
 from .._types import is_mapping, of_type
-from .._verdict import Result, answer_problem, worst_of
+from .._verdict import Result, worst_of
 from ._audit_sources import Window, open_sources
 from ._audit_strict import TornLine
+from ._calibrate_columns import CheckColumns, Names, column_of
 from ._calibrate_cost import CallCost, TokenTotal
 from ._calibrate_figures import MIN_CASES, Confusion, Figure, Figures, Person, figures_of
-from ._calibrate_join import SKIP_REASONS, TORN_SHOWN, Case, CheckCases, Join
+from ._calibrate_join import SKIP_REASONS, TORN_SHOWN, Case, CheckCases, Join, fitting
 from ._calibrate_labels import check_labels, read_labels
 from ._calibrate_recommend import (
     CONFIDENCE,
     MAX_WRONG_FAIL,
     MAX_WRONG_PASS,
     Recommendation,
+    in_test_half,
     recommend,
 )
 from ._calibrate_search import (
@@ -159,21 +162,19 @@ class _Options:
 _worst_of = functools.cache(worst_of)
 
 
-def _calibrate_check(group: CheckCases, options: _Options) -> CheckCalibration:
+def _calibrate_check(group: CheckColumns, options: _Options) -> CheckCalibration:
     min_cases = options.min_cases
-    people = [case.person for case in group.cases]
-    columns = [[case.answers[i] for case in group.cases] for i in range(len(group.check))]
+    people = group.people
+    columns = group.columns
     graded = [grades(q, column) for q, column in zip(group.check, columns, strict=True)]
-    labelled = any(case.labels for case in group.cases)
+    labelled = bool(group.labels)
     questions = [
         calibrate_question(
             question,
             column,
             people,
             graded=results,
-            labels=[case.labels[i] if case.labels else None for case in group.cases]
-            if labelled
-            else (),
+            labels=[labels[i] if labels else None for labels in group.labels] if labelled else (),
             target=options.target,
             min_cases=min_cases,
         )
@@ -192,23 +193,43 @@ def _calibrate_check(group: CheckCases, options: _Options) -> CheckCalibration:
         return figures_of(Counter(zip(verdicts, people, strict=True)), min_cases)
 
     at_suggested = figures(regraded)
+    at_current = figures(graded)
+    del graded, regraded
     return CheckCalibration(
         name=group.name,
-        at_current=figures(graded),
+        at_current=at_current,
         at_suggested=at_suggested,
         met=at_suggested.agreement.at_least(options.target),
         recommended=recommend(
             group.check,
-            [case.key for case in group.cases],
-            [case.answers for case in group.cases],
+            group.tested,
+            columns,
             people,
-            labels=[case.labels for case in group.cases] if labelled else (),
+            labels=group.labels,
             max_wrong_pass=options.max_wrong_pass,
             max_wrong_fail=options.max_wrong_fail,
             confidence=options.confidence,
             min_cases=min_cases,
         ),
         questions=tuple(questions),
+        cost=group.cost,
+    )
+
+
+def _columns(group: CheckCases) -> CheckColumns:
+    """The cases of ``group``, compactly."""
+    names = Names()
+    labelled = any(case.labels for case in group.cases)
+    return CheckColumns(
+        name=group.name,
+        check=group.check,
+        columns=tuple(
+            column_of(question, [case.answers[i] for case in group.cases], names)
+            for i, question in enumerate(group.check)
+        ),
+        people=[case.person for case in group.cases],
+        tested=bytes(in_test_half(case.key) for case in group.cases),
+        labels=[case.labels for case in group.cases] if labelled else (),
         cost=group.cost,
     )
 
@@ -233,13 +254,7 @@ def calibrate_cases(
     groups = tuple(groups)
     for group in groups:
         for case in group.cases:
-            for question, answer in zip(group.check, case.answers, strict=True):
-                problem = answer_problem(question, answer)
-                if problem is not None:
-                    raise ValueError(
-                        f"case {show(case.key)} of {show(group.name)}, question"
-                        f" {show(question.ask)}: {problem}"
-                    )
+            fitting(group.check, case.answers, f"case {show(case.key)} of {show(group.name)}")
             if case.labels:
                 check_labels(
                     group.check,
@@ -250,14 +265,14 @@ def calibrate_cases(
                         if label is not None
                     },
                 )
-    return _calibrated(groups, options, skipped=skipped)
+    return _calibrated(map(_columns, groups), options, skipped=skipped)
 
 
 def _calibrated(
-    groups: Iterable[CheckCases], options: _Options, *, skipped: Iterable[tuple[str, int]] = ()
+    groups: Iterable[CheckColumns], options: _Options, *, skipped: Iterable[tuple[str, int]] = ()
 ) -> Calibration:
     # calibrate_cases for cases whose every answer the audit reader has checked already.
-    checks = [_calibrate_check(group, options) for group in groups if group.cases]
+    checks = [_calibrate_check(group, options) for group in groups if len(group)]
     return Calibration(
         target=options.target,
         min_cases=options.min_cases,

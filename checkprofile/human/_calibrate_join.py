@@ -12,6 +12,8 @@ submission itself was not good enough to keep).
 
 from __future__ import annotations
 
+import re
+from array import array
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
@@ -22,17 +24,25 @@ from .._bundle import canonical_json
 from .._check import Check
 from .._convert import show
 from .._usage import ModelCall
-from .._verdict import Answer, recorded_answer
+from .._verdict import (
+    Answer,
+    ChoiceAnswer,
+    YesNoAnswer,
+    answer_problem,
+    format_at,
+    recorded_answer,
+)
 from ._audit_fast import DecisionFacts, Facts, VerdictFacts
-from ._audit_records import AuditRecord, DecisionRecord, VerdictRecord
+from ._audit_records import AuditRecord, DecisionRecord, VerdictRecord, check_key
 from ._audit_sources import Window, at_order
 from ._audit_strict import TornLine
+from ._calibrate_columns import CheckColumns, Column, Label, Names
 from ._calibrate_cost import CallCost, CostTally
 from ._calibrate_figures import Person
 from ._calibrate_labels import check_labels
-from ._calibrate_search import Label
+from ._calibrate_recommend import in_test_half
 
-__all__ = ["SKIP_REASONS", "TORN_SHOWN", "Case", "CheckCases", "Join"]
+__all__ = ["SKIP_REASONS", "TORN_SHOWN", "Case", "CheckCases", "Join", "fitting"]
 
 
 @attrs.frozen(kw_only=True)
@@ -112,61 +122,82 @@ def _name(step: str, asked: str, model: str, groups: Sequence[tuple[str, str, st
     return f"{step} ({', '.join(parts)})" if parts else step
 
 
-class _Submission:
-    """What calibration keeps of one submission while it reads: a fingerprint of each distinct
-    record of it (an int for one, a set for more), the verdict that counts (the latest advisory
-    verdict that answered: its time, read order, group, check and answers) and the decision
-    that counts (the latest), never the records themselves."""
+# What is kept of each submission (see Join), bits of its flags.
+_CHECKED = 1  # a verdict was read, in the window or not
+_VERDICT = 2  # a verdict in the window was read (its fingerprint is kept)
+_COUNTS = 4  # an advisory verdict that answered: the latest is the one that counts
+_DECIDED = 8  # a decision was read (its fingerprint is kept)
+_ACCEPTED = 16  # the decision that counts accepted the submission
+_IN_WINDOW = 32  # the decision that counts was made in the window
 
-    __slots__ = (
-        "accepted",
-        "answers",
-        "check",
-        "checked",
-        "decided_at",
-        "decided_in_window",
-        "decided_position",
-        "decisions",
-        "group",
-        "verdict_at",
-        "verdict_position",
-        "verdicts",
-    )
+# The arrays of the join grow by this many submissions at a time.
+_CHUNK = 1 << 16
 
-    def __init__(self) -> None:
-        self.checked = False  # a verdict was read, in the window or not
-        self.verdicts: int | set[int] | None = None  # fingerprints of those in the window
-        self.decisions: int | set[int] | None = None
-        self.verdict_at = ""  # at_order of the verdict that counts ("": none)
-        self.verdict_position = 0
-        self.group = 0
-        self.check: Check | None = None
-        self.answers: tuple[Answer, ...] = ()
-        self.decided_at = ""  # at_order of the decision that counts ("": none)
-        self.decided_position = 0
-        self.accepted = False
-        self.decided_in_window = False
+# A submission key as the library writes it; kept as the number its hex digits spell.
+_HASH_KEY = re.compile(r"sha256:[0-9a-f]{64}")
 
 
-def _new(known: int | set[int] | None, fingerprint: int) -> int | set[int] | None:
-    """``known`` with ``fingerprint`` added, or ``None`` when it was there already."""
-    if known is None:
-        return fingerprint
-    if isinstance(known, int):
-        return None if known == fingerprint else {known, fingerprint}
-    if fingerprint in known:
-        return None
-    known.add(fingerprint)
-    return known
+def _compact(key: str) -> int | str:
+    """``key`` in less memory: a key the library wrote, ``sha256:`` and 64 hex digits, as
+    the number they spell (:func:`_key`, its inverse); any other key as it is."""
+    if len(key) == 71 and _HASH_KEY.fullmatch(key):
+        return int(key[7:], 16)
+    return key
 
 
-def _count(known: int | set[int] | None) -> int:
-    return 0 if known is None else 1 if isinstance(known, int) else len(known)
+def _key(compact: int | str) -> str:
+    return compact if isinstance(compact, str) else f"sha256:{compact:064x}"
+
+
+def _stamp(order: str) -> tuple[int, str]:
+    """An :func:`at_order` text as a whole number of its date and time of day, and its
+    fraction's digits: compared as tuples, they sort as the texts do."""
+    return int(order[:10].replace("-", "") + order[11:19].replace(":", "")), order[20:]
+
+
+class _Seen:
+    """The fingerprints of the distinct records of each submission, of one kind (verdicts in
+    the window, or decisions): the first in an array, any more in a set."""
+
+    __slots__ = ("first", "flag", "more")
+
+    def __init__(self, flag: int) -> None:
+        self.flag = flag
+        self.first: array[int] = array("q")
+        self.more: dict[int, set[int]] = {}
+
+    def new(self, flags: bytearray, index: int, fingerprint: int) -> bool:
+        """Whether ``fingerprint`` is new for submission ``index`` (then it is kept)."""
+        if not flags[index] & self.flag:
+            flags[index] |= self.flag
+            self.first[index] = fingerprint
+            return True
+        more = self.more.get(index)
+        if more is None:
+            if self.first[index] == fingerprint:
+                return False
+            self.more[index] = {self.first[index], fingerprint}
+            return True
+        if fingerprint in more:
+            return False
+        more.add(fingerprint)
+        return True
+
+    def count(self, flags: bytearray, index: int) -> int:
+        if not flags[index] & self.flag:
+            return 0
+        more = self.more.get(index)
+        return 1 if more is None else len(more)
 
 
 class Join:
-    """Joins verdicts and decisions by submission key as they stream in (:class:`_Submission`
-    holds what is kept of each)."""
+    """Joins verdicts and decisions by submission key as they stream in, keeping of each
+    submission only what the figures need, in arrays by the order submissions were first
+    read: a fingerprint of each distinct record (to count a record read twice once), the
+    verdict that counts (the latest advisory verdict that answered: its time, read order,
+    group, check, and each answer's value and name or level) and the decision that counts
+    (the latest: its time, whether it accepted, whether it was made in the window); never
+    the records themselves. About 230 bytes a submission with three questions."""
 
     def __init__(self, window: Window) -> None:
         self.since, self.until = window.bounds
@@ -175,16 +206,31 @@ class Join:
         self.duplicates = 0
         self.torn: list[TornLine] = []
         self.torn_lines = 0
-        self.submissions: dict[str, _Submission] = {}
         self.groups: dict[tuple[str, str, str], int] = {}
-        self.asked: dict[str, str] = {}  # check key -> what it asks
+        self.names = Names()
+        # By submission, in the order first read: its number, by key.
+        self.index: dict[int | str, int] = {}
+        self.size = 0  # how many places the arrays have
+        self.flags = bytearray()
+        self.verdicts = _Seen(_VERDICT)
+        self.decisions = _Seen(_DECIDED)
+        self.verdict_at: array[int] = array("q")  # _stamp of the verdict that counts
+        self.verdict_position: array[int] = array("q")
+        self.decided_at: array[int] = array("q")  # _stamp of the decision that counts
+        self.fractions: dict[tuple[int, int], str] = {}  # (0 verdict | 1 decision, index)
+        self.group: array[int] = array("i")
+        self.check: array[int] = array("i")  # the verdict's check, in self.checks
+        # By check key: the check's number, the check, and what it asks (thresholds aside).
+        self.checks: dict[str, tuple[int, Check, str]] = {}
+        self.values: list[array[float]] = []  # by question, then submission
+        self.codes: list[array[int]] = []
         self.costs: dict[int, CostTally] = {}  # of each group's verdict records in the window
 
     def add(self, item: AuditRecord | Facts | TornLine, fingerprint: int) -> None:
         self.position += 1
         if isinstance(item, VerdictFacts):
             self._verdict(
-                item.key,
+                int(item.key[7:], 16),  # the fast reader read a key the library wrote
                 fingerprint,
                 item.at,
                 item.advisory,
@@ -198,25 +244,29 @@ class Join:
             )
         elif isinstance(item, VerdictRecord):
             verdict = item.verdict
+            answers = (
+                () if verdict.verdict == "error" else tuple(map(recorded_answer, verdict.questions))
+            )
+            if answers:
+                fitting(item.check, answers, f"case {show(item.key)}")
             self._verdict(
-                item.key,
+                _compact(item.key),
                 fingerprint,
-                verdict.at,
+                format_at(verdict.at),
                 verdict.advisory,
                 verdict.verdict,
                 item.step,
                 verdict.model,
                 item.check,
-                item.check_key,
-                ()
-                if verdict.verdict == "error"
-                else tuple(map(recorded_answer, verdict.questions)),
+                check_key(item.check),  # the record's own may not be its check's
+                answers,
                 item.calls,
             )
         elif isinstance(item, DecisionFacts):
-            self._decision(item.key, fingerprint, item.at, item.accepted)
+            self._decision(int(item.key[7:], 16), fingerprint, item.at, item.accepted)
         elif isinstance(item, DecisionRecord):
-            self._decision(item.key, fingerprint, item.decision.at, item.accepted)
+            at = format_at(item.decision.at)
+            self._decision(_compact(item.key), fingerprint, at, item.accepted)
         elif isinstance(item, TornLine):
             self.torn_lines += 1
             if len(self.torn) < TORN_SHOWN:
@@ -229,15 +279,53 @@ class Join:
             self.until is None or order < self.until
         )
 
-    def _submission(self, key: str) -> _Submission:
-        found = self.submissions.get(key)
+    def _submission(self, key: int | str) -> int:
+        found = self.index.get(key)
         if found is None:
-            found = self.submissions[key] = _Submission()
+            found = self.index[key] = len(self.index)
+            if found == self.size:
+                self._grow(len(self.values))
         return found
+
+    def _grow(self, questions: int) -> None:
+        """Room for :data:`_CHUNK` more submissions (or, when ``questions`` is more than the
+        arrays hold, for answers to that many questions)."""
+        if questions > len(self.values):
+            for _ in range(questions - len(self.values)):
+                self.values.append(array("d", [0.0]) * self.size)
+                self.codes.append(array("i", [0]) * self.size)
+            return
+        self.size += _CHUNK
+        self.flags.extend(bytes(_CHUNK))
+        kept: tuple[array[Any], ...] = (
+            self.verdicts.first,
+            self.decisions.first,
+            self.verdict_at,
+            self.verdict_position,
+            self.decided_at,
+            self.group,
+            self.check,
+            *self.values,
+            *self.codes,
+        )
+        for each in kept:
+            each.frombytes(bytes(each.itemsize * _CHUNK))
+
+    def _later(self, kind: int, index: int, at: tuple[int, str], stamps: array[int]) -> int:
+        """How ``at`` compares with the time kept for submission ``index`` (-1, 0, 1)."""
+        kept = (stamps[index], self.fractions.get((kind, index), ""))
+        return (at > kept) - (at < kept)
+
+    def _keep_at(self, kind: int, index: int, at: tuple[int, str], stamps: array[int]) -> None:
+        stamps[index] = at[0]
+        if at[1]:
+            self.fractions[(kind, index)] = at[1]
+        elif self.fractions:
+            self.fractions.pop((kind, index), None)
 
     def _verdict(
         self,
-        key: str,
+        key: int | str,
         fingerprint: int,
         at_text: str,
         advisory: bool,
@@ -249,21 +337,20 @@ class Join:
         answers: tuple[Answer, ...],
         calls: tuple[ModelCall, ...],
     ) -> None:
-        submission = self._submission(key)
-        submission.checked = True
-        at = at_order(at_text)
-        if not self._in_window(at):
+        index = self._submission(key)
+        flags = self.flags
+        flags[index] |= _CHECKED
+        order = at_order(at_text)
+        if not self._in_window(order):
             return
-        known = _new(submission.verdicts, fingerprint)
-        if known is None:  # the same record again (two replicas wrote it)
-            self.duplicates += 1
+        if not self.verdicts.new(flags, index, fingerprint):
+            self.duplicates += 1  # the same record again (two replicas wrote it)
             return
-        submission.verdicts = known
-        asked = self.asked.get(check_key)
-        if asked is None:
-            asked = self.asked[check_key] = _asked(check)
+        known = self.checks.get(check_key)
+        if known is None:
+            known = self.checks[check_key] = (len(self.checks), check, _asked(check))
         # Every verdict cost its calls, whether it counts as a case or not.
-        group = self.groups.setdefault((step, asked, model), len(self.groups))
+        group = self.groups.setdefault((step, known[2], model), len(self.groups))
         tally = self.costs.get(group)
         if tally is None:
             tally = self.costs[group] = CostTally()
@@ -274,26 +361,50 @@ class Join:
         if name == "error":
             self.skipped["error"] += 1
             return
-        if submission.verdict_at:
+        at = _stamp(order)
+        if flags[index] & _COUNTS:
             self.skipped["superseded"] += 1
-            if (at, self.position) < (submission.verdict_at, submission.verdict_position):
+            # Of two at the same time, the one read last counts.
+            if self._later(0, index, at, self.verdict_at) < 0:
                 return
-        submission.group = group
-        submission.verdict_at, submission.verdict_position = at, self.position
-        submission.check, submission.answers = check, answers
+        flags[index] |= _COUNTS
+        self.group[index] = group
+        self._keep_at(0, index, at, self.verdict_at)
+        self.verdict_position[index] = self.position
+        self.check[index] = known[0]
+        if len(answers) > len(self.values):
+            self._grow(len(answers))
+        values, codes = self.values, self.codes
+        for q, answer in enumerate(answers):
+            if type(answer) is YesNoAnswer:
+                values[q][index] = answer.p
+                codes[q][index] = 0
+            elif type(answer) is ChoiceAnswer:
+                values[q][index] = answer.confidence
+                codes[q][index] = self.names.code(answer.name)
+            else:
+                values[q][index] = answer.confidence  # type: ignore[union-attr]
+                codes[q][index] = answer.level  # type: ignore[union-attr]
 
-    def _decision(self, key: str, fingerprint: int, at_text: str, accepted: bool) -> None:
-        submission = self._submission(key)
-        known = _new(submission.decisions, fingerprint)
-        if known is None:
+    def _decision(self, key: int | str, fingerprint: int, at_text: str, accepted: bool) -> None:
+        index = self._submission(key)
+        flags = self.flags
+        decided = flags[index] & _DECIDED
+        if not self.decisions.new(flags, index, fingerprint):
             self.duplicates += 1
             return
-        submission.decisions = known
-        at = at_order(at_text)
-        if (at, self.position) >= (submission.decided_at, submission.decided_position):
-            submission.decided_at, submission.decided_position = at, self.position
-            submission.accepted = accepted
-            submission.decided_in_window = self._in_window(at)
+        order = at_order(at_text)
+        at = _stamp(order)
+        # Of two at the same time, the one read last counts.
+        if decided and self._later(1, index, at, self.decided_at) < 0:
+            return
+        self._keep_at(1, index, at, self.decided_at)
+        flag = flags[index] & ~(_ACCEPTED | _IN_WINDOW)
+        if accepted:
+            flag |= _ACCEPTED
+        if self._in_window(order):
+            flag |= _IN_WINDOW
+        flags[index] = flag
 
     def cost(self) -> CallCost:
         """What the calls of every verdict record in the window cost (each is in one group)."""
@@ -302,58 +413,108 @@ class Join:
             total.merge(tally)
         return total.cost()
 
-    def cases(self, labels: Mapping[str, Mapping[str, Label]] | None = None) -> list[CheckCases]:
+    def cases(self, labels: Mapping[str, Mapping[str, Label]] | None = None) -> list[CheckColumns]:
         """The cases of each check, with the people's ``labels`` (by submission key, then by
         what the question asks) where there are any; what was kept per submission is let go
-        on the way."""
-        by_group: dict[int, list[Case]] = {}
-        first: dict[int, tuple[str, int]] = {}  # each group's first verdict, and its latest
-        latest: dict[int, tuple[str, int, Check]] = {}
-        while self.submissions:
-            key, submission = self.submissions.popitem()
-            decisions = _count(submission.decisions)
-            if submission.verdicts is not None:  # a verdict in the window
-                self.skipped["superseded"] += max(decisions - 1, 0)
-                if not submission.verdict_at:
+        once they are made."""
+        members: dict[int, array[int]] = {}  # each group's cases, in the order first read
+        tested: dict[int, bytearray] = {}
+        labelled: dict[int, list[tuple[Label | None, ...]]] = {}
+        first: dict[int, tuple[int, str, int]] = {}  # each group's first verdict, and latest
+        latest: dict[int, tuple[int, str, int, int]] = {}
+        flags, fractions = self.flags, self.fractions
+        checks = [check for _, check, _ in sorted(self.checks.values(), key=lambda kept: kept[0])]
+        skipped = self.skipped
+        for key, index in self.index.items():
+            flag = flags[index]
+            decisions = self.decisions.count(flags, index)
+            if flag & _VERDICT:  # a verdict in the window
+                skipped["superseded"] += max(decisions - 1, 0)
+                if not flag & _COUNTS:
                     continue
                 if not decisions:
-                    self.skipped["no_decision"] += 1
+                    skipped["no_decision"] += 1
                     continue
-                group = submission.group
-                when = (submission.verdict_at, submission.verdict_position)
-                person: Person = "accepted" if submission.accepted else "refused"
-                assert submission.check is not None
-                by_group.setdefault(group, []).append(
-                    Case(
-                        key=key,
-                        answers=submission.answers,
-                        person=person,
-                        labels=_labels_of(
-                            submission.check, key, labels.get(key) if labels else None
-                        ),
+                group = self.group[index]
+                if group not in members:
+                    members[group], tested[group], labelled[group] = array("i"), bytearray(), []
+                members[group].append(index)
+                text = _key(key)
+                tested[group].append(in_test_half(text))
+                if labels:
+                    found = labels.get(text)
+                    labelled[group].append(
+                        _labels_of(checks[self.check[index]], text, found) if found else ()
                     )
+                when = (
+                    self.verdict_at[index],
+                    fractions.get((0, index), ""),
+                    self.verdict_position[index],
                 )
-                first[group] = min(first.get(group, when), when)
-                if group not in latest or when > latest[group][:2]:
-                    assert submission.check is not None
-                    latest[group] = (*when, submission.check)
-            elif decisions and not submission.checked and submission.decided_in_window:
-                self.skipped["no_verdict"] += 1
-                self.skipped["superseded"] += decisions - 1
+                if group not in first or when < first[group]:
+                    first[group] = when
+                if group not in latest or when > latest[group][:3]:
+                    latest[group] = (*when, self.check[index])
+            elif decisions and not flag & _CHECKED and flag & _IN_WINDOW:
+                skipped["no_verdict"] += 1
+                skipped["superseded"] += decisions - 1
         # Checks in the order of their first verdict (its time, then the order read), so the
         # report is the same whichever replica's file comes first; cases in the order read.
         names = list(self.groups)
-        order = sorted(by_group, key=first.__getitem__)
+        order = sorted(members, key=first.__getitem__)
         shown = [names[group] for group in order]
-        return [
-            CheckCases(
-                name=_name(*names[group], shown),
-                check=latest[group][2],
-                cases=tuple(reversed(by_group[group])),
-                cost=self.costs[group].cost(),
+        made = []
+        for group in order:
+            cases = members[group]
+            check = checks[latest[group][3]]
+            made.append(
+                CheckColumns(
+                    name=_name(*names[group], shown),
+                    check=check,
+                    columns=tuple(
+                        Column(
+                            question.kind,
+                            array("d", map(self.values[q].__getitem__, cases)),
+                            array("i", map(self.codes[q].__getitem__, cases)),
+                            self.names,
+                        )
+                        for q, question in enumerate(check)
+                    ),
+                    people=[
+                        "accepted" if flags[index] & _ACCEPTED else "refused" for index in cases
+                    ],
+                    tested=bytes(tested[group]),
+                    labels=labelled[group] if any(labelled[group]) else (),
+                    cost=self.costs[group].cost(),
+                )
             )
-            for group in order
-        ]
+        self._let_go()
+        return made
+
+    def _let_go(self) -> None:
+        """Let go of what was kept per submission (the counts stay)."""
+        self.index = {}
+        self.size = 0
+        self.flags = bytearray()
+        self.verdicts, self.decisions = _Seen(_VERDICT), _Seen(_DECIDED)
+        self.verdict_at, self.verdict_position, self.decided_at = (
+            array("q"), array("q"), array("q"),
+        )  # fmt: skip
+        self.fractions = {}
+        self.group, self.check = array("i"), array("i")
+        self.values, self.codes = [], []
+
+
+def fitting(check: Check, answers: Sequence[Answer], where: str) -> None:
+    """Raises :class:`ValueError` naming ``where`` and the question for an answer that does
+    not fit its question, or for answers to another number of questions: no answer is
+    counted that grading would refuse."""
+    if len(answers) != len(check):
+        raise ValueError(f"{where} has {len(answers)} answers for {len(check)} questions")
+    for question, answer in zip(check, answers, strict=True):
+        problem = answer_problem(question, answer)
+        if problem is not None:
+            raise ValueError(f"{where}, question {show(question.ask)}: {problem}")
 
 
 def _labels_of(

@@ -20,7 +20,7 @@ from .._check import Check, ChoiceQuestion, RubricQuestion, YesNoQuestion
 from .._convert import show
 from .._types import of_type
 from ._audit_strict import AuditError
-from ._calibrate_search import Label
+from ._calibrate_columns import Label
 
 __all__ = ["check_labels", "read_labels"]
 

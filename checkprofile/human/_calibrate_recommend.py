@@ -38,17 +38,20 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
+import itertools
 import math
+from array import array
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from typing import Final
 
 import attrs
 
 from .._check import Check, ChoiceQuestion, Question, YesNoQuestion
 from .._verdict import Answer, ChoiceAnswer, Result, RubricAnswer, YesNoAnswer, grade, worst_of
+from ._calibrate_columns import GRID, Column, Label
 from ._calibrate_figures import Figures, Person, figures_of
-from ._calibrate_search import GRID, Label, Thresholds, bucket
+from ._calibrate_search import Thresholds
 
 __all__ = [
     "CONFIDENCE",
@@ -184,18 +187,22 @@ def _strictest(question: Question) -> Setting:
 
 
 class _Half:
-    """Cases under settings, with their verdicts' counts kept as settings move."""
+    """Cases under settings, with their verdicts' counts kept as settings move. Each
+    question's results are kept by case (``results[q][case]``), and its cases in the order of
+    their grid buckets (``order[q]``, with ``starts[q][b]`` the place of bucket ``b``'s first),
+    so the cases a move touches are one slice."""
 
     def __init__(
         self,
         check: Check,
-        answers: Sequence[Sequence[Answer]],
+        columns: Sequence[Column],
         refused: Sequence[bool],
         labels: Sequence[Sequence[Label | None]],
     ):
         self.check = check
-        self.answers = answers
+        self.columns = columns
         self.refused = refused
+        self.cases = len(refused)
         # Per question and case: whether the question's own result should not pass, by the
         # person's label of it where there is one, else by their decision on the whole.
         rows: list[Sequence[Label | None]] = list(labels) or [()] * len(refused)
@@ -207,78 +214,120 @@ class _Half:
             for q, question in enumerate(check)
         ]
         self.settings = [_strictest(question) for question in check]
-        self._graded: dict[tuple[int, Hashable, Setting], Result] = {}
-        self.buckets: list[dict[int, list[int]]] = [{} for _ in check]
-        self.occupied: list[list[int]] = []
-        for q in range(len(check)):
-            for case, row in enumerate(answers):
-                self.buckets[q].setdefault(bucket(row[q])[1], []).append(case)
-            self.occupied.append(sorted(self.buckets[q]))
-        self.results = [
-            [self._grade(q, row[q], self.settings[q]) for q in range(len(check))] for row in answers
+        # Each case's cell of each question: its code and its grid bucket (below 128), which
+        # grade alike under every grid setting; and the result of each cell, by setting.
+        self.cells = [
+            array(
+                "i", [code << 7 | bucket for code, bucket in zip(c.codes, c.buckets, strict=True)]
+            )
+            for c in columns
         ]
-        self.verdicts = [_worst_of(tuple(results)) for results in self.results]
+        self._graded: dict[tuple[int, Setting], dict[int, Result]] = {}
+        # The changes of the settings tried since the last move (see _changes).
+        self._tried: dict[tuple[int, Setting], list[tuple[int, Result, Result]]] = {}
+        self.order: list[array[int]] = []
+        self.starts: list[list[int]] = []
+        self.occupied: list[list[int]] = []
+        for column in columns:
+            buckets = column.buckets
+            # Sorting is stable: within a bucket the cases stay in their order.
+            self.order.append(array("i", sorted(range(self.cases), key=buckets.__getitem__)))
+            sizes = [buckets.count(index) for index in range(len(GRID) + 1)]
+            starts = [0]
+            for size in sizes:
+                starts.append(starts[-1] + size)
+            self.starts.append(starts)
+            self.occupied.append([index for index, size in enumerate(sizes) if size])
+        self.results: list[list[Result]] = []
+        for q, cells in enumerate(self.cells):
+            setting = self.settings[q]
+            graded = {cell: self._grade(q, cell, setting) for cell in dict.fromkeys(cells)}
+            self.results.append(list(map(graded.__getitem__, cells)))
+        self.verdicts = list(map(_worst_of, zip(*self.results, strict=True)))
         self.counts: Counter[tuple[Result, Person]] = Counter(
             (verdict, "refused" if no else "accepted")
             for verdict, no in zip(self.verdicts, refused, strict=True)
         )
 
-    def _grade(self, q: int, answer: Answer, setting: Setting) -> Result:
-        key = (q, bucket(answer), setting)
-        found = self._graded.get(key)
+    def _grade(self, q: int, cell: int, setting: Setting) -> Result:
+        """The result of question ``q``'s answers in ``cell`` under ``setting``: an answer
+        of its code at ``GRID[bucket - 1]`` grades as every answer of the bucket does under
+        grid thresholds (see ``_calibrate_search._Sweep``)."""
+        graded = self._graded.get((q, setting))
+        if graded is None:
+            graded = self._graded[(q, setting)] = {}
+        found = graded.get(cell)
         if found is None:
             question = thresholds_of(self.check[q], setting).apply(self.check[q])
-            found = self._graded[key] = grade(question, answer)
+            answer = self.columns[q].make(cell >> 7, GRID[(cell & 127) - 1])
+            found = graded[cell] = grade(question, answer)
         return found
 
-    def _touched(self, q: int, low: int, high: int) -> list[int]:
+    def _touched(self, q: int, low: int, high: int) -> array[int]:
         """The cases of question ``q`` whose bucket is in (``low``, ``high``]."""
-        found: list[int] = []
-        occupied = self.occupied[q]
-        start = bisect.bisect_right(occupied, low)
-        end = bisect.bisect_right(occupied, high)
-        for index in occupied[start:end]:
-            found += self.buckets[q][index]
-        return found
+        starts = self.starts[q]
+        return self.order[q][starts[low + 1] : starts[high + 1]]
 
     def _changes(self, q: int, setting: Setting) -> list[tuple[int, Result, Result]]:
-        """Each case whose question ``q`` result changes: (case, new result, new verdict)."""
+        """Each case whose question ``q`` result changes: (case, new result, new verdict).
+        A case's result is its cell's, so only the cells whose result changes are looked
+        for among the cases touched."""
+        tried = self._tried.get((q, setting))
+        if tried is not None:
+            return tried
         old = self.settings[q]
         span = [(min(a, b), max(a, b)) for a, b in zip(old, setting, strict=True) if a != b]
         changes = []
+        cells, results = self.cells[q], self.results
         for low, high in span:
-            for case in self._touched(q, low, high):
-                result = self._grade(q, self.answers[case][q], setting)
-                if result != self.results[case][q]:
-                    row = list(self.results[case])
-                    row[q] = result
-                    changes.append((case, result, _worst_of(tuple(row))))
+            touched = self._touched(q, low, high)
+            changed: dict[int, Result] = {}
+            for cell in set(map(cells.__getitem__, touched)):
+                result = self._grade(q, cell, setting)
+                if result != self._grade(q, cell, old):
+                    changed[cell] = result
+            if not changed:
+                continue
+            for case in itertools.compress(
+                touched, map(changed.__contains__, map(cells.__getitem__, touched))
+            ):
+                result = changed[cells[case]]
+                row = [mine[case] for mine in results]
+                row[q] = result
+                changes.append((case, result, _worst_of(tuple(row))))
+        self._tried[(q, setting)] = changes
         return changes
 
     def delta(self, q: int, setting: Setting) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """How wrong passes, wrong fails and cases to a person would change: of the verdicts,
         and of question ``q``'s own results (against the decision on the whole submission)."""
-        verdicts: list[int] = [0, 0, 0]
-        own: list[int] = [0, 0, 0]
-        for case, result, verdict in self._changes(q, setting):
-            for tally, before, after, refused in (
-                (verdicts, self.verdicts[case], verdict, self.refused[case]),
-                (own, self.results[case][q], result, self.wrong_to_pass[q][case]),
-            ):
-                for value, sign in ((before, -1), (after, 1)):
+        changes = self._changes(q, setting)
+        mine, wrong = self.results[q], self.wrong_to_pass[q]
+        totals = []
+        for moves in (
+            Counter(
+                (self.verdicts[case], verdict, self.refused[case]) for case, _, verdict in changes
+            ),
+            Counter((mine[case], result, wrong[case]) for case, result, _ in changes),
+        ):
+            tally = [0, 0, 0]
+            for (before, after, refused), count in moves.items():
+                for value, sign in ((before, -count), (after, count)):
                     tally[0] += sign * (value == "pass" and refused)
                     tally[1] += sign * (value == "fail" and not refused)
                     tally[2] += sign * (value == "unsure")
-        return (verdicts[0], verdicts[1], verdicts[2]), (own[0], own[1], own[2])
+            totals.append((tally[0], tally[1], tally[2]))
+        return totals[0], totals[1]
 
     def move(self, q: int, setting: Setting) -> None:
         for case, result, verdict in self._changes(q, setting):
             person: Person = "refused" if self.refused[case] else "accepted"
             self.counts[(self.verdicts[case], person)] -= 1
             self.counts[(verdict, person)] += 1
-            self.results[case][q] = result
+            self.results[q][case] = result
             self.verdicts[case] = verdict
         self.settings[q] = setting
+        self._tried.clear()
 
     @property
     def wrong(self) -> tuple[int, int]:
@@ -326,8 +375,8 @@ def in_test_half(key: str) -> bool:
 
 def recommend(
     check: Check,
-    keys: Sequence[str],
-    answers: Sequence[Sequence[Answer]],
+    tested: bytes,
+    columns: Sequence[Column],
     people: Sequence[Person],
     *,
     labels: Sequence[Sequence[Label | None]] = (),
@@ -336,22 +385,23 @@ def recommend(
     confidence: float = CONFIDENCE,
     min_cases: int,
 ) -> Recommendation:
-    """The recommendation for ``check`` from its cases (``keys``, ``answers`` by case then
-    question, ``people``), as the module docstring describes."""
-    halves: tuple[list[int], list[int]] = ([], [])
-    for case, key in enumerate(keys):
-        halves[in_test_half(key)].append(case)
+    """The recommendation for ``check`` from its cases (whether each is ``tested``, by
+    :func:`in_test_half` of its key; the ``columns`` of its answers, one per question; the
+    ``people``'s decisions), as the module docstring describes."""
+    halves: tuple[array[int], array[int]] = (array("i"), array("i"))
+    for case, test_half in enumerate(tested):
+        halves[test_half].append(case)
     fit, test = (
         _Half(
             check,
-            [answers[c] for c in half],
+            [column.take(half) for column in columns],
             [people[c] == "refused" for c in half],
             [labels[c] for c in half] if labels else (),
         )
         for half in halves
     )
     path = _path(fit, max_wrong_pass, max_wrong_fail, 1 - confidence)
-    n = len(test.answers)
+    n = test.cases
     level = 1 - confidence
     rejected = 0
     chosen: tuple[list[Setting], Counter[tuple[Result, Person]], tuple[int, int]] | None = None
@@ -389,7 +439,7 @@ def recommend(
         at_recommended=figures_of(+counts, min_cases),
         wrong_pass_bound=upper_bound(wrong_pass, n, confidence),
         wrong_fail_bound=upper_bound(wrong_fail, n, confidence),
-        fit_cases=len(fit.answers),
+        fit_cases=fit.cases,
         test_cases=n,
         path=len(path),
         rejected=rejected,
@@ -418,7 +468,7 @@ def _path(
     the test (the test half, about as large, then passes about as far): were it to go on
     until the fit half's rates were used up, the test would stop at the first of the two
     risks used up, and the other's budget would be left unspent."""
-    n = max(len(half.answers), 1)
+    n = max(half.cases, 1)
     allowed = (max_wrong_pass * n, max_wrong_fail * n)
     moves: list[tuple[int, Setting]] = [(-1, ())]
     start = list(half.settings)

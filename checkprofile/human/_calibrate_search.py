@@ -24,14 +24,15 @@ import bisect
 import functools
 import itertools
 from collections import Counter
-from collections.abc import Hashable, Sequence
-from typing import Any, Final, Literal
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import attrs
 
 from .._check import Question, YesNoQuestion
 from .._convert import converter
-from .._verdict import Answer, ChoiceAnswer, Result, YesNoAnswer, grade
+from .._verdict import Answer, Result, grade
+from ._calibrate_columns import GRID, Column, Label
 from ._calibrate_figures import Figures, Person, Reliability, figures_of, reliability
 
 __all__ = [
@@ -40,18 +41,10 @@ __all__ = [
     "Label",
     "QuestionCalibration",
     "Thresholds",
-    "bucket",
     "calibrate_question",
     "grades",
     "values",
 ]
-
-#: The thresholds tried: 0.00, 0.01, ..., 1.00. Written as the profile's users write them.
-GRID: Final[tuple[float, ...]] = tuple(round(k / 100, 2) for k in range(101))
-
-#: A person's answer to one question, where a host has it: yes (``True``) or no for a yes/no
-#: question, the name of an option for a choice, the level (0, 1, ...) for a rubric.
-Label = bool | str | int
 
 
 @attrs.frozen(kw_only=True)
@@ -131,52 +124,40 @@ def _thresholds_json(value: Thresholds) -> dict[str, float]:
 converter.register_unstructure_hook(Thresholds, _thresholds_json)
 
 
-def bucket(answer: Answer) -> tuple[Hashable, int]:
-    """Answers in one bucket grade alike under every threshold of :data:`GRID`: the same name or
-    level, and the same number of grid values at or below the probability or confidence
-    (grading compares with ``>=``)."""
-    if isinstance(answer, YesNoAnswer):
-        return None, bisect.bisect_right(GRID, answer.p)
-    if isinstance(answer, ChoiceAnswer):
-        return answer.name, bisect.bisect_right(GRID, answer.confidence)
-    return answer.level, bisect.bisect_right(GRID, answer.confidence)
-
-
 class _Sweep:
     """Grades one question's cases under many thresholds with :func:`grade`, but only as often
     as the results can differ.
 
     It relies on what :func:`grade` promises: a result depends on the answer's name or level
     and on which thresholds its probability or confidence reaches (``>=``), nothing else. So
-    the answers of one name or level, sorted by :func:`bucket`, fall into a few runs that
-    reach the same thresholds; one answer of each run is graded and the run counted whole.
-    Thresholds that split every run alike (a class) give the same figures, computed once.
+    the answers of one name or level, by their grid bucket (:class:`Column`), fall into a few
+    runs that reach the same grid thresholds; one answer of each run is graded and the run
+    counted whole. Thresholds that split every run alike (a class) give the same figures,
+    computed once.
     """
 
-    def __init__(self, question: Question, answers: Sequence[Answer], people: Sequence[Person]):
+    def __init__(self, question: Question, column: Column, people: Sequence[Person]):
         self.question = question
-        # Per bucket: its first answer, and how many accepted and refused cases it holds.
-        parts: dict[Hashable, dict[int, tuple[Answer, list[int]]]] = {}
-        for answer, person in zip(answers, people, strict=True):
-            part, index = bucket(answer)
-            buckets = parts.get(part)
-            if buckets is None:
-                buckets = parts[part] = {}
-            held = buckets.get(index)
-            if held is None:
-                held = buckets[index] = (answer, [0, 0])
-            held[1][person != "accepted"] += 1
+        # How many accepted and refused cases each bucket of each name or level holds.
+        tally = Counter(zip(column.codes, column.buckets, people, strict=True))
+        parts: dict[int, dict[int, list[int]]] = {}
+        for (code, index, person), count in tally.items():
+            parts.setdefault(code, {}).setdefault(index, [0, 0])[person != "accepted"] += count
         # Per name or level: bucket indexes ascending, an answer of each, and running totals
-        # of accepted and refused cases (totals[j] counts the buckets before j).
+        # of accepted and refused cases (totals[j] counts the buckets before j). The answer of
+        # bucket b stands at GRID[b - 1]: as many grid values are at or below it as below any
+        # answer of the bucket, so it grades as they do under every grid threshold (a fitting
+        # answer is at least 0, so its bucket is at least 1).
         self.parts: list[tuple[list[int], list[Answer], list[tuple[int, int]]]] = []
-        for buckets in parts.values():
+        for code, buckets in parts.items():
             indexes = sorted(buckets)
+            assert indexes[0] >= 1
             totals = [(0, 0)]
             for index in indexes:
-                tally = buckets[index][1]
                 accepted, refused = totals[-1]
-                totals.append((accepted + tally[0], refused + tally[1]))
-            self.parts.append((indexes, [buckets[i][0] for i in indexes], totals))
+                totals.append((accepted + buckets[index][0], refused + buckets[index][1]))
+            answers = [column.make(code, GRID[index - 1]) for index in indexes]
+            self.parts.append((indexes, answers, totals))
         # Grid index k splits answers into those below GRID[k] (bucket index <= k) and those
         # at or above it; two indexes with no occupied bucket between them split alike.
         occupied = sorted({index for indexes, _, _ in self.parts for index in indexes})
@@ -253,7 +234,7 @@ def _closeness(thresholds: Thresholds, current: Thresholds) -> tuple[Any, ...]:
 
 def calibrate_question(
     question: Question,
-    answers: Sequence[Answer],
+    answers: Column,
     people: Sequence[Person],
     *,
     graded: Sequence[Result],
@@ -261,7 +242,7 @@ def calibrate_question(
     target: float,
     min_cases: int,
 ) -> QuestionCalibration:
-    """One question's calibration over its ``answers``, the ``people``'s decisions, the
+    """One question's calibration over its ``answers`` (a column), the ``people``'s decisions, the
     answers ``graded`` at the current thresholds, and the people's ``labels`` of this
     question (one per answer, ``None`` where there is none; empty for none at all)."""
     current = Thresholds.of(question)
@@ -306,7 +287,7 @@ def calibrate_question(
 
 def _reliability(
     question: Question,
-    answers: Sequence[Answer],
+    answers: Column,
     people: Sequence[Person],
     labels: Sequence[Label | None],
     min_cases: int,
@@ -318,14 +299,11 @@ def _reliability(
     neither, and is left out). Against labels: ``p`` against the label being yes; the
     confidence against the name or level being the label."""
     found = []
+    accepted = [person == "accepted" for person in people]
     if isinstance(question, YesNoQuestion):
-        yes_no = [answer for answer in answers if isinstance(answer, YesNoAnswer)]
         found.append(
             reliability(
-                (
-                    (answer.p, person == "accepted")
-                    for answer, person in zip(yes_no, people, strict=True)
-                ),
+                zip(answers.values, accepted, strict=True),
                 against="decision",
                 stated="p",
                 outcome="whether the person accepted the submission",
@@ -333,18 +311,23 @@ def _reliability(
             )
         )
         pairs = [
-            (answer.p, label is True)
-            for answer, label in zip(yes_no, labels, strict=False)  # no labels: empty
+            (p, label is True)
+            for p, label in zip(answers.values, labels, strict=False)  # no labels: empty
             if isinstance(label, bool)
         ]
         outcome = "whether the person's label is yes"
     else:
+        # Sure, an answer's result is its name's or level's alone (every confidence reaches
+        # 0): one grading per name or level.
         sure = Thresholds(confidence=0.0).apply(question)
-        decided: list[tuple[float, bool]] = []
-        for answer, person in zip(answers, people, strict=True):
-            result = grade(sure, answer)
-            if result != "unsure":
-                decided.append((_confidence(answer), (result == "pass") == (person == "accepted")))
+        results = {
+            code: grade(sure, answers.make(code, 1.0)) for code in dict.fromkeys(answers.codes)
+        }
+        decided = [
+            (value, (results[code] == "pass") == yes)
+            for value, code, yes in zip(answers.values, answers.codes, accepted, strict=True)
+            if results[code] != "unsure"
+        ]
         found.append(
             reliability(
                 decided,
@@ -355,8 +338,8 @@ def _reliability(
             )
         )
         pairs = [
-            (_confidence(answer), _named(answer) == label)
-            for answer, label in zip(answers, labels, strict=False)  # no labels: empty
+            (value, answers.named(code) == label)
+            for value, code, label in zip(answers.values, answers.codes, labels, strict=False)
             if label is not None and not isinstance(label, bool)
         ]
         outcome = "whether the answer is the person's label"
@@ -371,16 +354,6 @@ def _reliability(
             )
         )
     return tuple(found)
-
-
-def _confidence(answer: Answer) -> float:
-    return answer.p if isinstance(answer, YesNoAnswer) else answer.confidence
-
-
-def _named(answer: Answer) -> Label:
-    if isinstance(answer, YesNoAnswer):
-        return answer.p >= 0.5
-    return answer.name if isinstance(answer, ChoiceAnswer) else answer.level
 
 
 def _curve(
@@ -411,7 +384,7 @@ def _curve(
     return curve
 
 
-def grades(question: Question, answers: Sequence[Answer]) -> list[Result]:
+def grades(question: Question, answers: Column) -> list[Result]:
     """Each answer graded with :func:`grade`, but only once for all the answers that grade
     alike: the same name or level, on the same side of each of the question's thresholds
     (the promise :class:`_Sweep` relies on too)."""
@@ -419,18 +392,13 @@ def grades(question: Question, answers: Sequence[Answer]) -> list[Result]:
     cuts = sorted(
         v for v in (current.pass_at, current.fail_below, current.confidence) if v is not None
     )
-    known: dict[tuple[Hashable, int], Result] = {}
-    results = []
-    for answer in answers:
-        side: tuple[Hashable, int]
-        if isinstance(answer, YesNoAnswer):
-            side = (None, bisect.bisect_right(cuts, answer.p))
-        elif isinstance(answer, ChoiceAnswer):
-            side = (answer.name, bisect.bisect_right(cuts, answer.confidence))
-        else:
-            side = (answer.level, bisect.bisect_right(cuts, answer.confidence))
-        result = known.get(side)
-        if result is None:
-            result = known[side] = grade(question, answer)
-        results.append(result)
-    return results
+    right = bisect.bisect_right
+    sides = [
+        (code, right(cuts, value))
+        for code, value in zip(answers.codes, answers.values, strict=True)
+    ]
+    known: dict[tuple[int, int], Result] = {}
+    for case, side in enumerate(sides):
+        if side not in known:
+            known[side] = grade(question, answers.answer(case))
+    return [known[side] for side in sides]

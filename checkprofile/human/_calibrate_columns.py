@@ -1,0 +1,144 @@
+"""What calibration keeps of each case, compactly: for each question, its answers over a
+check's cases as arrays (the probability or confidence as a float, the name or level as a
+small whole-number code, the grid bucket as a byte), never an answer object per case, and
+the people's decisions beside them.
+
+Every figure needs no more of an answer than that: :func:`checkprofile.grade` looks only at
+the probability or confidence and at the name or level, and so do the reliability tables.
+An answer is built again (:meth:`Column.answer`) only to be graded once for all the cases
+that grade alike. A question costs 13 bytes per case (8 for the float, 4 for the code, 1 for
+the bucket), a case's decision and half 9 more.
+"""
+
+from __future__ import annotations
+
+import bisect
+from array import array
+from collections.abc import Sequence
+from typing import Final
+
+import attrs
+
+from .._check import Check, ChoiceQuestion, Question, YesNoQuestion
+from .._verdict import Answer, ChoiceAnswer, RubricAnswer, YesNoAnswer
+from ._calibrate_cost import CallCost
+from ._calibrate_figures import Person
+
+__all__ = ["GRID", "CheckColumns", "Column", "Label", "Names", "column_of"]
+
+#: The thresholds tried: 0.00, 0.01, ..., 1.00. Written as the profile's users write them.
+GRID: Final[tuple[float, ...]] = tuple(round(k / 100, 2) for k in range(101))
+
+#: A person's answer to one question, where a host has it: yes (``True``) or no for a yes/no
+#: question, the name of an option for a choice, the level (0, 1, ...) for a rubric.
+Label = bool | str | int
+
+
+class Names:
+    """Choice answers' names as small codes, one code per distinct name (a trail repeats a
+    few names millions of times)."""
+
+    __slots__ = ("codes", "names")
+
+    def __init__(self) -> None:
+        self.codes: dict[str, int] = {}
+        self.names: list[str] = []
+
+    def code(self, name: str) -> int:
+        found = self.codes.get(name)
+        if found is None:
+            found = self.codes[name] = len(self.names)
+            self.names.append(name)
+        return found
+
+
+class Column:
+    """One question's answers over a check's cases: ``values`` (each probability or
+    confidence), ``codes`` (0 for yes/no, the level of a rubric answer, the code of a choice
+    answer's name in ``names``) and ``buckets``: how many values of :data:`GRID` are at or
+    below each value (grading with a grid threshold compares with ``>=``, so answers of one
+    code and one bucket grade alike under every grid threshold)."""
+
+    __slots__ = ("buckets", "codes", "kind", "names", "values")
+
+    def __init__(self, kind: str, values: array[float], codes: array[int], names: Names):
+        self.kind = kind
+        self.values = values
+        self.codes = codes
+        self.names = names
+        grid, right = GRID, bisect.bisect_right
+        self.buckets = bytes([right(grid, value) for value in values])
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def answer(self, case: int) -> Answer:
+        """The answer of ``case``, as grading takes it."""
+        return self.make(self.codes[case], self.values[case])
+
+    def make(self, code: int, value: float) -> Answer:
+        """An answer of this question with ``code`` and ``value``."""
+        if self.kind == "yes_no":
+            return YesNoAnswer(value)
+        if self.kind == "choice":
+            return ChoiceAnswer(self.names.names[code], value)
+        return RubricAnswer(code, value)
+
+    def named(self, code: int) -> Label:
+        """What an answer with ``code`` says, as a label would (a choice's name, a level)."""
+        return self.names.names[code] if self.kind == "choice" else code
+
+    def take(self, cases: Sequence[int]) -> Column:
+        """The column of ``cases`` only, in their order."""
+        return Column(
+            self.kind,
+            array("d", map(self.values.__getitem__, cases)),
+            array("i", map(self.codes.__getitem__, cases)),
+            self.names,
+        )
+
+
+def column_of(question: Question, answers: Sequence[Answer], names: Names) -> Column:
+    """The column of ``answers`` to ``question`` (each one that fits it)."""
+    values: array[float] = array("d")
+    codes: array[int] = array("i")
+    for answer in answers:
+        if isinstance(answer, YesNoAnswer):
+            values.append(answer.p)
+            codes.append(0)
+        elif isinstance(answer, ChoiceAnswer):
+            values.append(answer.confidence)
+            codes.append(names.code(answer.name))
+        else:
+            assert isinstance(answer, RubricAnswer)
+            values.append(answer.confidence)
+            codes.append(answer.level)
+    kind = (
+        "yes_no"
+        if isinstance(question, YesNoQuestion)
+        else "choice"
+        if isinstance(question, ChoiceQuestion)
+        else "rubric"
+    )
+    return Column(kind, values, codes, names)
+
+
+@attrs.frozen(kw_only=True)
+class CheckColumns:
+    """The cases of one check, compactly: ``name`` says which check, ``check`` holds the
+    thresholds in force, ``columns`` one :class:`Column` per question, ``people`` each case's
+    decision, ``tested`` whether each case is in the recommendation's test half (1) or its
+    fit half (0), and ``labels`` the people's labels of each case (one per question, ``None``
+    where there is none; ``()`` for a case without any; empty when no case has any), and
+    ``cost`` the model calls of the check's verdict records (``None``: not known)."""
+
+    name: str
+    check: Check
+    columns: tuple[Column, ...]
+    people: Sequence[Person]
+    tested: bytes
+    labels: Sequence[tuple[Label | None, ...]] = ()
+    cost: CallCost | None = None
+
+    def __len__(self) -> int:
+        return len(self.people)
