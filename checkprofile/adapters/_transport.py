@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Coroutine, Iterator, Mapping
 from contextvars import ContextVar
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import httpx2
 
@@ -51,7 +52,6 @@ __all__ = [
     "boundary_client",
     "checked_max_response_bytes",
     "provider_text",
-    "request_id_of",
     "request_ids",
 ]
 
@@ -67,6 +67,8 @@ MAX_PROVIDER_TEXT: Final = 256
 #: boundary's client that replaces it.
 OPENAI_LIMITS: Final = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
 
+T = TypeVar("T")
+
 # The encodings asked for, and the only ones read (each inflated under the cap).
 _ACCEPTED: Final = "gzip, deflate"
 _WBITS: Final = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": 0}
@@ -74,18 +76,24 @@ _WBITS: Final = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "de
 
 # The headers a host names its request by, in the order read: OpenAI's and most compatible
 # hosts', TypeSafe's, and the bare form some gateways write.
-_REQUEST_ID_HEADERS: Final = ("x-request-id", "x-typesafe-request-id", "request-id")
+_REQUEST_ID_HEADERS: Final = (b"x-request-id", b"x-typesafe-request-id", b"request-id")
+
+# The response headers the boundary reads, and those its answer drops (the body it hands on
+# is inflated already, and its length is the one read).
+_READ_HEADERS: Final = frozenset((*_REQUEST_ID_HEADERS, b"content-encoding"))
+_DROPPED_HEADERS: Final = frozenset((b"content-encoding", b"content-length"))
 
 # The list the current evaluator call notes its requests' ids in, if it opened one.
 _noted: ContextVar[list[str] | None] = ContextVar("checkprofile_request_ids", default=None)
 
 
-def request_id_of(headers: Mapping[str, str]) -> str | None:
-    """The host's id of the request a response with ``headers`` answers, if it gave one."""
+def _request_id_of(found: Mapping[bytes, bytes], encoding: str) -> str | None:
+    """The host's id of the request a response answers, if it gave one: ``found`` holds the
+    response's headers that name one (lower-case names, raw values in ``encoding``)."""
     for name in _REQUEST_ID_HEADERS:
-        value = headers.get(name)
+        value = found.get(name)
         if value:
-            return value
+            return value.decode(encoding)
     return None
 
 
@@ -150,7 +158,7 @@ class BoundaryClient(httpx2.AsyncClient):
         options["follow_redirects"] = False
         request.headers["Accept-Encoding"] = _ACCEPTED
         try:
-            return await asyncio.wait_for(self._exchange(request, options), self._deadline)
+            return await _within(self._deadline, self._exchange(request, options))
         except asyncio.TimeoutError:
             raise httpx2.ReadTimeout(
                 f"no complete response within {self._deadline:g} s", request=request
@@ -158,27 +166,52 @@ class BoundaryClient(httpx2.AsyncClient):
 
     async def _exchange(self, request: httpx2.Request, options: dict[str, Any]) -> httpx2.Response:
         response = await super().send(request, stream=True, **options)
-        noted = _noted.get()
-        if noted is not None:
-            found = request_id_of(response.headers)
-            if found is not None:
-                noted.append(found)
         try:
-            if response.is_redirect or 300 <= response.status_code < 400:
+            # The headers are read once, as bytes: the request's id and the body's coding.
+            found: dict[bytes, bytes] = {}
+            for key, value in response.headers.raw:
+                name = key.lower()
+                if name in _READ_HEADERS:
+                    # A header given twice reads as one, its values joined (as httpx does).
+                    found[name] = found[name] + b", " + value if name in found else value
+            encoding = response.headers.encoding
+            noted = _noted.get()
+            if noted is not None:
+                named = _request_id_of(found, encoding)
+                if named is not None:
+                    noted.append(named)
+            if 300 <= response.status_code < 400:  # every redirect, Location or not
                 raise BoundaryError(_redirect_text(response), reason="redirected")
-            body = await _read(response, self._cap)
-        finally:
+            coding = found.get(b"content-encoding")
+            raw = response.stream
+            if not isinstance(raw, httpx2.AsyncByteStream):  # as httpx itself would refuse it
+                raise TypeError(f"the transport gave a body that is not async: {show(raw)}")
+            # The body is read here, through the cap (and inflated under it): the response
+            # handed on holds it decoded, as if the host had sent it so.
+            response.stream = _Capped(raw, coding.decode(encoding) if coding else "", self._cap)
+            if coding is not None:
+                del response.headers["Content-Encoding"]
+            body = await response.aread()
+            if coding is not None:
+                response.headers["Content-Length"] = str(len(body))
+        except BaseException:
             await response.aclose()
-        headers = httpx2.Headers(response.headers)
-        headers.pop("Content-Encoding", None)  # inflated already
-        headers["Content-Length"] = str(len(body))
-        return httpx2.Response(
-            response.status_code,
-            headers=headers,
-            content=body,
-            request=request,
-            extensions=response.extensions,
-        )
+            raise
+        return response
+
+
+if sys.version_info >= (3, 11):
+
+    async def _within(seconds: float, exchange: Coroutine[Any, Any, T]) -> T:
+        """``exchange``, awaited in this task, cancelled after ``seconds`` with
+        ``TimeoutError``: one timer, no task of its own."""
+        async with asyncio.timeout(seconds):
+            return await exchange
+
+else:  # pragma: no cover - Python 3.10 has no asyncio.timeout
+
+    async def _within(seconds: float, exchange: Coroutine[Any, Any, T]) -> T:
+        return await asyncio.wait_for(exchange, seconds)
 
 
 def boundary_client(
@@ -208,43 +241,52 @@ def _redirect_text(response: httpx2.Response) -> str:
     )
 
 
-async def _read(response: httpx2.Response, cap: int) -> bytes:
-    """The body of ``response``, inflated, refusing to hold more than ``cap`` bytes of it
-    (raw or inflated) at any step."""
-    encodings = [
-        part.strip().lower()
-        for part in response.headers.get("Content-Encoding", "").split(",")
-        if part.strip() and part.strip().lower() != "identity"
-    ]
-    unknown = [name for name in encodings if name not in _WBITS]
-    if unknown:
-        raise BoundaryError(
-            f"the response is encoded as {show(unknown[0])}, which was not asked for"
-            f" (only {_ACCEPTED})",
-            reason="malformed",
-        )
-    # Content-Encoding lists the codings in the order applied: undone last first.
-    stages = [_Inflater(name, cap) for name in reversed(encodings)]
-    parts: list[bytes] = []
-    size = raw = 0
-    async for chunk in response.aiter_raw():
-        raw += len(chunk)
-        if raw > cap:
-            raise _over(cap)
-        for stage in stages:
-            chunk = stage.feed(chunk)
-        size += len(chunk)
-        if size > cap:
-            raise _over(cap)
-        parts.append(chunk)
-    tail = b""
-    for stage in stages:
-        tail = stage.feed(tail) + stage.end()
-    size += len(tail)
-    if size > cap:
-        raise _over(cap)
-    parts.append(tail)
-    return b"".join(parts)
+class _Capped(httpx2.AsyncByteStream):
+    """A response's body as read under the cap: inflated from ``coding`` (its
+    Content-Encoding), never holding more than ``cap`` bytes of it (raw or inflated) at any
+    step. An encoding not asked for is refused before a byte is read."""
+
+    def __init__(self, raw: httpx2.AsyncByteStream, coding: str, cap: int) -> None:
+        encodings = [
+            name
+            for name in (part.strip().lower() for part in coding.split(","))
+            if name and name != "identity"
+        ]
+        unknown = [name for name in encodings if name not in _WBITS]
+        if unknown:
+            raise BoundaryError(
+                f"the response is encoded as {show(unknown[0])}, which was not asked for"
+                f" (only {_ACCEPTED})",
+                reason="malformed",
+            )
+        self._raw = raw
+        self._cap = cap
+        # Content-Encoding lists the codings in the order applied: undone last first.
+        self._stages = [_Inflater(name, cap) for name in reversed(encodings)]
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        cap, stages = self._cap, self._stages
+        size = raw = 0
+        async for chunk in self._raw:
+            raw += len(chunk)
+            if raw > cap:
+                raise _over(cap)
+            for stage in stages:
+                chunk = stage.feed(chunk)
+            size += len(chunk)
+            if size > cap:
+                raise _over(cap)
+            yield chunk
+        if stages:
+            tail = b""
+            for stage in stages:
+                tail = stage.feed(tail) + stage.end()
+            if size + len(tail) > cap:
+                raise _over(cap)
+            yield tail
+
+    async def aclose(self) -> None:
+        await self._raw.aclose()
 
 
 def _over(cap: int) -> BoundaryError:
