@@ -33,15 +33,18 @@ import asyncio
 import contextlib
 import sys
 import zlib
-from collections.abc import AsyncIterator, Coroutine, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Mapping
 from contextvars import ContextVar
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import httpx2
 
 from .._convert import is_blank, show
 from ..errors import EvaluatorError
-from ._common import shared_ssl_context
+from ._common import LoopClients, shared_ssl_context
+
+if TYPE_CHECKING:
+    import openai
 
 __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",
@@ -50,7 +53,9 @@ __all__ = [
     "BoundaryClient",
     "BoundaryError",
     "boundary_client",
+    "boundary_clients",
     "checked_max_response_bytes",
+    "openai_clients",
     "provider_text",
     "request_ids",
 ]
@@ -68,6 +73,7 @@ MAX_PROVIDER_TEXT: Final = 256
 OPENAI_LIMITS: Final = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
 
 T = TypeVar("T")
+C = TypeVar("C")
 
 # The encodings asked for, and the only ones read (each inflated under the cap).
 _ACCEPTED: Final = "gzip, deflate"
@@ -225,6 +231,58 @@ def boundary_client(
         limits=limits,
         verify=shared_ssl_context(),
     )
+
+
+def boundary_clients(
+    sdk: Callable[[BoundaryClient], C],
+    close: Callable[[C], Awaitable[Any]],
+    *,
+    timeout: float,
+    max_response_bytes: int,
+    limits: httpx2.Limits = OPENAI_LIMITS,
+) -> LoopClients[C]:
+    """An adapter's clients, one per event loop (:class:`LoopClients`): each is ``sdk`` made on
+    a :func:`boundary_client` of its own (a new loop needs new connections), and ``close``
+    closes one. The first is made at once, so whatever ``sdk`` raises (a missing key) is
+    raised here."""
+    return LoopClients(
+        lambda: sdk(
+            boundary_client(timeout=timeout, max_response_bytes=max_response_bytes, limits=limits)
+        ),
+        close,
+    )
+
+
+def openai_clients(
+    *,
+    api_key: str | None,
+    base_url: str | None,
+    timeout: float,
+    max_response_bytes: int,
+    what: str,
+) -> LoopClients[openai.AsyncOpenAI]:
+    """:func:`boundary_clients` of the openai SDK (which the caller has imported): its
+    retries off (the profile's single re-ask, in ``run_check``, is the only retry). Raises
+    ``ValueError`` naming ``what`` when the SDK refuses to start (no key given and none in
+    ``OPENAI_API_KEY``).
+
+    The SDK's own HTTP client would follow redirects, and close itself from ``__del__`` on
+    whatever loop runs then, which fails (noisily) for a client of a loop ``run_check_sync``
+    has closed; the boundary's does neither."""
+    import openai
+
+    def sdk(http: BoundaryClient) -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(
+            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0, http_client=http
+        )
+
+    async def close(client: openai.AsyncOpenAI) -> None:
+        await client.close()
+
+    try:
+        return boundary_clients(sdk, close, timeout=timeout, max_response_bytes=max_response_bytes)
+    except openai.OpenAIError as error:
+        raise ValueError(f"cannot set up {what}: {error}") from None
 
 
 def _redirect_text(response: httpx2.Response) -> str:
