@@ -273,7 +273,7 @@ class ChatEvaluator:
             base_url=base_url,
             timeout=self._timeout,
             max_response_bytes=cap,
-            what=f"the chat evaluator for {model!r}",
+            what=f"the chat evaluator for {self._model!r}",
         )
         self._base_url = str(self._clients.current()[0].base_url)
         import httpx2
