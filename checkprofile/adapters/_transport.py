@@ -82,10 +82,8 @@ _WBITS: Final = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "de
 # hosts', TypeSafe's, and the bare form some gateways write.
 _REQUEST_ID_HEADERS: Final = (b"x-request-id", b"x-typesafe-request-id", b"request-id")
 
-# The response headers the boundary reads, and those its answer drops (the body it hands on
-# is inflated already, and its length is the one read).
+# The response headers the boundary reads: the request's id and the body's coding.
 _READ_HEADERS: Final = frozenset((*_REQUEST_ID_HEADERS, b"content-encoding"))
-_DROPPED_HEADERS: Final = frozenset((b"content-encoding", b"content-length"))
 
 # The list the current evaluator call notes its requests' ids in, if it opened one.
 _noted: ContextVar[list[str] | None] = ContextVar("checkprofile_request_ids", default=None)
