@@ -1,6 +1,6 @@
 """Benchmark: the cost around each model call, for every adapter, against the SDKs alone.
 
-    python benchmarks/bench_adapters.py [--checks 50] [--latency 0.1] [--repeat 5]
+    python benchmarks/bench_adapters.py [--checks 50] [--latency 0.1] [--repeat 5] [--spread 1]
 
 The host (tests/loopback.py, a real HTTP server on 127.0.0.1) runs in its own process, as a
 real host would, and speaks System One, OpenAI Decisions and chat completions. Rows (issue
@@ -14,7 +14,8 @@ real host would, and speaks System One, OpenAI Decisions and chat completions. R
 * ``--checks`` checks at once against a host answering after ``--latency`` seconds: wall time
   as a ratio to the same SDK sending the same requests without the library (for chat, before
   is the SDK's ``create`` per question, as the adapter used to call it); the best of
-  ``--repeat`` rounds of each, the rounds taking turns;
+  ``--repeat`` rounds of each, the rounds taking turns; with ``--spread N``, that whole measure
+  N times, and the row gives the median ratio with its range over them;
 * library CPU per check, without the network: bundle, request, strict reading, combine.
 """
 
@@ -26,13 +27,14 @@ import gc
 import json
 import math
 import multiprocessing
+import os
 import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from multiprocessing.synchronize import Event
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -302,18 +304,27 @@ async def sdk_round(requests: Callable[[Bundle], list[Awaitable[Any]]], checks: 
     return time.perf_counter() - start
 
 
-async def concurrent(
-    url: str, checks: int, repeat: int
-) -> dict[str, tuple[float | None, float, float]]:
+class Together(NamedTuple):
+    """One measure of many checks at once, in seconds: walls, and this process's CPU."""
+
+    before: float | None
+    library: float
+    alone: float
+    library_cpu: float
+    alone_cpu: float
+
+
+async def concurrent(url: str, checks: int, repeat: int) -> dict[str, Together]:
     """Per adapter: the best wall of ``checks`` checks at once, before (chat only), library,
-    SDK alone, in seconds.
+    SDK alone, in seconds; and the best CPU time of this process (the host's is not in it)
+    for the library's rounds and the SDK's.
 
     The rounds take turns (library, SDK alone, library, ...), so a busy moment of this shared
     machine falls on both sides alike; and the best round of each side is its figure, as in
     bench_core: the machine's noise only ever adds time. Both sides are CPU-bound here (50
     requests whose SDK work outlasts the latency), so a ratio of medians moves by a fifth
     from run to run."""
-    result: dict[str, tuple[float | None, float, float]] = {}
+    result: dict[str, Together] = {}
     for name, make in makers().items():
         evaluator = make(url)
         client, requests = sdk_requests(name, url)
@@ -325,16 +336,27 @@ async def concurrent(
         library: list[float] = []
         alone: list[float] = []
         before: list[float] = []
+        cpu: dict[str, list[float]] = {"library": [], "alone": []}
         for _ in range(repeat):
+            start = time.process_time()
             library.append(await library_round(evaluator, checks))
+            cpu["library"].append(time.process_time() - start)
+            start = time.process_time()
             alone.append(await sdk_round(requests, checks))
+            cpu["alone"].append(time.process_time() - start)
             if name == "chat":
                 before.append(await library_round(legacy, checks))
         await legacy.aclose()
         await evaluator.aclose()
         close = getattr(client, "aclose", None) or client.close
         await close()
-        result[name] = (min(before) if before else None, min(library), min(alone))
+        result[name] = Together(
+            before=min(before) if before else None,
+            library=min(library),
+            alone=min(alone),
+            library_cpu=min(cpu["library"]),
+            alone_cpu=min(cpu["alone"]),
+        )
     return result
 
 
@@ -411,7 +433,11 @@ def main() -> None:
     parser.add_argument("--checks", type=int, default=50)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--spread", type=int, default=1, help="how many times to take the checks-at-once measure"
+    )
     options = parser.parse_args()
+    load = os.getloadavg()
     urls: multiprocessing.Queue[Any] = multiprocessing.Queue()
     stop = multiprocessing.Event()
     server = multiprocessing.Process(target=serve, args=(options.latency, urls, stop), daemon=True)
@@ -420,7 +446,10 @@ def main() -> None:
         quick, slow = urls.get(timeout=30)
         built = building(quick, max(options.repeat, 5))
         calls = sync_calls(quick, max(options.repeat, 5))
-        together = asyncio.run(concurrent(slow, options.checks, options.repeat))
+        runs = [
+            asyncio.run(concurrent(slow, options.checks, options.repeat))
+            for _ in range(max(options.spread, 1))
+        ]
     finally:
         stop.set()
         server.join(timeout=10)
@@ -437,16 +466,35 @@ def main() -> None:
         row(what, f"{before - alone:.2f}", after - alone, "5")
         print(f"{'':58}   per call {after:.2f} ms; the SDK alone {alone:.2f} ms")
     latency = options.latency
-    for name, (before_wall, wall, alone) in together.items():
-        before_text = f"{before_wall / alone:.2f}" if before_wall is not None else "-"
+    for name in makers():
+        measures = [run[name] for run in runs]
+        ratios = [m.library / m.alone for m in measures]
+        # The measure whose ratio is the median speaks for the row.
+        middle = sorted(range(len(ratios)), key=ratios.__getitem__)[(len(ratios) - 1) // 2]
+        chosen = measures[middle]
+        before_text = f"{chosen.before / chosen.alone:.2f}" if chosen.before is not None else "-"
         what = f"{options.checks} checks at once, {name}, wall / SDK alone"
-        row(what, before_text, wall / alone, "1.1")
+        row(what, before_text, ratios[middle], "1.1")
         print(
-            f"{'':58}   wall {wall * 1000:.0f} ms = {wall / latency:.2f}x latency;"
-            f" SDK alone {alone * 1000:.0f} ms = {alone / latency:.2f}x"
+            f"{'':58}   wall {chosen.library * 1000:.0f} ms = {chosen.library / latency:.2f}x"
+            f" latency; SDK alone {chosen.alone * 1000:.0f} ms = {chosen.alone / latency:.2f}x;"
+            f" CPU {chosen.library_cpu * 1000:.0f} / {chosen.alone_cpu * 1000:.0f} ms"
+            f" = {chosen.library_cpu / chosen.alone_cpu:.2f}"
         )
+        if len(ratios) > 1:
+            print(
+                f"{'':58}   over {len(ratios)} measures: median {ratios[middle]:.2f},"
+                f" range {min(ratios):.2f} to {max(ratios):.2f}"
+                f" ({', '.join(f'{r:.2f}' for r in ratios)})"
+            )
     for name, seconds in cpu.items():
         row(f"library CPU per check, {name}, no network (ms)", "-", seconds * 1000, "0.5")
+    end = os.getloadavg()
+    print(
+        f"load average (1, 5, 15 min) at the start {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f};"
+        f" at the end {end[0]:.2f}, {end[1]:.2f}, {end[2]:.2f}"
+        f" ({os.cpu_count()} CPUs)"
+    )
 
 
 if __name__ == "__main__":

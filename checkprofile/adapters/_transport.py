@@ -32,15 +32,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import httpx2
 
 from .._convert import is_blank, show
 from ..errors import EvaluatorError
-from ._common import shared_ssl_context
+from ._common import LoopClients, shared_ssl_context
+
+if TYPE_CHECKING:
+    import openai
 
 __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",
@@ -49,9 +52,10 @@ __all__ = [
     "BoundaryClient",
     "BoundaryError",
     "boundary_client",
+    "boundary_clients",
     "checked_max_response_bytes",
+    "openai_clients",
     "provider_text",
-    "request_id_of",
     "request_ids",
 ]
 
@@ -67,6 +71,8 @@ MAX_PROVIDER_TEXT: Final = 256
 #: boundary's client that replaces it.
 OPENAI_LIMITS: Final = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
 
+C = TypeVar("C")
+
 # The encodings asked for, and the only ones read (each inflated under the cap).
 _ACCEPTED: Final = "gzip, deflate"
 _WBITS: Final = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": 0}
@@ -74,18 +80,22 @@ _WBITS: Final = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "de
 
 # The headers a host names its request by, in the order read: OpenAI's and most compatible
 # hosts', TypeSafe's, and the bare form some gateways write.
-_REQUEST_ID_HEADERS: Final = ("x-request-id", "x-typesafe-request-id", "request-id")
+_REQUEST_ID_HEADERS: Final = (b"x-request-id", b"x-typesafe-request-id", b"request-id")
+
+# The response headers the boundary reads: the request's id and the body's coding.
+_READ_HEADERS: Final = frozenset((*_REQUEST_ID_HEADERS, b"content-encoding"))
 
 # The list the current evaluator call notes its requests' ids in, if it opened one.
 _noted: ContextVar[list[str] | None] = ContextVar("checkprofile_request_ids", default=None)
 
 
-def request_id_of(headers: Mapping[str, str]) -> str | None:
-    """The host's id of the request a response with ``headers`` answers, if it gave one."""
+def _request_id_of(found: Mapping[bytes, bytes], encoding: str) -> str | None:
+    """The host's id of the request a response answers, if it gave one: ``found`` holds the
+    response's headers that name one (lower-case names, raw values in ``encoding``)."""
     for name in _REQUEST_ID_HEADERS:
-        value = headers.get(name)
+        value = found.get(name)
         if value:
-            return value
+            return value.decode(encoding)
     return None
 
 
@@ -150,6 +160,9 @@ class BoundaryClient(httpx2.AsyncClient):
         options["follow_redirects"] = False
         request.headers["Accept-Encoding"] = _ACCEPTED
         try:
+            # The exchange runs as a task of its own under wait_for. asyncio.timeout, on this
+            # task, cost more: every wakeup of the read would resume the caller's whole stack
+            # (run_check, the adapter, the SDK), about 0.5 ms more per check in bench_adapters.
             return await asyncio.wait_for(self._exchange(request, options), self._deadline)
         except asyncio.TimeoutError:
             raise httpx2.ReadTimeout(
@@ -158,27 +171,38 @@ class BoundaryClient(httpx2.AsyncClient):
 
     async def _exchange(self, request: httpx2.Request, options: dict[str, Any]) -> httpx2.Response:
         response = await super().send(request, stream=True, **options)
-        noted = _noted.get()
-        if noted is not None:
-            found = request_id_of(response.headers)
-            if found is not None:
-                noted.append(found)
         try:
-            if response.is_redirect or 300 <= response.status_code < 400:
+            # The headers are read once, as bytes: the request's id and the body's coding.
+            found: dict[bytes, bytes] = {}
+            for key, value in response.headers.raw:
+                name = key.lower()
+                if name in _READ_HEADERS:
+                    # A header given twice reads as one, its values joined (as httpx does).
+                    found[name] = found[name] + b", " + value if name in found else value
+            encoding = response.headers.encoding
+            noted = _noted.get()
+            if noted is not None:
+                named = _request_id_of(found, encoding)
+                if named is not None:
+                    noted.append(named)
+            if 300 <= response.status_code < 400:  # every redirect, Location or not
                 raise BoundaryError(_redirect_text(response), reason="redirected")
-            body = await _read(response, self._cap)
-        finally:
+            coding = found.get(b"content-encoding")
+            raw = response.stream
+            if not isinstance(raw, httpx2.AsyncByteStream):  # as httpx itself would refuse it
+                raise TypeError(f"the transport gave a body that is not async: {show(raw)}")
+            # The body is read here, through the cap (and inflated under it): the response
+            # handed on holds it decoded, as if the host had sent it so.
+            response.stream = _Capped(raw, coding.decode(encoding) if coding else "", self._cap)
+            if coding is not None:
+                del response.headers["Content-Encoding"]
+            body = await response.aread()
+            if coding is not None:
+                response.headers["Content-Length"] = str(len(body))
+        except BaseException:
             await response.aclose()
-        headers = httpx2.Headers(response.headers)
-        headers.pop("Content-Encoding", None)  # inflated already
-        headers["Content-Length"] = str(len(body))
-        return httpx2.Response(
-            response.status_code,
-            headers=headers,
-            content=body,
-            request=request,
-            extensions=response.extensions,
-        )
+            raise
+        return response
 
 
 def boundary_client(
@@ -192,6 +216,58 @@ def boundary_client(
         limits=limits,
         verify=shared_ssl_context(),
     )
+
+
+def boundary_clients(
+    sdk: Callable[[BoundaryClient], C],
+    close: Callable[[C], Awaitable[Any]],
+    *,
+    timeout: float,
+    max_response_bytes: int,
+    limits: httpx2.Limits = OPENAI_LIMITS,
+) -> LoopClients[C]:
+    """An adapter's clients, one per event loop (:class:`LoopClients`): each is ``sdk`` made on
+    a :func:`boundary_client` of its own (a new loop needs new connections), and ``close``
+    closes one. The first is made at once, so whatever ``sdk`` raises (a missing key) is
+    raised here."""
+    return LoopClients(
+        lambda: sdk(
+            boundary_client(timeout=timeout, max_response_bytes=max_response_bytes, limits=limits)
+        ),
+        close,
+    )
+
+
+def openai_clients(
+    *,
+    api_key: str | None,
+    base_url: str | None,
+    timeout: float,
+    max_response_bytes: int,
+    what: str,
+) -> LoopClients[openai.AsyncOpenAI]:
+    """:func:`boundary_clients` of the openai SDK (which the caller has imported): its
+    retries off (the profile's single re-ask, in ``run_check``, is the only retry). Raises
+    ``ValueError`` naming ``what`` when the SDK refuses to start (no key given and none in
+    ``OPENAI_API_KEY``).
+
+    The SDK's own HTTP client would follow redirects, and close itself from ``__del__`` on
+    whatever loop runs then, which fails (noisily) for a client of a loop ``run_check_sync``
+    has closed; the boundary's does neither."""
+    import openai
+
+    def sdk(http: BoundaryClient) -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(
+            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0, http_client=http
+        )
+
+    async def close(client: openai.AsyncOpenAI) -> None:
+        await client.close()
+
+    try:
+        return boundary_clients(sdk, close, timeout=timeout, max_response_bytes=max_response_bytes)
+    except openai.OpenAIError as error:
+        raise ValueError(f"cannot set up {what}: {error}") from None
 
 
 def _redirect_text(response: httpx2.Response) -> str:
@@ -208,43 +284,52 @@ def _redirect_text(response: httpx2.Response) -> str:
     )
 
 
-async def _read(response: httpx2.Response, cap: int) -> bytes:
-    """The body of ``response``, inflated, refusing to hold more than ``cap`` bytes of it
-    (raw or inflated) at any step."""
-    encodings = [
-        part.strip().lower()
-        for part in response.headers.get("Content-Encoding", "").split(",")
-        if part.strip() and part.strip().lower() != "identity"
-    ]
-    unknown = [name for name in encodings if name not in _WBITS]
-    if unknown:
-        raise BoundaryError(
-            f"the response is encoded as {show(unknown[0])}, which was not asked for"
-            f" (only {_ACCEPTED})",
-            reason="malformed",
-        )
-    # Content-Encoding lists the codings in the order applied: undone last first.
-    stages = [_Inflater(name, cap) for name in reversed(encodings)]
-    parts: list[bytes] = []
-    size = raw = 0
-    async for chunk in response.aiter_raw():
-        raw += len(chunk)
-        if raw > cap:
-            raise _over(cap)
-        for stage in stages:
-            chunk = stage.feed(chunk)
-        size += len(chunk)
-        if size > cap:
-            raise _over(cap)
-        parts.append(chunk)
-    tail = b""
-    for stage in stages:
-        tail = stage.feed(tail) + stage.end()
-    size += len(tail)
-    if size > cap:
-        raise _over(cap)
-    parts.append(tail)
-    return b"".join(parts)
+class _Capped(httpx2.AsyncByteStream):
+    """A response's body as read under the cap: inflated from ``coding`` (its
+    Content-Encoding), never holding more than ``cap`` bytes of it (raw or inflated) at any
+    step. An encoding not asked for is refused before a byte is read."""
+
+    def __init__(self, raw: httpx2.AsyncByteStream, coding: str, cap: int) -> None:
+        encodings = [
+            name
+            for name in (part.strip().lower() for part in coding.split(","))
+            if name and name != "identity"
+        ]
+        unknown = [name for name in encodings if name not in _WBITS]
+        if unknown:
+            raise BoundaryError(
+                f"the response is encoded as {show(unknown[0])}, which was not asked for"
+                f" (only {_ACCEPTED})",
+                reason="malformed",
+            )
+        self._raw = raw
+        self._cap = cap
+        # Content-Encoding lists the codings in the order applied: undone last first.
+        self._stages = [_Inflater(name, cap) for name in reversed(encodings)]
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        cap, stages = self._cap, self._stages
+        size = raw = 0
+        async for chunk in self._raw:
+            raw += len(chunk)
+            if raw > cap:
+                raise _over(cap)
+            for stage in stages:
+                chunk = stage.feed(chunk)
+            size += len(chunk)
+            if size > cap:
+                raise _over(cap)
+            yield chunk
+        if stages:
+            tail = b""
+            for stage in stages:
+                tail = stage.feed(tail) + stage.end()
+            if size + len(tail) > cap:
+                raise _over(cap)
+            yield tail
+
+    async def aclose(self) -> None:
+        await self._raw.aclose()
 
 
 def _over(cap: int) -> BoundaryError:

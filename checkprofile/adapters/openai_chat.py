@@ -49,7 +49,6 @@ from .._types import is_mapping
 from .._usage import total_usage
 from ._common import (
     DEFAULT_TIMEOUT,
-    LoopClients,
     checked_model,
     checked_timeout,
     marked_echoed,
@@ -68,8 +67,8 @@ from ._read import (
 from ._transport import (
     DEFAULT_MAX_RESPONSE_BYTES,
     BoundaryError,
-    boundary_client,
     checked_max_response_bytes,
+    openai_clients,
     provider_text,
     request_ids,
 )
@@ -261,7 +260,7 @@ class ChatEvaluator:
                 f"min_label_mass must be a number in [0, 1], got {show(min_label_mass)}"
             )
         try:
-            import openai
+            import openai  # noqa: F401 (here for the install hint; openai_clients uses it)
         except ImportError:  # pragma: no cover - depends on the installed extras
             from ._spec import install_hint
 
@@ -270,28 +269,13 @@ class ChatEvaluator:
             ) from None
         self._top_logprobs = top_logprobs
         self._min_label_mass = float(min_label_mass)
-        timeout_s = self._timeout
-
-        def make() -> Any:
-            # max_retries=0: the profile's single re-ask (run_check) is the only retry. The
-            # SDK's own HTTP client closes itself from __del__ on whatever loop is running
-            # then, which fails (noisily) for a client of a loop run_check_sync has closed;
-            # and it follows redirects. The boundary's client does neither.
-            return openai.AsyncOpenAI(
-                api_key=api_key,
-                base_url=base_url,
-                timeout=timeout_s,
-                max_retries=0,
-                http_client=boundary_client(timeout=timeout_s, max_response_bytes=cap),
-            )
-
-        async def close(client: Any) -> None:
-            await client.close()
-
-        try:
-            self._clients: LoopClients[Any] = LoopClients(make, close)
-        except openai.OpenAIError as error:  # no key given and none in OPENAI_API_KEY
-            raise ValueError(f"cannot set up the chat evaluator for {model!r}: {error}") from None
+        self._clients = openai_clients(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=self._timeout,
+            max_response_bytes=cap,
+            what=f"the chat evaluator for {self._model!r}",
+        )
         self._base_url = str(self._clients.current()[0].base_url)
         import httpx2
 

@@ -12,7 +12,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 try:
-    import openai
     from openai.types import decision_create_params
 except ImportError as error:  # the extra is not installed
     from ._spec import install_hint
@@ -34,7 +33,6 @@ from .._convert import is_blank, show
 from .._types import is_mapping
 from ._common import (
     DEFAULT_TIMEOUT,
-    LoopClients,
     checked_model,
     checked_timeout,
     marked_echoed,
@@ -47,8 +45,8 @@ from ._read import Malformed, read_choice, read_rubric, read_yes_no
 from ._transport import (
     DEFAULT_MAX_RESPONSE_BYTES,
     BoundaryError,
-    boundary_client,
     checked_max_response_bytes,
+    openai_clients,
     provider_text,
     request_ids,
 )
@@ -86,10 +84,6 @@ def _question(question: Question, name: str) -> decision_create_params.Question:
             ],
         }
     return {"type": "predicate", "name": name, "instructions": question.ask}
-
-
-async def _close(client: openai.AsyncOpenAI) -> None:
-    await client.close()
 
 
 def _name(index: int) -> str:
@@ -136,26 +130,13 @@ class DecisionsEvaluator:
         seconds = checked_timeout(timeout)
         cap = checked_max_response_bytes(max_response_bytes)
 
-        def make() -> openai.AsyncOpenAI:
-            # max_retries=0: the profile's single re-ask (run_check) is the only retry.
-            # The SDK's default HTTP client closes itself from __del__ on whatever loop is
-            # running then, which fails (noisily) for a client of a loop run_check_sync closed;
-            # and it follows redirects. The boundary's client does neither.
-            http = boundary_client(timeout=seconds, max_response_bytes=cap)
-            return openai.AsyncOpenAI(
-                api_key=api_key,
-                base_url=base_url,
-                timeout=seconds,
-                max_retries=0,
-                http_client=http,
-            )
-
-        try:
-            self._clients = LoopClients(make, _close)
-        except openai.OpenAIError as error:
-            raise ValueError(
-                f"cannot set up OpenAI Decisions for {self._model!r}: {error}"
-            ) from None
+        self._clients = openai_clients(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=seconds,
+            max_response_bytes=cap,
+            what=f"OpenAI Decisions for {self._model!r}",
+        )
 
     @property
     def model(self) -> str:

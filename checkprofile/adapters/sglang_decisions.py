@@ -41,7 +41,6 @@ from .._convert import show
 from .._types import is_mapping
 from ._common import (
     DEFAULT_TIMEOUT,
-    LoopClients,
     checked_model,
     checked_timeout,
     marked_echoed,
@@ -54,7 +53,7 @@ from ._read import Malformed, distribution, read_choice, read_rubric, read_yes_n
 from ._transport import (
     DEFAULT_MAX_RESPONSE_BYTES,
     BoundaryClient,
-    boundary_client,
+    boundary_clients,
     checked_max_response_bytes,
     provider_text,
     request_ids,
@@ -176,10 +175,10 @@ class SglangDecisionsEvaluator:
         self._url = base_url.rstrip("/") + _PATH
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
-        def make() -> BoundaryClient:
-            return boundary_client(timeout=seconds, max_response_bytes=cap)
-
-        self._clients = LoopClients(make, _close)
+        # sglang's API is sent as it is, through the boundary's client itself.
+        self._clients = boundary_clients(
+            lambda http: http, _close, timeout=seconds, max_response_bytes=cap
+        )
 
     @property
     def model(self) -> str:

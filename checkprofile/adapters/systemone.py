@@ -34,7 +34,6 @@ from .._convert import bare, names_text, show
 from .._types import is_mapping
 from ._common import (
     DEFAULT_TIMEOUT,
-    LoopClients,
     checked_model,
     checked_timeout,
     marked_echoed,
@@ -46,8 +45,9 @@ from ._errors import failure_from_exception
 from ._read import Malformed, read_choice, read_rubric, read_yes_no
 from ._transport import (
     DEFAULT_MAX_RESPONSE_BYTES,
+    BoundaryClient,
     BoundaryError,
-    boundary_client,
+    boundary_clients,
     checked_max_response_bytes,
     provider_text,
     request_ids,
@@ -142,10 +142,7 @@ class SystemOneEvaluator:
         seconds = checked_timeout(timeout)
         cap = checked_max_response_bytes(max_response_bytes)
 
-        def make() -> typesafe_sdk.AsyncTypeSafeClient:
-            # The boundary's HTTP client, on the process's one TLS context: loading the CA
-            # certificates per client was nearly all the cost of building an evaluator.
-            http = boundary_client(timeout=seconds, max_response_bytes=cap, limits=_LIMITS)
+        def make(http: BoundaryClient) -> typesafe_sdk.AsyncTypeSafeClient:
             return typesafe_sdk.AsyncTypeSafeClient(
                 api_key=api_key,
                 model=self._model,
@@ -159,7 +156,9 @@ class SystemOneEvaluator:
             )
 
         try:
-            self._clients = LoopClients(make, _close)
+            self._clients = boundary_clients(
+                make, _close, timeout=seconds, max_response_bytes=cap, limits=_LIMITS
+            )
         except typesafe_sdk.TypeSafeError as error:
             raise ValueError(f"cannot set up System One for {self._model!r}: {error}") from None
 
