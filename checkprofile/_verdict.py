@@ -79,21 +79,29 @@ def _distribution(value: object) -> object:
     """A distribution as a tuple of ``(option, probability)`` pairs of plain values; anything
     that is not a list or tuple of pairs is left as it is, for :func:`answer_problem` to
     refuse."""
-    kind = type(value)
-    if value is None or not issubclass(kind, (list, tuple)):
+    items = _items(value)
+    if items is None:
         return value
     pairs = []
-    items: Iterable[Any] = (
-        list.__iter__(cast(list[Any], value))
-        if issubclass(kind, list)
-        else tuple.__iter__(cast(tuple[Any, ...], value))
-    )
     for pair in items:
-        if not issubclass(type(pair), (list, tuple)) or len(pair) != 2:
+        # Each pair is read by its base type too: a subclass's own len or iteration never runs.
+        both = _items(pair)
+        if both is None or len(both) != 2:
             return value
-        option, probability = pair
+        option, probability = both
         pairs.append((plain_scalar(option), plain_scalar(probability)))
     return tuple(pairs)
+
+
+def _items(value: object) -> tuple[Any, ...] | None:
+    """The items of a list or tuple (of a subclass too, read by the base type's own
+    iteration, so none of the subclass's code runs); ``None`` for anything else."""
+    kind = type(value)
+    if issubclass(kind, list):
+        return tuple(list.__iter__(cast(list[Any], value)))
+    if issubclass(kind, tuple):
+        return tuple(tuple.__iter__(cast(tuple[Any, ...], value)))
+    return None
 
 
 # Every field of an answer is made plain as it is built (a subclass of str, int or float

@@ -966,3 +966,23 @@ def test_from_json_with_check_refuses_a_result_the_answer_does_not_give() -> Non
     assert Verdict.from_json(record).verdict == "fail"
     with pytest.raises(VerdictError, match=r"/questions/0/result.*grades \"pass\""):
         Verdict.from_json(record, check=FULL)
+
+
+def test_a_distribution_of_hostile_pairs_is_read_without_running_their_code() -> None:
+    # Each pair a list subclass whose own len, iteration and repr raise (found by hypothesis's
+    # random search): the pairs are read by the list's own methods, like the distribution
+    # itself, so a well-formed one grades and an ill-formed one is an AnswerError, never the
+    # value's own exception.
+    from hostile import RaisingList
+
+    check = parse_check(spec_full_form())
+    choice, rubric = check.questions[1], check.questions[2]
+    kept = ChoiceAnswer("states", 1.0, distribution=[RaisingList(["states", 1.0])])
+    assert kept.distribution == (("states", 1.0),)
+    assert grade(choice, kept) == "pass"
+    level = RubricAnswer(2, 1.0, distribution=[RaisingList([2, 1.0])])
+    assert level.distribution == ((2, 1.0),)
+    assert grade(rubric, level) == "pass"
+    three = RubricAnswer(2, 1.0, distribution=[RaisingList([2, 0.5, 0.5])])
+    with pytest.raises(AnswerError, match="distribution must be"):
+        grade(rubric, three)
