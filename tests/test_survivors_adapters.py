@@ -11,7 +11,7 @@ import pytest
 from checkprofile import Failure, RubricAnswer, YesNoAnswer, parse_check
 from checkprofile.adapters._common import sendable
 from checkprofile.adapters._errors import failure_from_status
-from checkprofile.adapters._read import Malformed, read_choice
+from checkprofile.adapters._read import Malformed, read_choice, read_yes_no
 from checkprofile.adapters.openai_chat import labels_for, read_response
 
 CHECK = parse_check(
@@ -165,6 +165,28 @@ def test_a_choice_that_is_not_an_answer_name_is_malformed(choice: object) -> Non
         read_choice(
             choice, 0.9, [("calm", 0.9), ("angry", 0.1)], ["calm", "angry"], source="native"
         )
+
+
+def test_two_answer_names_sent_as_one_text_make_the_answer_ambiguous() -> None:
+    # "caf\ud800" is sent escaped, as the six characters a name may also be spelled with.
+    names = ["caf\ud800", "caf\\ud800"]
+    assert sendable(names[0]) == sendable(names[1])
+    with pytest.raises(Malformed, match="two answer names are the same text once sent"):
+        read_choice(names[1], 0.9, [(names[1], 0.9), (names[0], 0.1)], names, source="native")
+
+
+def test_a_choice_among_hundreds_of_names_is_read() -> None:
+    # No cap on a choice's names: hundreds of them are read as a few are.
+    names = [f"option-{index}" for index in range(300)]
+    shares = [(name, 0.5 if index == 7 else 0.5 / 299) for index, name in enumerate(names)]
+    answer = read_choice("option-7", 0.5, shares, names, source="native")
+    assert (answer.name, answer.confidence) == ("option-7", 0.5)
+
+
+@pytest.mark.parametrize("p", ["0.9", None, [0.9], {"p": 0.9}, True])
+def test_a_probability_that_is_not_a_number_is_malformed_and_named(p: object) -> None:
+    with pytest.raises(Malformed, match=r"the yes-probability must be a finite number in \[0, 1\]"):
+        read_yes_no(p, source="native")
 
 
 def test_a_short_refusal_is_quoted_whole_and_a_long_one_cut() -> None:
