@@ -11,7 +11,7 @@ import pytest
 from checkprofile import Failure, RubricAnswer, YesNoAnswer, parse_check
 from checkprofile.adapters._common import sendable
 from checkprofile.adapters._errors import failure_from_status
-from checkprofile.adapters._read import Malformed, read_choice, read_yes_no
+from checkprofile.adapters._read import Malformed, read_choice, read_rubric, read_yes_no
 from checkprofile.adapters.openai_chat import labels_for, read_response
 
 CHECK = parse_check(
@@ -187,6 +187,31 @@ def test_a_choice_among_hundreds_of_names_is_read() -> None:
 def test_a_probability_that_is_not_a_number_is_malformed_and_named(p: object) -> None:
     with pytest.raises(Malformed, match=r"the yes-probability must be a finite number in \[0, 1\]"):
         read_yes_no(p, source="native")
+
+
+@pytest.mark.parametrize("p", [1.5, 1.0000001, -0.1, -1e-12])
+def test_a_probability_outside_zero_to_one_is_malformed_and_named(p: float) -> None:
+    with pytest.raises(Malformed, match=f"must be a finite number in \\[0, 1\\], got {p}"):
+        read_yes_no(p, source="native")
+
+
+@pytest.mark.parametrize("total", [0.5, 0.98, 1.02, 1.3])
+def test_probabilities_that_do_not_sum_to_one_are_malformed(total: float) -> None:
+    shares = [("calm", 0.4), ("angry", total - 0.4)]
+    with pytest.raises(Malformed, match="the choice probabilities sums to"):
+        read_choice("calm", 0.9, shares, ["calm", "angry"], source="native")
+    with pytest.raises(Malformed, match="the level probabilities sums to"):
+        read_rubric(0.9, [(0, 0.4), (1, total - 0.4)], 2, source="native")
+
+
+def test_where_an_answer_comes_from_is_given_by_name() -> None:
+    # The readers' source is keyword-only: a reader called with it in a wrong place fails.
+    with pytest.raises(TypeError, match="positional argument"):
+        read_yes_no(0.9, "native")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="positional argument"):
+        read_choice("calm", 0.9, [("calm", 1.0)], ["calm"], "native")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="positional argument"):
+        read_rubric(0.9, [(0, 1.0)], 1, "native")  # type: ignore[call-arg]
 
 
 def test_a_short_refusal_is_quoted_whole_and_a_long_one_cut() -> None:
