@@ -12,7 +12,7 @@ from checkprofile import Failure, RubricAnswer, YesNoAnswer, parse_check
 from checkprofile.adapters._common import sendable
 from checkprofile.adapters._errors import failure_from_status
 from checkprofile.adapters._read import Malformed, read_choice, read_rubric, read_yes_no
-from checkprofile.adapters.openai_chat import labels_for, read_response
+from checkprofile.adapters.openai_chat import _chat_usage, labels_for, read_response
 
 CHECK = parse_check(
     [
@@ -67,6 +67,38 @@ def read(question: Any, data: dict[str, Any], **kwargs: Any) -> Any:
     model, entry = read_response(data, question, **kwargs)
     assert model == "judge-1"
     return entry
+
+
+def test_a_response_of_several_choices_is_read_from_the_first() -> None:
+    # `choices[0]` -> `choices[-1]` survived: the first choice is the answer (n=1 asks one).
+    data = response(("yes", 0.9), ("no", 0.1))
+    data["choices"] += response(("no", 0.8), ("yes", 0.2))["choices"]
+    entry = read(YES_NO, data)
+    assert isinstance(entry, YesNoAnswer)
+    assert entry.p == pytest.approx(0.9)
+
+
+def test_labels_need_half_the_probability_unless_told_otherwise() -> None:
+    # The default 0.5 -> -0.5 survived: a first token mostly outside the labels is no answer.
+    entry = read(YES_NO, response(("yes", 0.2), ("no", 0.1), ("maybe", 0.7)))
+    assert isinstance(entry, Failure) and "below min_label_mass" in entry.detail
+    kept = read(YES_NO, response(("yes", 0.4), ("no", 0.1), ("maybe", 0.5)))
+    assert isinstance(kept, YesNoAnswer) and kept.p == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize(
+    ("header", "named"), [([], ["chatcmpl-7"]), (["req-1"], ["req-1"])], ids=["none", "header"]
+)
+def test_a_chat_calls_request_id_is_the_completions_own_when_no_header_names_one(
+    header: list[str], named: list[str]
+) -> None:
+    # `ids or [own]` -> `ids and [own]` survived.
+    usage = _chat_usage(
+        {"id": "chatcmpl-7", "usage": {"prompt_tokens": 10, "completion_tokens": 1}}, header
+    )
+    assert usage is not None
+    assert list(usage.request_ids) == named
+    assert (usage.input_tokens, usage.output_tokens) == (10, 1)
 
 
 def test_labels_with_exactly_the_minimum_mass_are_read() -> None:
