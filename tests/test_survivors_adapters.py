@@ -246,6 +246,22 @@ def test_where_an_answer_comes_from_is_given_by_name() -> None:
         read_rubric(0.9, [(0, 1.0)], 1, "native")  # type: ignore[call-arg]
 
 
+def test_probabilities_missing_options_name_the_first_missing() -> None:
+    with pytest.raises(Malformed, match=r'the choice probabilities has no probability for "b"$'):
+        read_choice("a", 0.9, [("a", 1.0)], ["a", "b", "c"], source="native")
+
+
+def test_a_choice_not_the_most_probable_names_the_first_of_those_tied_above_it() -> None:
+    # Tied within a billionth, the two most probable print apart at six digits: the message
+    # gives the first one's.
+    low, high = 0.1234565 - 2e-10, 0.1234565 + 2e-10
+    rest = "cdefghi"
+    shares = [("a", low), ("b", high), *((name, (1 - low - high) / len(rest)) for name in rest)]
+    with pytest.raises(Malformed) as caught:
+        read_choice("c", 0.9, shares, ["a", "b", *rest], source="native")
+    assert str(caught.value).endswith("is not the most probable (a, b: p=0.123456)")
+
+
 def test_a_short_refusal_is_quoted_whole_and_a_long_one_cut() -> None:
     data = response(("yes", 0.9))
     data["choices"][0]["message"]["refusal"] = "I cannot help with that."
