@@ -27,6 +27,7 @@ from checkprofile.human import (
     iter_records,
     verdict_record,
 )
+from checkprofile.human._decisions import plain_decision, plain_decision_of
 
 AT = "2026-11-02T09:00:00Z"
 LATER = "2026-11-02T15:30:00Z"
@@ -297,3 +298,33 @@ def test_a_fragment_ending_in_a_byte_no_character_starts_with_is_an_error(tmp_pa
         warnings.simplefilter("error")
         with pytest.raises(AuditError, match=":1: not JSON"):
             list(iter_records(path))
+
+
+@pytest.mark.parametrize(
+    ("data", "read"),
+    [
+        (
+            {"kind": "returned", "note": "fix", "by": "pat", "at": AT},
+            ("returned", "pat", AT, "fix"),
+        ),
+        ({"kind": "failed", "note": "gone", "by": "pat", "at": AT}, ("failed", "pat", AT, "gone")),
+        (
+            {"kind": "completed", "note": "ok", "by": "pat", "at": AT},
+            ("completed", "pat", AT, "ok"),
+        ),
+        ({"kind": "completed", "by": "pat", "at": AT}, ("completed", "pat", AT, None)),
+    ],
+    ids=["returned", "failed", "completed-with-note", "completed"],
+)
+def test_the_plain_decisions_people_make_most_take_the_quick_reading(
+    data: dict[str, Any], read: tuple[str, ...]
+) -> None:
+    # `type(note) is not str` -> `== str` survived: every note sent its decision down the
+    # slow reading. The quick reading gives what decision_from_json gives.
+    assert plain_decision(data) == read
+    assert plain_decision_of(*read) == decision_from_json(data)
+
+
+@pytest.mark.parametrize("note", ["", " ", 7, None])
+def test_a_return_without_a_note_takes_no_quick_reading(note: object) -> None:
+    assert plain_decision({"kind": "returned", "note": note, "by": "pat", "at": AT}) is None
