@@ -328,3 +328,19 @@ def test_the_plain_decisions_people_make_most_take_the_quick_reading(
 @pytest.mark.parametrize("note", ["", " ", 7, None])
 def test_a_return_without_a_note_takes_no_quick_reading(note: object) -> None:
     assert plain_decision({"kind": "returned", "note": note, "by": "pat", "at": AT}) is None
+
+
+@pytest.mark.parametrize("again", [1, 2, 23], ids=["once", "twice", "23-times"])
+def test_a_decision_that_repeats_its_note_any_number_of_times_is_refused(
+    tmp_path: Path, again: int
+) -> None:
+    # Counting the keys as the product of the record's and the decision's (`+` -> `*`)
+    # survived: 23 more notes make as many keys as that product, and the quick reading took
+    # the line. A key written again is no record, however often.
+    path = tmp_path / "trail.jsonl"
+    write_decision(path, "a", Returned(note="fix", by="pat", at=AT))
+    line = path.read_text(encoding="utf-8")
+    assert line.count('"note":"fix",') == 1
+    path.write_text(line.replace('"note":"fix",', '"note":"fix",' * (1 + again)), encoding="utf-8")
+    with pytest.raises(AuditError, match=r":1: .*(twice|repeat|again)"):
+        list(iter_records(path))
