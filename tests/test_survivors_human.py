@@ -344,3 +344,24 @@ def test_a_decision_that_repeats_its_note_any_number_of_times_is_refused(
     path.write_text(line.replace('"note":"fix",', '"note":"fix",' * (1 + again)), encoding="utf-8")
     with pytest.raises(AuditError, match=r":1: .*(twice|repeat|again)"):
         list(iter_records(path))
+
+
+@pytest.mark.parametrize(
+    ("since", "until", "cases"),
+    [
+        ("2026-11-02", None, 2),
+        ("2026-11-02T12:00:00Z", None, 1),
+        (None, "2026-11-02T12:00:00+00:00", 1),
+        ("2026-11-01", "2026-11-03", 2),
+    ],
+)
+def test_a_calibration_window_given_as_text_counts_the_verdicts_inside_it(
+    tmp_path: Path, since: str | None, until: str | None, cases: int
+) -> None:
+    # `isinstance(value, str)` negated in the window's reading survived (audit sources).
+    path = tmp_path / "trail.jsonl"
+    for run, at in (("a", AT), ("b", LATER)):
+        write_verdict(path, run, at=at)
+        write_decision(path, run, Completed(by="pat", at=LATEST))
+    (check,) = calibrate(path, since=since, until=until, min_cases=1).checks
+    assert check.at_current.cases == cases
