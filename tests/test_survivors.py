@@ -247,3 +247,18 @@ def test_a_verdict_record_naming_a_blank_model_says_the_model_is_blank(model: st
     assert str(caught.value) == (
         f"not a check verdict: at /model: expected a non-blank string, got {json.dumps(model)}"
     )
+
+
+class LimitsImpostor(metaclass=SaysItIsText):
+    """A value whose type says it is no different from Limits."""
+
+
+def test_limits_whose_type_only_claims_to_be_limits_are_refused() -> None:
+    # `type(limits) is not Limits` -> `!=` survived: the host's own comparison was trusted.
+    with pytest.raises(TypeError, match="limits must be a Limits"):
+        run_check_sync(
+            parse_check("Is it right?"),
+            material(),
+            Reports(YesNoAnswer(0.95)),
+            limits=LimitsImpostor(),  # type: ignore[arg-type]
+        )
