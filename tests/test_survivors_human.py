@@ -5,6 +5,7 @@ API, so it holds wherever the code lives."""
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from pathlib import Path
 from typing import Any
@@ -365,3 +366,46 @@ def test_a_calibration_window_given_as_text_counts_the_verdicts_inside_it(
         write_decision(path, run, Completed(by="pat", at=LATEST))
     (check,) = calibrate(path, since=since, until=until, min_cases=1).checks
     assert check.at_current.cases == cases
+
+
+@pytest.mark.parametrize("end", [b"\t", b"\x00", b"\r", b'"'])
+def test_a_record_after_a_fragment_ending_in_any_byte_starts_on_a_new_line(
+    tmp_path: Path, end: bytes
+) -> None:
+    # `last byte != b"\n"` -> `> b"\n"` survived: a fragment ending in a byte below the
+    # newline's had the next record glued to it.
+    path = tmp_path / "trail.jsonl"
+    path.write_bytes(b'{"record":' + end)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write_verdict(path, "a")
+    fragment, line, rest = path.read_bytes().split(b"\n")
+    assert fragment == b'{"record":' + end
+    assert rest == b""
+    assert json.loads(line)["run"] == "a"
+
+
+def test_a_trail_the_writer_may_only_append_to_takes_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The writer reads the file's last byte when it may; a file it may only append to (no
+    # read access) still takes each record, created as rw-r--r-- as ever. Survived: the
+    # write-only branch marked readable, and its mode 0o644 made 0o645.
+    path = tmp_path / "trail.jsonl"
+    real_open = os.open
+
+    def append_only(name: Any, flags: int, mode: int = 0o777) -> int:
+        if flags & os.O_RDWR:
+            raise PermissionError(13, "Permission denied", str(name))
+        return real_open(name, flags, mode)
+
+    monkeypatch.setattr(os, "open", append_only)
+    previous = os.umask(0o022)
+    try:
+        write_verdict(path, "a")
+        write_verdict(path, "b")
+    finally:
+        os.umask(previous)
+    monkeypatch.undo()
+    assert [record.run for record in iter_records(path)] == ["a", "b"]
+    assert path.stat().st_mode & 0o777 == 0o644
