@@ -354,6 +354,10 @@ def test_a_decision_that_repeats_its_note_any_number_of_times_is_refused(
         ("2026-11-02T12:00:00Z", None, 1),
         (None, "2026-11-02T12:00:00+00:00", 1),
         ("2026-11-01", "2026-11-03", 2),
+        (None, LATER, 1),  # until is not inside: the verdict at it is not counted
+        (None, "2026-11-02T16:00:00+02:00", 1),  # 14:00 UTC
+        (None, "2026-11-03T00:00:00+10:00", 1),  # 14:00 UTC
+        ("2026-11-02T19:00:00+10:00", None, 2),  # 09:00 UTC, and since is inside
     ],
 )
 def test_a_calibration_window_given_as_text_counts_the_verdicts_inside_it(
@@ -409,3 +413,24 @@ def test_a_trail_the_writer_may_only_append_to_takes_records(
     monkeypatch.undo()
     assert [record.run for record in iter_records(path)] == ["a", "b"]
     assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_new_trail_is_made_rw_r__r__(tmp_path: Path) -> None:
+    path = tmp_path / "trail.jsonl"
+    previous = os.umask(0o022)
+    try:
+        write_verdict(path, "a")
+    finally:
+        os.umask(previous)
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_window_holds_its_since_and_not_its_until() -> None:
+    # What a record source is handed to filter by (`order < until` -> `<=` survived).
+    from checkprofile.human._audit_sources import Window
+
+    window = Window.of(since=AT, until=LATER)
+    assert window.holds(AT)
+    assert window.holds("2026-11-02T15:29:59.999Z")
+    assert not window.holds(LATER)
+    assert not window.holds("2026-11-02T08:59:59Z")
