@@ -434,3 +434,15 @@ def test_a_window_holds_its_since_and_not_its_until() -> None:
     assert window.holds("2026-11-02T15:29:59.999Z")
     assert not window.holds(LATER)
     assert not window.holds("2026-11-02T08:59:59Z")
+
+
+def test_a_calibration_of_records_in_hand_reads_them_as_from_their_file(tmp_path: Path) -> None:
+    # The check of what is handed in, negated, survived: every record was refused.
+    path = tmp_path / "trail.jsonl"
+    for run in ("a", "b"):
+        write_verdict(path, run)
+        write_decision(path, run, Completed(by="pat", at=LATER))
+    (check,) = calibrate(list(iter_records(path)), min_cases=1).checks
+    assert check.at_current.cases == calibrate(path, min_cases=1).checks[0].at_current.cases == 2
+    with pytest.raises(TypeError, match="an audit record is needed"):
+        calibrate([*iter_records(path), {"record": "verdict"}], min_cases=1)
