@@ -446,3 +446,29 @@ def test_a_calibration_of_records_in_hand_reads_them_as_from_their_file(tmp_path
     assert check.at_current.cases == calibrate(path, min_cases=1).checks[0].at_current.cases == 2
     with pytest.raises(TypeError, match="an audit record is needed"):
         calibrate([*iter_records(path), {"record": "verdict"}], min_cases=1)
+
+
+@pytest.mark.parametrize("pair", ["5", '"calm"', '{"calm":0.9}', "null"])
+def test_a_distribution_whose_pair_is_no_list_is_an_audit_error(tmp_path: Path, pair: str) -> None:
+    # `type(pair) is not list` negated in the quick reading survived: a pair that is a number
+    # raised a TypeError of Python's own out of the reader.
+    from checkprofile import ChoiceAnswer, Limits, run_check_sync
+    from checkprofile.testing import ScriptedEvaluator
+    from support import material
+
+    check = parse_check(
+        [{"ask": "Tone?", "one_of": {"calm": "Calm.", "angry": "Angry."}, "pass": ["calm"]}]
+    )
+    shares = (("calm", 0.9), ("angry", 0.1))
+    answer = ChoiceAnswer("calm", 0.95, source="native", distribution=shares)
+    outcome = run_check_sync(
+        check, material(), ScriptedEvaluator({"Tone?": answer}, model="m-1"), limits=Limits()
+    )
+    path = tmp_path / "trail.jsonl"
+    record = verdict_record(outcome, run_id="a", step_id="review", submission=Submission({}))
+    JsonLinesRecorder(path).record(record)
+    line = path.read_text(encoding="utf-8")
+    assert line.count('["calm",0.9]') == 1
+    path.write_text(line.replace('["calm",0.9]', pair), encoding="utf-8")
+    with pytest.raises(AuditError, match=":1: "):
+        list(iter_records(path))
