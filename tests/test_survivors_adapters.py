@@ -8,9 +8,13 @@ from typing import Any
 
 import pytest
 
-from checkprofile import Failure, RubricAnswer, YesNoAnswer, parse_check
+from checkprofile import EvaluatorError, Failure, RubricAnswer, YesNoAnswer, parse_check
 from checkprofile.adapters._common import sendable
-from checkprofile.adapters._errors import failure_from_status
+from checkprofile.adapters._errors import (
+    failure_from_exception,
+    failure_from_status,
+    retry_after_seconds,
+)
 from checkprofile.adapters._read import Malformed, read_choice, read_rubric, read_yes_no
 from checkprofile.adapters.openai_chat import _chat_usage, labels_for, read_response
 
@@ -43,6 +47,49 @@ def test_a_422_about_something_else_is_not_a_refusal() -> None:
     assert failure_from_status(422, {"detail": "questions: field required"}, {}).reason == (
         "unknown"
     )
+
+
+# adapters/_errors, found by tools/mutation.py -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("detail", "said"),
+    [
+        ([{"msg": "a", "loc": ["body", "x"]}, {"msg": "b"}], "body.x: a; b"),
+        ({"msg": "a", "loc": ["body", "x"]}, "body.x: a"),
+        ([{"msg": "a", "loc": list("abcdefgh")}], "a.b.c.d.e.f.g.h: a"),
+        ([{"msg": "a"}, {"msg": "b"}, {"msg": "c"}, {"msg": "d"}], "a; b; c; and 1 more"),
+    ],
+    ids=["every-item-said", "one-item-alone", "eight-places", "more-than-three"],
+)
+def test_a_structured_error_is_said_as_its_messages_and_where_they_point(
+    detail: Any, said: str
+) -> None:
+    assert failure_from_status(422, {"detail": detail}, {}).detail == f"HTTP 422: {said}"
+
+
+def test_a_long_error_message_is_cut_to_two_hundred_characters_and_marked() -> None:
+    failure = failure_from_status(500, {"error": {"message": "x" * 1000}}, {})
+    assert failure.detail == "HTTP 500: " + "x" * 199 + "…"
+
+
+@pytest.mark.parametrize(("length", "cut"), [(300, False), (1000, True)])
+def test_an_evaluator_errors_own_words_are_kept_up_to_four_hundred_characters(
+    length: int, cut: bool
+) -> None:
+    failure = failure_from_exception(EvaluatorError("x" * length, reason="timeout"))
+    assert failure.reason == "timeout"
+    assert failure.detail.startswith("EvaluatorError: xxx")
+    if cut:
+        assert len(failure.detail) == 400 and failure.detail.endswith("…")
+    else:
+        assert failure.detail == "EvaluatorError: " + "x" * length
+
+
+def test_the_time_a_retry_after_is_read_at_is_given_by_name() -> None:
+    assert retry_after_seconds({"retry-after": "2"}, now=0.0) == 2.0
+    with pytest.raises(TypeError, match="positional argument"):
+        retry_after_seconds({"retry-after": "2"}, 0.0)  # type: ignore[call-arg]
 
 
 # adapters/openai_chat: reading the first token's logprobs -----------------------------------
