@@ -338,3 +338,37 @@ def refused_to_open(path: Path) -> str:
     with pytest.raises(CassetteError) as error:
         Cassette(path)
     return str(error.value)
+
+
+def with_body(body: str) -> Material:
+    return Material(
+        instructions="Check the report.\nBoth lists.",
+        body=body,
+        run_data={"inputs": {"vendor": "ACME"}, "steps": {}},
+        submission=Submission({"total": 12.5}, summary="Filed."),
+    )
+
+
+def test_a_miss_names_the_recording_most_like_what_is_shown(tmp_path: Path) -> None:
+    # The ranking by likeness (`-likeness` -> `likeness`, `not likeness`; `<` -> `==`)
+    # survived: the miss named some other recording than the nearest.
+    path = tmp_path / "c.json"
+    cassette = Cassette(path, record=True)
+    live = ScriptedEvaluator(LIVE, model="judge-2026-09-30")
+    bodies = ["# Expenses\nHotel 120\nTrain 45\n", "Zebra quilt yak vortex.\n" * 3]
+    for body in bodies:
+        run_check_sync(CHECK, with_body(body), cassette.evaluator(live), limits=Limits(), now=AT)
+    assert cassette.save()
+    entries = json.loads(path.read_text(encoding="utf-8"))["entries"]
+    keys = {
+        body: e["key"] for body in bodies for e in entries if e["shown"]["body"] == body.split("\n")
+    }
+    assert len(keys) == 2
+    for body in bodies:
+        evaluator = Cassette(path).evaluator()
+        with pytest.raises(pytest.fail.Exception):
+            run_check_sync(
+                CHECK, with_body(body + "One line more.\n"), evaluator, limits=Limits(), now=AT
+            )
+        (message,) = set(evaluator.misses)
+        assert f"the nearest recording (key {keys[body][:12]}) differs in: body" in message
