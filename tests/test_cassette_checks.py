@@ -372,3 +372,29 @@ def test_a_miss_names_the_recording_most_like_what_is_shown(tmp_path: Path) -> N
             )
         (message,) = set(evaluator.misses)
         assert f"the nearest recording (key {keys[body][:12]}) differs in: body" in message
+
+
+def test_a_miss_shows_what_differs_as_a_reviewer_reads_it(tmp_path: Path) -> None:
+    # Survived: the diff's JSON written with \\u escapes, and the questions indented by one.
+    path = tmp_path / "c.json"
+    recorded(path)
+    asked = parse_check(
+        [
+            {"ask": "Is the report attached now?"},
+            {"ask": "Tone?", "one_of": {"calm": "Calm.", "angry": "Angry."}, "pass": ["calm"]},
+        ]
+    )
+    shown = Material(
+        instructions="Check the report.\nBoth lists.",
+        body="# Expenses\n",
+        run_data={"inputs": {"vendor": "ACME"}, "steps": {}},
+        submission=Submission({"total": 12.5, "note": "naïve"}, summary="Filed."),
+    )
+    evaluator = Cassette(path).evaluator()
+    with pytest.raises(pytest.fail.Exception):
+        run_check_sync(asked, shown, evaluator, limits=Limits(), now=AT)
+    (message,) = set(evaluator.misses)
+    assert "differs in: questions, submission" in message
+    lines = message.split("\n")
+    assert '+    "ask": "Is the report attached now?",' in lines
+    assert any(line.startswith("+") and '"note": "naïve"' in line for line in lines)
