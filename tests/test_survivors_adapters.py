@@ -86,6 +86,17 @@ def test_an_evaluator_errors_own_words_are_kept_up_to_four_hundred_characters(
         assert failure.detail == "EvaluatorError: " + "x" * length
 
 
+def test_with_the_typesafe_sdk_loaded_each_error_is_read_by_its_own_family() -> None:
+    # The SDK's type check negated survived (the tests had not loaded the SDK): its errors
+    # were left to the other readers, and every other error was read as the SDK's.
+    sdk = pytest.importorskip("typesafe_sdk")
+    assert failure_from_exception(sdk.TypeSafeAPITimeoutError(5.0)).reason == "timeout"
+    assert failure_from_exception(TimeoutError("slow")).reason == "timeout"
+    assert failure_from_exception(EvaluatorError("busy", reason="rate_limited")).reason == (
+        "rate_limited"
+    )
+
+
 def test_the_time_a_retry_after_is_read_at_is_given_by_name() -> None:
     assert retry_after_seconds({"retry-after": "2"}, now=0.0) == 2.0
     with pytest.raises(TypeError, match="positional argument"):
