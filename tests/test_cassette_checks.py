@@ -289,3 +289,112 @@ def test_a_miss_shows_at_most_forty_lines_of_diff_for_a_piece(tmp_path: Path) ->
     diff = message.split("differs in: body\n", 1)[1].split("\nNothing was asked")[0]
     assert len(diff.split("\n")) == 41
     assert diff.endswith("more lines of diff)")
+
+
+@pytest.mark.parametrize("wait", [None, 0.0, 2.5])
+def test_a_recorded_failure_replays_with_the_retry_after_it_had(
+    tmp_path: Path, wait: float | None
+) -> None:
+    # `retry_after is not None` -> `is None` survived: the recording dropped the hint.
+    path = tmp_path / "c.json"
+    script = dict(LIVE)
+    script["Is the report attached?"] = [Failure("rate_limited", "429", retry_after=wait)] * 2
+    recorded(path, script)
+    cassette = Cassette(path)
+    entry = cassette.entry(cassette.keys[0])
+    assert entry is not None
+    assert entry.results[0] == Failure("rate_limited", "429", retry_after=wait)
+    assert ("retry_after" in path.read_text(encoding="utf-8")) is (wait is not None)
+
+
+def test_a_cassette_that_cannot_be_read_says_why_in_plain_words(tmp_path: Path) -> None:
+    # The reason is the system's own words, not the name of Python's exception.
+    path = tmp_path / "c.json"
+    path.mkdir()
+    message = refused_to_open(path)
+    assert message.startswith(f"{path}: cannot read the cassette: ")
+    assert "IsADirectoryError" not in message and "Is a directory" in message
+
+
+def test_a_cassette_that_cannot_be_written_is_a_cassette_error(tmp_path: Path) -> None:
+    # `except OSError` never reached survived: the system's error came out as it was.
+    cassette = Cassette(tmp_path / "cassettes" / "c.json", record=True)
+    live = ScriptedEvaluator(LIVE, model="judge-2026-09-30")
+    run_check_sync(CHECK, material(), cassette.evaluator(live), limits=Limits(), now=AT)
+    (tmp_path / "cassettes").write_text("a file where the folder goes", encoding="utf-8")
+    with pytest.raises(CassetteError, match=r"c\.json: cannot write the cassette: "):
+        cassette.save()
+
+
+@pytest.mark.parametrize("key", ["p"])
+def test_a_recorded_answer_missing_its_value_is_refused_naming_it(tmp_path: Path, key: str) -> None:
+    path = tmp_path / "c.json"
+    recorded(path)
+    edited(path, lambda e: e["questions"][0]["answer"].pop(key))
+    assert f'entries[0].questions[0].answer: the answer has no "{key}"' in refused(path)
+
+
+def refused_to_open(path: Path) -> str:
+    with pytest.raises(CassetteError) as error:
+        Cassette(path)
+    return str(error.value)
+
+
+def with_body(body: str) -> Material:
+    return Material(
+        instructions="Check the report.\nBoth lists.",
+        body=body,
+        run_data={"inputs": {"vendor": "ACME"}, "steps": {}},
+        submission=Submission({"total": 12.5}, summary="Filed."),
+    )
+
+
+def test_a_miss_names_the_recording_most_like_what_is_shown(tmp_path: Path) -> None:
+    # The ranking by likeness (`-likeness` -> `likeness`, `not likeness`; `<` -> `==`)
+    # survived: the miss named some other recording than the nearest.
+    path = tmp_path / "c.json"
+    cassette = Cassette(path, record=True)
+    live = ScriptedEvaluator(LIVE, model="judge-2026-09-30")
+    bodies = ["# Expenses\nHotel 120\nTrain 45\n", "Zebra quilt yak vortex.\n" * 3]
+    for body in bodies:
+        run_check_sync(CHECK, with_body(body), cassette.evaluator(live), limits=Limits(), now=AT)
+    assert cassette.save()
+    entries = json.loads(path.read_text(encoding="utf-8"))["entries"]
+    keys = {
+        body: e["key"] for body in bodies for e in entries if e["shown"]["body"] == body.split("\n")
+    }
+    assert len(keys) == 2
+    for body in bodies:
+        evaluator = Cassette(path).evaluator()
+        with pytest.raises(pytest.fail.Exception):
+            run_check_sync(
+                CHECK, with_body(body + "One line more.\n"), evaluator, limits=Limits(), now=AT
+            )
+        (message,) = set(evaluator.misses)
+        assert f"the nearest recording (key {keys[body][:12]}) differs in: body" in message
+
+
+def test_a_miss_shows_what_differs_as_a_reviewer_reads_it(tmp_path: Path) -> None:
+    # Survived: the diff's JSON written with \\u escapes, and the questions indented by one.
+    path = tmp_path / "c.json"
+    recorded(path)
+    asked = parse_check(
+        [
+            {"ask": "Is the report attached now?"},
+            {"ask": "Tone?", "one_of": {"calm": "Calm.", "angry": "Angry."}, "pass": ["calm"]},
+        ]
+    )
+    shown = Material(
+        instructions="Check the report.\nBoth lists.",
+        body="# Expenses\n",
+        run_data={"inputs": {"vendor": "ACME"}, "steps": {}},
+        submission=Submission({"total": 12.5, "note": "naïve"}, summary="Filed."),
+    )
+    evaluator = Cassette(path).evaluator()
+    with pytest.raises(pytest.fail.Exception):
+        run_check_sync(asked, shown, evaluator, limits=Limits(), now=AT)
+    (message,) = set(evaluator.misses)
+    assert "differs in: questions, submission" in message
+    lines = message.split("\n")
+    assert '+    "ask": "Is the report attached now?",' in lines
+    assert any(line.startswith("+") and '"note": "naïve"' in line for line in lines)

@@ -553,6 +553,27 @@ def test_ask_evaluator_refuses_what_is_not_an_evaluator_too() -> None:
         asyncio.run(ask_evaluator(None, bundle))  # type: ignore[arg-type]
 
 
+def test_ask_evaluator_asks_once_and_gives_the_model_and_one_entry_per_question() -> None:
+    from checkprofile import ask_evaluator, build_bundle
+
+    bundle = build_bundle(CHECK, material(), state_bytes=LIMITS.check_state_bytes)
+    evaluator = ScriptedEvaluator(GOOD, model="example-evaluator-1")
+    model, entries = asyncio.run(ask_evaluator(evaluator, bundle))
+    assert model == "example-evaluator-1"
+    assert entries == [GOOD[VERDICT_ASK], GOOD[SUMMARY_ASK], GOOD[SCREEN_ASK]]
+    assert evaluator.calls == [bundle]
+
+
+@pytest.mark.parametrize("bundle", [None, "a bundle", {"check": []}], ids=repr)
+def test_ask_evaluator_refuses_what_is_not_a_bundle_and_names_it(bundle: object) -> None:
+    from checkprofile import ask_evaluator
+
+    evaluator = ScriptedEvaluator(GOOD, model="example-evaluator-1")
+    with pytest.raises(TypeError, match=r"ask_evaluator takes a Bundle \(see build_bundle\)"):
+        asyncio.run(ask_evaluator(evaluator, bundle))  # type: ignore[arg-type]
+    assert evaluator.calls == []
+
+
 class _Vanishing:
     """Names its model until the first attempt has raised, then none: a record must still
     name the model, never the evaluator's type."""

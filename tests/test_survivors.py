@@ -3,16 +3,22 @@ the change that survived (named in its comment) and passes on the code."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
+import attrs
 import pytest
 
 from checkprofile import (
     ChoiceAnswer,
     Failure,
     Limits,
+    Outcome,
     Reply,
     RubricAnswer,
+    Verdict,
+    VerdictError,
     YesNoAnswer,
     answer_problem,
     combine,
@@ -178,3 +184,81 @@ def test_a_failure_reason_that_only_claims_to_be_text_is_unknown() -> None:
     kept = failure_kept(Failure(ReasonImpostor(), "x"))  # type: ignore[arg-type]
     assert type(kept.reason) is str  # its own __eq__ would say it equals anything
     assert kept.reason == "unknown"
+
+
+def test_an_outcome_is_built_by_keyword_only() -> None:
+    # kw_only=False survived: an Outcome built by position would take a field for the next
+    # one in some later version.
+    outcome = failure_kept_outcome()
+    values = {field.name: getattr(outcome, field.name) for field in attrs.fields(Outcome)}
+    assert Outcome(**values) == outcome
+    with pytest.raises(TypeError):
+        Outcome(*values.values())  # type: ignore[call-arg]
+
+
+def failure_kept_outcome() -> Outcome:
+    check = parse_check("Is it right?")
+    return run_check_sync(check, material(), Reports(YesNoAnswer(0.95)), limits=Limits(), now=AT)
+
+
+@pytest.mark.parametrize(
+    ("kind", "made"),
+    [
+        ("yes-no", lambda source: YesNoAnswer(0.9, source=source)),
+        ("choice", lambda source: ChoiceAnswer("calm", 0.9, source=source)),
+        ("rubric", lambda source: RubricAnswer(1, 0.9, source=source)),
+    ],
+)
+def test_answers_that_differ_only_in_where_they_came_from_are_equal(
+    kind: str, made: Callable[[Any], Any]
+) -> None:
+    # eq=True survived on the source: an answer read back from a record (which holds no
+    # source) must equal the one graded, whichever way the evaluator read it.
+    native, fallback, unknown = made("native"), made("fallback"), made(None)
+    assert native == fallback == unknown
+    assert hash(native) == hash(fallback) == hash(unknown)
+
+
+@pytest.mark.parametrize(
+    "distribution",
+    [
+        (("calm", 0.6, 0), ("angry", 0.4, 0)),
+        (("calm",), ("angry",)),
+        ("calm", 0.6),
+        ((("calm", 0.6),),),
+    ],
+    ids=["triples", "singles", "flat", "nested"],
+)
+def test_a_distribution_of_other_than_pairs_is_named_as_such(distribution: Any) -> None:
+    # `or` -> `and` survived: a tuple of other than pairs raised from the unpacking.
+    answer = ChoiceAnswer("calm", 0.6, distribution=distribution)
+    problem = answer_problem(CHOICE[0], answer)
+    assert problem is not None
+    assert problem.startswith("a distribution must be (option, probability) pairs, got")
+
+
+@pytest.mark.parametrize("model", ["", " ", "\u3000\t"])
+def test_a_verdict_record_naming_a_blank_model_says_the_model_is_blank(model: str) -> None:
+    # `==` -> `is` survived on the pattern: the message fell back to the schema's own words.
+    data = combine(CHOICE, [ChoiceAnswer("calm", 0.95)], model="m-1", at=AT).to_json()
+    data["model"] = model
+    with pytest.raises(VerdictError) as caught:
+        Verdict.from_json(data)
+    assert str(caught.value) == (
+        f"not a check verdict: at /model: expected a non-blank string, got {json.dumps(model)}"
+    )
+
+
+class LimitsImpostor(metaclass=SaysItIsText):
+    """A value whose type says it is no different from Limits."""
+
+
+def test_limits_whose_type_only_claims_to_be_limits_are_refused() -> None:
+    # `type(limits) is not Limits` -> `!=` survived: the host's own comparison was trusted.
+    with pytest.raises(TypeError, match="limits must be a Limits"):
+        run_check_sync(
+            parse_check("Is it right?"),
+            material(),
+            Reports(YesNoAnswer(0.95)),
+            limits=LimitsImpostor(),  # type: ignore[arg-type]
+        )

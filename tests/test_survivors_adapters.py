@@ -8,11 +8,15 @@ from typing import Any
 
 import pytest
 
-from checkprofile import Failure, RubricAnswer, YesNoAnswer, parse_check
+from checkprofile import EvaluatorError, Failure, RubricAnswer, YesNoAnswer, parse_check
 from checkprofile.adapters._common import sendable
-from checkprofile.adapters._errors import failure_from_status
-from checkprofile.adapters._read import Malformed, read_choice
-from checkprofile.adapters.openai_chat import labels_for, read_response
+from checkprofile.adapters._errors import (
+    failure_from_exception,
+    failure_from_status,
+    retry_after_seconds,
+)
+from checkprofile.adapters._read import Malformed, read_choice, read_rubric, read_yes_no
+from checkprofile.adapters.openai_chat import _chat_usage, labels_for, read_response
 
 CHECK = parse_check(
     [
@@ -45,6 +49,60 @@ def test_a_422_about_something_else_is_not_a_refusal() -> None:
     )
 
 
+# adapters/_errors, found by tools/mutation.py -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("detail", "said"),
+    [
+        ([{"msg": "a", "loc": ["body", "x"]}, {"msg": "b"}], "body.x: a; b"),
+        ({"msg": "a", "loc": ["body", "x"]}, "body.x: a"),
+        ([{"msg": "a", "loc": list("abcdefgh")}], "a.b.c.d.e.f.g.h: a"),
+        ([{"msg": "a"}, {"msg": "b"}, {"msg": "c"}, {"msg": "d"}], "a; b; c; and 1 more"),
+    ],
+    ids=["every-item-said", "one-item-alone", "eight-places", "more-than-three"],
+)
+def test_a_structured_error_is_said_as_its_messages_and_where_they_point(
+    detail: Any, said: str
+) -> None:
+    assert failure_from_status(422, {"detail": detail}, {}).detail == f"HTTP 422: {said}"
+
+
+def test_a_long_error_message_is_cut_to_two_hundred_characters_and_marked() -> None:
+    failure = failure_from_status(500, {"error": {"message": "x" * 1000}}, {})
+    assert failure.detail == "HTTP 500: " + "x" * 199 + "…"
+
+
+@pytest.mark.parametrize(("length", "cut"), [(300, False), (1000, True)])
+def test_an_evaluator_errors_own_words_are_kept_up_to_four_hundred_characters(
+    length: int, cut: bool
+) -> None:
+    failure = failure_from_exception(EvaluatorError("x" * length, reason="timeout"))
+    assert failure.reason == "timeout"
+    assert failure.detail.startswith("EvaluatorError: xxx")
+    if cut:
+        assert len(failure.detail) == 400 and failure.detail.endswith("…")
+    else:
+        assert failure.detail == "EvaluatorError: " + "x" * length
+
+
+def test_with_the_typesafe_sdk_loaded_each_error_is_read_by_its_own_family() -> None:
+    # The SDK's type check negated survived (the tests had not loaded the SDK): its errors
+    # were left to the other readers, and every other error was read as the SDK's.
+    sdk = pytest.importorskip("typesafe_sdk")
+    assert failure_from_exception(sdk.TypeSafeAPITimeoutError(5.0)).reason == "timeout"
+    assert failure_from_exception(TimeoutError("slow")).reason == "timeout"
+    assert failure_from_exception(EvaluatorError("busy", reason="rate_limited")).reason == (
+        "rate_limited"
+    )
+
+
+def test_the_time_a_retry_after_is_read_at_is_given_by_name() -> None:
+    assert retry_after_seconds({"retry-after": "2"}, now=0.0) == 2.0
+    with pytest.raises(TypeError, match="positional argument"):
+        retry_after_seconds({"retry-after": "2"}, 0.0)  # type: ignore[call-arg]
+
+
 # adapters/openai_chat: reading the first token's logprobs -----------------------------------
 
 
@@ -67,6 +125,38 @@ def read(question: Any, data: dict[str, Any], **kwargs: Any) -> Any:
     model, entry = read_response(data, question, **kwargs)
     assert model == "judge-1"
     return entry
+
+
+def test_a_response_of_several_choices_is_read_from_the_first() -> None:
+    # `choices[0]` -> `choices[-1]` survived: the first choice is the answer (n=1 asks one).
+    data = response(("yes", 0.9), ("no", 0.1))
+    data["choices"] += response(("no", 0.8), ("yes", 0.2))["choices"]
+    entry = read(YES_NO, data)
+    assert isinstance(entry, YesNoAnswer)
+    assert entry.p == pytest.approx(0.9)
+
+
+def test_labels_need_half_the_probability_unless_told_otherwise() -> None:
+    # The default 0.5 -> -0.5 survived: a first token mostly outside the labels is no answer.
+    entry = read(YES_NO, response(("yes", 0.2), ("no", 0.1), ("maybe", 0.7)))
+    assert isinstance(entry, Failure) and "below min_label_mass" in entry.detail
+    kept = read(YES_NO, response(("yes", 0.4), ("no", 0.1), ("maybe", 0.5)))
+    assert isinstance(kept, YesNoAnswer) and kept.p == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize(
+    ("header", "named"), [([], ["chatcmpl-7"]), (["req-1"], ["req-1"])], ids=["none", "header"]
+)
+def test_a_chat_calls_request_id_is_the_completions_own_when_no_header_names_one(
+    header: list[str], named: list[str]
+) -> None:
+    # `ids or [own]` -> `ids and [own]` survived.
+    usage = _chat_usage(
+        {"id": "chatcmpl-7", "usage": {"prompt_tokens": 10, "completion_tokens": 1}}, header
+    )
+    assert usage is not None
+    assert list(usage.request_ids) == named
+    assert (usage.input_tokens, usage.output_tokens) == (10, 1)
 
 
 def test_labels_with_exactly_the_minimum_mass_are_read() -> None:
@@ -165,6 +255,69 @@ def test_a_choice_that_is_not_an_answer_name_is_malformed(choice: object) -> Non
         read_choice(
             choice, 0.9, [("calm", 0.9), ("angry", 0.1)], ["calm", "angry"], source="native"
         )
+
+
+def test_two_answer_names_sent_as_one_text_make_the_answer_ambiguous() -> None:
+    # "caf\ud800" is sent escaped, as the six characters a name may also be spelled with.
+    names = ["caf\ud800", "caf\\ud800"]
+    assert sendable(names[0]) == sendable(names[1])
+    with pytest.raises(Malformed, match="two answer names are the same text once sent"):
+        read_choice(names[1], 0.9, [(names[1], 0.9), (names[0], 0.1)], names, source="native")
+
+
+def test_a_choice_among_hundreds_of_names_is_read() -> None:
+    # No cap on a choice's names: hundreds of them are read as a few are.
+    names = [f"option-{index}" for index in range(300)]
+    shares = [(name, 0.5 if index == 7 else 0.5 / 299) for index, name in enumerate(names)]
+    answer = read_choice("option-7", 0.5, shares, names, source="native")
+    assert (answer.name, answer.confidence) == ("option-7", 0.5)
+
+
+@pytest.mark.parametrize("p", ["0.9", None, [0.9], {"p": 0.9}, True])
+def test_a_probability_that_is_not_a_number_is_malformed_and_named(p: object) -> None:
+    with pytest.raises(Malformed, match=r"the yes-probability must be a finite number in \[0, 1\]"):
+        read_yes_no(p, source="native")
+
+
+@pytest.mark.parametrize("p", [1.5, 1.0000001, -0.1, -1e-12])
+def test_a_probability_outside_zero_to_one_is_malformed_and_named(p: float) -> None:
+    with pytest.raises(Malformed, match=f"must be a finite number in \\[0, 1\\], got {p}"):
+        read_yes_no(p, source="native")
+
+
+@pytest.mark.parametrize("total", [0.5, 0.98, 1.02, 1.3])
+def test_probabilities_that_do_not_sum_to_one_are_malformed(total: float) -> None:
+    shares = [("calm", 0.4), ("angry", total - 0.4)]
+    with pytest.raises(Malformed, match="the choice probabilities sums to"):
+        read_choice("calm", 0.9, shares, ["calm", "angry"], source="native")
+    with pytest.raises(Malformed, match="the level probabilities sums to"):
+        read_rubric(0.9, [(0, 0.4), (1, total - 0.4)], 2, source="native")
+
+
+def test_where_an_answer_comes_from_is_given_by_name() -> None:
+    # The readers' source is keyword-only: a reader called with it in a wrong place fails.
+    with pytest.raises(TypeError, match="positional argument"):
+        read_yes_no(0.9, "native")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="positional argument"):
+        read_choice("calm", 0.9, [("calm", 1.0)], ["calm"], "native")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="positional argument"):
+        read_rubric(0.9, [(0, 1.0)], 1, "native")  # type: ignore[call-arg]
+
+
+def test_probabilities_missing_options_name_the_first_missing() -> None:
+    with pytest.raises(Malformed, match=r'the choice probabilities has no probability for "b"$'):
+        read_choice("a", 0.9, [("a", 1.0)], ["a", "b", "c"], source="native")
+
+
+def test_a_choice_not_the_most_probable_names_the_first_of_those_tied_above_it() -> None:
+    # Tied within a billionth, the two most probable print apart at six digits: the message
+    # gives the first one's.
+    low, high = 0.1234565 - 2e-10, 0.1234565 + 2e-10
+    rest = "cdefghi"
+    shares = [("a", low), ("b", high), *((name, (1 - low - high) / len(rest)) for name in rest)]
+    with pytest.raises(Malformed) as caught:
+        read_choice("c", 0.9, shares, ["a", "b", *rest], source="native")
+    assert str(caught.value).endswith("is not the most probable (a, b: p=0.123456)")
 
 
 def test_a_short_refusal_is_quoted_whole_and_a_long_one_cut() -> None:

@@ -5,6 +5,7 @@ API, so it holds wherever the code lives."""
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from checkprofile.human import (
     iter_records,
     verdict_record,
 )
+from checkprofile.human._decisions import plain_decision, plain_decision_of
 
 AT = "2026-11-02T09:00:00Z"
 LATER = "2026-11-02T15:30:00Z"
@@ -297,3 +299,176 @@ def test_a_fragment_ending_in_a_byte_no_character_starts_with_is_an_error(tmp_pa
         warnings.simplefilter("error")
         with pytest.raises(AuditError, match=":1: not JSON"):
             list(iter_records(path))
+
+
+@pytest.mark.parametrize(
+    ("data", "read"),
+    [
+        (
+            {"kind": "returned", "note": "fix", "by": "pat", "at": AT},
+            ("returned", "pat", AT, "fix"),
+        ),
+        ({"kind": "failed", "note": "gone", "by": "pat", "at": AT}, ("failed", "pat", AT, "gone")),
+        (
+            {"kind": "completed", "note": "ok", "by": "pat", "at": AT},
+            ("completed", "pat", AT, "ok"),
+        ),
+        ({"kind": "completed", "by": "pat", "at": AT}, ("completed", "pat", AT, None)),
+    ],
+    ids=["returned", "failed", "completed-with-note", "completed"],
+)
+def test_the_plain_decisions_people_make_most_take_the_quick_reading(
+    data: dict[str, Any], read: tuple[str, ...]
+) -> None:
+    # `type(note) is not str` -> `== str` survived: every note sent its decision down the
+    # slow reading. The quick reading gives what decision_from_json gives.
+    assert plain_decision(data) == read
+    assert plain_decision_of(*read) == decision_from_json(data)
+
+
+@pytest.mark.parametrize("note", ["", " ", 7, None])
+def test_a_return_without_a_note_takes_no_quick_reading(note: object) -> None:
+    assert plain_decision({"kind": "returned", "note": note, "by": "pat", "at": AT}) is None
+
+
+@pytest.mark.parametrize("again", [1, 2, 23], ids=["once", "twice", "23-times"])
+def test_a_decision_that_repeats_its_note_any_number_of_times_is_refused(
+    tmp_path: Path, again: int
+) -> None:
+    # Counting the keys as the product of the record's and the decision's (`+` -> `*`)
+    # survived: 23 more notes make as many keys as that product, and the quick reading took
+    # the line. A key written again is no record, however often.
+    path = tmp_path / "trail.jsonl"
+    write_decision(path, "a", Returned(note="fix", by="pat", at=AT))
+    line = path.read_text(encoding="utf-8")
+    assert line.count('"note":"fix",') == 1
+    path.write_text(line.replace('"note":"fix",', '"note":"fix",' * (1 + again)), encoding="utf-8")
+    with pytest.raises(AuditError, match=r":1: .*(twice|repeat|again)"):
+        list(iter_records(path))
+
+
+@pytest.mark.parametrize(
+    ("since", "until", "cases"),
+    [
+        ("2026-11-02", None, 2),
+        ("2026-11-02T12:00:00Z", None, 1),
+        (None, "2026-11-02T12:00:00+00:00", 1),
+        ("2026-11-01", "2026-11-03", 2),
+        (None, LATER, 1),  # until is not inside: the verdict at it is not counted
+        (None, "2026-11-02T16:00:00+02:00", 1),  # 14:00 UTC
+        (None, "2026-11-03T00:00:00+10:00", 1),  # 14:00 UTC
+        ("2026-11-02T19:00:00+10:00", None, 2),  # 09:00 UTC, and since is inside
+    ],
+)
+def test_a_calibration_window_given_as_text_counts_the_verdicts_inside_it(
+    tmp_path: Path, since: str | None, until: str | None, cases: int
+) -> None:
+    # `isinstance(value, str)` negated in the window's reading survived (audit sources).
+    path = tmp_path / "trail.jsonl"
+    for run, at in (("a", AT), ("b", LATER)):
+        write_verdict(path, run, at=at)
+        write_decision(path, run, Completed(by="pat", at=LATEST))
+    (check,) = calibrate(path, since=since, until=until, min_cases=1).checks
+    assert check.at_current.cases == cases
+
+
+@pytest.mark.parametrize("end", [b"\t", b"\x00", b"\r", b'"'])
+def test_a_record_after_a_fragment_ending_in_any_byte_starts_on_a_new_line(
+    tmp_path: Path, end: bytes
+) -> None:
+    # `last byte != b"\n"` -> `> b"\n"` survived: a fragment ending in a byte below the
+    # newline's had the next record glued to it.
+    path = tmp_path / "trail.jsonl"
+    path.write_bytes(b'{"record":' + end)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write_verdict(path, "a")
+    fragment, line, rest = path.read_bytes().split(b"\n")
+    assert fragment == b'{"record":' + end
+    assert rest == b""
+    assert json.loads(line)["run"] == "a"
+
+
+def test_a_trail_the_writer_may_only_append_to_takes_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The writer reads the file's last byte when it may; a file it may only append to (no
+    # read access) still takes each record, created as rw-r--r-- as ever. Survived: the
+    # write-only branch marked readable, and its mode 0o644 made 0o645.
+    path = tmp_path / "trail.jsonl"
+    real_open = os.open
+
+    def append_only(name: Any, flags: int, mode: int = 0o777) -> int:
+        if flags & os.O_RDWR:
+            raise PermissionError(13, "Permission denied", str(name))
+        return real_open(name, flags, mode)
+
+    monkeypatch.setattr(os, "open", append_only)
+    previous = os.umask(0o022)
+    try:
+        write_verdict(path, "a")
+        write_verdict(path, "b")
+    finally:
+        os.umask(previous)
+    monkeypatch.undo()
+    assert [record.run for record in iter_records(path)] == ["a", "b"]
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_new_trail_is_made_rw_r__r__(tmp_path: Path) -> None:
+    path = tmp_path / "trail.jsonl"
+    previous = os.umask(0o022)
+    try:
+        write_verdict(path, "a")
+    finally:
+        os.umask(previous)
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_window_holds_its_since_and_not_its_until() -> None:
+    # What a record source is handed to filter by (`order < until` -> `<=` survived).
+    from checkprofile.human._audit_sources import Window
+
+    window = Window.of(since=AT, until=LATER)
+    assert window.holds(AT)
+    assert window.holds("2026-11-02T15:29:59.999Z")
+    assert not window.holds(LATER)
+    assert not window.holds("2026-11-02T08:59:59Z")
+
+
+def test_a_calibration_of_records_in_hand_reads_them_as_from_their_file(tmp_path: Path) -> None:
+    # The check of what is handed in, negated, survived: every record was refused.
+    path = tmp_path / "trail.jsonl"
+    for run in ("a", "b"):
+        write_verdict(path, run)
+        write_decision(path, run, Completed(by="pat", at=LATER))
+    (check,) = calibrate(list(iter_records(path)), min_cases=1).checks
+    assert check.at_current.cases == calibrate(path, min_cases=1).checks[0].at_current.cases == 2
+    with pytest.raises(TypeError, match="an audit record is needed"):
+        calibrate([*iter_records(path), {"record": "verdict"}], min_cases=1)
+
+
+@pytest.mark.parametrize("pair", ["5", '"calm"', '{"calm":0.9}', "null"])
+def test_a_distribution_whose_pair_is_no_list_is_an_audit_error(tmp_path: Path, pair: str) -> None:
+    # `type(pair) is not list` negated in the quick reading survived: a pair that is a number
+    # raised a TypeError of Python's own out of the reader.
+    from checkprofile import ChoiceAnswer, Limits, run_check_sync
+    from checkprofile.testing import ScriptedEvaluator
+    from support import material
+
+    check = parse_check(
+        [{"ask": "Tone?", "one_of": {"calm": "Calm.", "angry": "Angry."}, "pass": ["calm"]}]
+    )
+    shares = (("calm", 0.9), ("angry", 0.1))
+    answer = ChoiceAnswer("calm", 0.95, source="native", distribution=shares)
+    outcome = run_check_sync(
+        check, material(), ScriptedEvaluator({"Tone?": answer}, model="m-1"), limits=Limits()
+    )
+    path = tmp_path / "trail.jsonl"
+    record = verdict_record(outcome, run_id="a", step_id="review", submission=Submission({}))
+    JsonLinesRecorder(path).record(record)
+    line = path.read_text(encoding="utf-8")
+    assert line.count('["calm",0.9]') == 1
+    path.write_text(line.replace('["calm",0.9]', pair), encoding="utf-8")
+    with pytest.raises(AuditError, match=":1: "):
+        list(iter_records(path))

@@ -144,6 +144,54 @@ def test_the_loop_and_its_connections_close_cleanly_at_exit() -> None:
     assert lines[-1] == "threads at exit: []"
 
 
+STUCK_AT_EXIT_SCRIPT = """
+import asyncio, atexit, sys, threading
+sys.path.insert(0, {tests!r})
+from support import material
+from checkprofile import Limits, Reply, YesNoAnswer, parse_check, run_check_sync
+
+def survivors():
+    names = [t.name for t in threading.enumerate() if t.name.startswith("checkprofile")]
+    print("threads at exit:", names, flush=True)
+
+atexit.register(survivors)  # runs after checkprofile's own exit handler (last in, first out)
+inside = threading.Event()
+
+class Stubborn:
+    model = "stubborn-1"
+
+    async def answer(self, bundle):
+        inside.set()
+        while True:  # a client that swallows its cancellation and goes on waiting
+            try:
+                await asyncio.sleep(0.05)
+            except asyncio.CancelledError:
+                pass
+
+check = parse_check("The summary names the vendor.")
+threading.Thread(
+    target=run_check_sync, args=(check, material(), Stubborn()),
+    kwargs={{"limits": Limits()}}, daemon=True,
+).start()
+assert inside.wait(10)
+print("exiting", flush=True)
+"""
+
+
+def test_exit_goes_on_past_an_evaluator_that_will_not_stop() -> None:
+    # The loop's closing waits a bounded time for what runs on it; past that, exit goes on
+    # quietly and the loop's thread still stops, rather than a traceback at exit.
+    script = textwrap.dedent(STUCK_AT_EXIT_SCRIPT.format(tests=str(TESTS)))
+    began = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+    assert done.stdout.splitlines() == ["exiting", "threads at exit: []"]
+    assert time.monotonic() - began < 60
+
+
 class Blocking:
     """An evaluator that blocks the loop inside its async answer, as a synchronous client in
     async code does."""

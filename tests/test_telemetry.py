@@ -39,10 +39,12 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from checkprofile import Limits, YesNoAnswer, parse_check, run_check_sync
 from checkprofile.adapters.cache import CachingEvaluator
 from checkprofile.adapters.openai_chat import ChatEvaluator
 from checkprofile.adapters.openai_decisions import DecisionsEvaluator
 from checkprofile.adapters.systemone import SystemOneEvaluator
+from checkprofile.testing import ScriptedEvaluator
 from support import spec_full_form
 
 SPANS = InMemorySpanExporter()
@@ -267,8 +269,6 @@ def test_no_submission_run_data_or_answer_text_without_content_capture(
     monkeypatch.delenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", raising=False)
     loopback.default = chat()
     evaluator = ChatEvaluator("judge", base_url=loopback.url + "/v1", api_key="k")
-    from checkprofile import Limits, parse_check, run_check_sync
-
     run_check_sync(
         parse_check(spec_full_form()),
         vendor_material(secret, vendor=secret),
@@ -287,6 +287,41 @@ def test_no_submission_run_data_or_answer_text_without_content_capture(
         q.ask for q in outcome.verdict.questions
     ]
     assert VENDOR_SUMMARY not in _dump()  # the submission never, even so
+
+
+class _Named(ScriptedEvaluator):
+    """A scripted evaluator whose class names its own GenAI operation."""
+
+    operation_name: object = None
+
+
+@pytest.mark.parametrize(
+    ("named", "operation"),
+    [
+        ("grade", "grade"),
+        ("o" * 64, "o" * 64),  # the longest name kept
+        ("o" * 65, "evaluate"),
+        ("", "evaluate"),
+        ("two\nlines", "evaluate"),
+        ("café", "evaluate"),
+        (7, "evaluate"),
+    ],
+    ids=["short", "64", "65", "empty", "newline", "not-ascii", "not-text"],
+)
+def test_a_call_span_names_the_evaluators_operation_only_when_short_and_plain(
+    named: object, operation: str
+) -> None:
+    # An evaluator class names its operation; a name too long or not plain is the default.
+    evaluator = type("Evaluator", (_Named,), {"operation_name": named})(
+        {"Is it done?": YesNoAnswer(0.99)}, model="graded-1"
+    )
+    outcome = run_check_sync(
+        parse_check("Is it done?"), vendor_material(), evaluator, limits=Limits()
+    )
+    assert outcome.verdict.verdict == "pass"
+    (call,) = [span for span in finished_spans() if span.name != "check"]
+    assert call.attributes["gen_ai.operation.name"] == operation
+    assert call.name == f"{operation} graded-1"
 
 
 def _dump() -> str:

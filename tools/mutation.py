@@ -10,6 +10,7 @@ mutant), which the person running it judges and says so.
     nice -n 19 python tools/mutation.py --sample 40                  # every module, 40 each
     python tools/mutation.py checkprofile/_run.py                    # one module, every mutant
     python tools/mutation.py --sample 40 --seed 7 --json out.json    # the same 40 again, saved
+    python tools/mutation.py --count                                 # mutants per module, none run
 
 Not part of CI: a full run takes hours. CONTRIBUTING.md says when to run it.
 """
@@ -59,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=27, help="the sample's seed (default 27)")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     parser.add_argument("--keep", type=Path, help="keep the scratch copy and sessions here")
+    parser.add_argument(
+        "--count", action="store_true", help="print each module's mutants and run none of them"
+    )
     args = parser.parse_args(argv)
 
     # tomllib from Python 3.11; before it, the toml package cosmic-ray itself depends on.
@@ -81,16 +85,29 @@ def main(argv: list[str] | None = None) -> int:
         for module in modules:
             try:
                 results[module] = _run_module(
-                    module, tests_of[module], config["run"], tree, scratch, args.sample, args.seed
+                    module,
+                    tests_of[module],
+                    config["run"],
+                    tree,
+                    scratch,
+                    args.sample,
+                    args.seed,
+                    count_only=args.count,
                 )
             except _Failed as failed:  # say so, and go on to the next module
                 print(f"{module}: not judged: {failed}", flush=True)
                 continue
-            _print_module(module, results[module])
+            if args.count:
+                print(f"{module}: {results[module]['mutants']} mutants", flush=True)
+            else:
+                _print_module(module, results[module])
     finally:
         if args.keep is None:
             shutil.rmtree(scratch, ignore_errors=True)
-    _print_total(results)
+    if args.count:
+        print(f"total: {sum(found['mutants'] for found in results.values())} mutants")
+    else:
+        _print_total(results)
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 0
@@ -124,6 +141,8 @@ def _run_module(
     scratch: Path,
     sample: int | None,
     seed: int,
+    *,
+    count_only: bool = False,
 ) -> dict[str, Any]:
     name = module.replace("/", "_").removesuffix(".py")
     session = scratch / f"{name}.sqlite"
@@ -159,8 +178,12 @@ def _run_module(
     cosmic("cr-filter-operators", str(session), str(settings))
     cosmic("cr-filter-pragma", str(session))
     total = None
-    if sample is not None:
-        total = int(cosmic(sys.executable, "-c", _SAMPLE, str(session), str(sample), str(seed)))
+    if sample is not None or count_only:
+        # A sample of 0 skips every mutant: the count, with nothing run.
+        size = 0 if count_only else sample
+        total = int(cosmic(sys.executable, "-c", _SAMPLE, str(session), str(size), str(seed)))
+    if count_only:
+        return {"mutants": total}
     started = time.monotonic()
     cosmic("cosmic-ray", "baseline", str(settings))
     cosmic("cosmic-ray", "exec", str(settings), str(session))
