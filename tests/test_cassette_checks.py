@@ -398,3 +398,17 @@ def test_a_miss_shows_what_differs_as_a_reviewer_reads_it(tmp_path: Path) -> Non
     lines = message.split("\n")
     assert '+    "ask": "Is the report attached now?",' in lines
     assert any(line.startswith("+") and '"note": "naïve"' in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    "kept", [{"steps": ["intake"]}, {"fields": []}, {}], ids=["no-fields", "no-steps", "empty"]
+)
+def test_what_was_left_out_needs_both_its_steps_and_its_fields(
+    tmp_path: Path, kept: dict[str, Any]
+) -> None:
+    # A hand edit that drops one of left_out's two lists is refused, naming left_out: replayed,
+    # it would say less was cut than was (found by a fresh-seed mutation run).
+    path = tmp_path / "c.json"
+    recorded(path, cut=True)
+    edited(path, lambda entry: entry["shown"].update(left_out=kept))
+    assert "left_out: expected steps and fields" in refused(path)

@@ -329,3 +329,26 @@ def test_a_short_refusal_is_quoted_whole_and_a_long_one_cut() -> None:
     long = read(YES_NO, data)
     assert isinstance(long, Failure) and long.detail.endswith("…")
     assert len(long.detail) == len("the model refused: ") + 200
+
+
+# found by a fresh-seed mutation run (tools/mutation.py --seed 2026) -----------------------------
+
+
+def test_a_structured_error_says_the_messages_after_an_item_that_is_none() -> None:
+    # A host's detail list may hold an item that is no message; the messages after it are said.
+    detail = ["not an item", {"msg": "field required", "loc": ["body", "questions"]}]
+    said = failure_from_status(422, {"detail": detail}, {}).detail
+    assert said.startswith("HTTP 422: body.questions: field required")
+
+
+def test_choice_names_that_differ_only_in_case_are_lettered_afresh() -> None:
+    # "a" and "A" are two answers to the check but one to a model reading letters: they are
+    # sent as A and B, so neither is mistaken for the other.
+    [choice] = parse_check(
+        [{"ask": "Which?", "one_of": {"a": "lower", "A": "upper"}, "pass": ["a"]}]
+    ).questions
+    assert labels_for(choice) == ("A", "B")
+    [plain] = parse_check(
+        [{"ask": "Which?", "one_of": {"a": "lower", "b": "other"}, "pass": ["a"]}]
+    ).questions
+    assert labels_for(plain) == ("a", "b")
