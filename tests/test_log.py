@@ -193,3 +193,26 @@ def test_an_internal_error_of_the_command_line_is_logged_with_its_traceback(
     assert record.name == "checkprofile.cli"
     assert record.exc_info is not None and record.exc_info[0] is ZeroDivisionError
     assert "Traceback" not in capsys.readouterr().err  # the user sees one line
+
+
+def test_ask_evaluator_quiet_logs_nothing_where_it_would_warn(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # An evaluator wrapping another (a cache) asks it quietly, so a failure is said once, by
+    # the check that called the wrapper; asked plainly, the same failure is a warning.
+    import asyncio
+
+    from checkprofile import ask_evaluator, build_bundle
+
+    limited = ScriptedEvaluator(
+        {"Is the vendor cleared?": EvaluatorError("slow down", reason="rate_limited")}
+    )
+    bundle = build_bundle(CHECK, material(), state_bytes=65536)
+    with caplog.at_level(logging.DEBUG, logger="checkprofile"):
+        _, quiet = asyncio.run(ask_evaluator(limited, bundle, quiet=True))
+    assert [type(entry) for entry in quiet] == [Failure]
+    assert caplog.records == []
+    with caplog.at_level(logging.DEBUG, logger="checkprofile"):
+        _, said = asyncio.run(ask_evaluator(limited, bundle))
+    assert said == quiet
+    assert [r.levelno for r in caplog.records if r.levelno >= logging.WARNING] == [logging.WARNING]

@@ -352,3 +352,14 @@ def test_choice_names_that_differ_only_in_case_are_lettered_afresh() -> None:
         [{"ask": "Which?", "one_of": {"a": "lower", "b": "other"}, "pass": ["a"]}]
     ).questions
     assert labels_for(plain) == ("a", "b")
+
+
+def test_with_the_openai_sdk_loaded_its_timeout_is_a_timeout_and_its_other_errors_are_not() -> None:
+    # Found by a third mutation draw (seed 2027): the SDK's timeout check negated survived.
+    import httpx2
+    import openai
+
+    request = httpx2.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
+    assert failure_from_exception(openai.APITimeoutError(request)).reason == "timeout"
+    refused = openai.APIConnectionError(message="refused", request=request)
+    assert failure_from_exception(refused).reason == "unavailable"

@@ -472,3 +472,46 @@ def test_a_distribution_whose_pair_is_no_list_is_an_audit_error(tmp_path: Path, 
     path.write_text(line.replace('["calm",0.9]', pair), encoding="utf-8")
     with pytest.raises(AuditError, match=":1: "):
         list(iter_records(path))
+
+
+# found by a third mutation draw (seed 2027) ------------------------------------------------------
+
+
+def test_a_completed_decision_with_own_fields_but_no_output_names_the_first_of_them() -> None:
+    data = {"kind": "completed", "by": "ana", "at": AT, "summary": "Mine.", "evidence": []}
+    with pytest.raises(DecisionRequiredError, match="a completed decision with summary needs"):
+        decision_from_json(data)
+
+
+def test_a_decision_whose_time_is_of_a_hostile_type_is_not_plain_and_runs_nothing() -> None:
+    # The type of `at` is compared by identity: a metaclass's own == and != never run.
+    class Meta(type):
+        def __eq__(cls, other: object) -> bool:
+            raise RuntimeError("a hostile type's own code ran")
+
+        def __ne__(cls, other: object) -> bool:
+            raise RuntimeError("a hostile type's own code ran")
+
+        __hash__ = type.__hash__
+
+    class Stamp(metaclass=Meta):
+        pass
+
+    assert plain_decision({"kind": "returned", "by": "ana", "at": Stamp(), "note": "n"}) is None
+
+
+def test_a_value_of_a_long_type_name_is_named_in_forty_characters() -> None:
+    long_named = type("T" * 60, (), {})
+    with pytest.raises(DecisionRequiredError) as error:
+        decision_from_json({"kind": "returned", "by": "ana", "at": AT, "note": long_named()})
+    # The shape received names the value's type in at most forty characters, the last a mark.
+    assert error.value.received.endswith("note (" + "T" * 38 + "…)")
+
+
+@pytest.mark.parametrize(
+    "output", [{1, 2}, float("nan"), [1], "text"], ids=["set", "nan", "list", "text"]
+)
+def test_a_persons_output_that_is_no_map_is_refused_as_no_map(output: object) -> None:
+    # Not a map is the first thing said of it, whether or not it is JSON data too.
+    with pytest.raises(DecisionRequiredError, match="output must be a map"):
+        Completed(by="ana", at=AT, output=output)
