@@ -410,6 +410,10 @@ register_renamed(Verdict, omit_if_default=True, check=override(omit=True))
 
 # ASCII digits only ([0-9], not \d, which takes any script's digits), as the schema says.
 _AT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z\Z")
+# A time of day to the second that is always one (hours 00-23, minutes and seconds 00-59),
+# in UTC: after a date, the form records hold times in. Whether such a time names a moment
+# then rests on its date alone (:func:`_real_day`).
+_SECOND_OF_DAY = re.compile(r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z")
 
 
 def format_at(at: datetime | str) -> str:
@@ -417,7 +421,11 @@ def format_at(at: datetime | str) -> str:
     datetime must be timezone-aware."""
     if issubclass(type(at), str):
         text = str.__str__(at)
-        if not _AT.match(text) or not _real_time(text):
+        if len(text) == 20 and _SECOND_OF_DAY.fullmatch(text, 10):
+            # A reader of records checks a time on every line: its date once.
+            if not _real_day(text[:10]):
+                raise ValueError(f"at must be RFC 3339 in UTC ending in Z, got {show(at)}")
+        elif not _AT.match(text) or not _real_time(text):
             raise ValueError(f"at must be RFC 3339 in UTC ending in Z, got {show(at)}")
         return text
     if not issubclass(type(at), datetime):
@@ -435,6 +443,14 @@ def format_at(at: datetime | str) -> str:
     if utc.microsecond % 1000:
         spec = "microseconds"
     return utc.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
+
+
+@lru_cache(maxsize=4096)
+def _real_day(date: str) -> bool:
+    """Whether ``date`` and any time of day :data:`_SECOND_OF_DAY` takes make a time as
+    :func:`format_at` takes it: exactly when they do with midnight."""
+    midnight = date + "T00:00:00Z"
+    return _AT.match(midnight) is not None and _real_time(midnight)
 
 
 def _real_time(at: str) -> bool:
