@@ -251,22 +251,31 @@ def grade_fitting(question: Question, answer: Answer) -> Result:
     """:func:`grade` for an answer already known to fit ``question`` (:func:`answer_problem`
     gave ``None``, or a reader checked at least as much): the thresholds alone decide. For
     readers of many recorded answers; anything else calls :func:`grade`."""
+    if isinstance(question, YesNoQuestion):
+        return grade_value(question, answer.p, None)  # type: ignore[union-attr]
+    if isinstance(question, ChoiceQuestion):
+        return grade_value(question, answer.name, answer.confidence)  # type: ignore[union-attr]
+    return grade_value(question, answer.level, answer.confidence)  # type: ignore[union-attr]
+
+
+def grade_value(question: Question, value: float | str | int, confidence: float | None) -> Result:
+    """:func:`grade_fitting` of an answer given as its recorded value (the probability, name
+    or level) and its confidence (``None`` for a yes/no answer), for readers that build no
+    answer objects."""
     # Equality is never "below": every comparison with a threshold is `>=` to pass.
     if isinstance(question, YesNoQuestion):
-        p = answer.p  # type: ignore[union-attr]
-        if p >= question.pass_at:
+        if value >= question.pass_at:  # type: ignore[operator]
             return "pass"
-        if question.fail_below is not None and p >= question.fail_below:
+        if question.fail_below is not None and value >= question.fail_below:  # type: ignore[operator]
             return "unsure"
         return "fail"
-    if answer.confidence < question.confidence:  # type: ignore[union-attr]
+    if confidence < question.confidence:  # type: ignore[operator]
         return "unsure"  # the literal reading: low confidence is unsure whatever the answer
     if isinstance(question, ChoiceQuestion):
-        name = answer.name  # type: ignore[union-attr]
-        if name in question.passing:
+        if value in question.passing:
             return "pass"
-        return "unsure" if name in question.unsure else "fail"
-    return "pass" if answer.level >= question.pass_level else "fail"  # type: ignore[union-attr]
+        return "unsure" if value in question.unsure else "fail"
+    return "pass" if value >= question.pass_level else "fail"  # type: ignore[operator]
 
 
 @attrs.frozen(kw_only=True)

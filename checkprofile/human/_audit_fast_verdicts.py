@@ -24,14 +24,10 @@ from .._usage import ModelCall, call_from_json, recorded_call
 from .._validate import parse_check
 from .._verdict import (
     DISTRIBUTION_TOLERANCE,
-    Answer,
-    ChoiceAnswer,
     QuestionResult,
-    RubricAnswer,
     Source,
     Verdict,
-    YesNoAnswer,
-    grade_fitting,
+    grade_value,
     worst_of,
 )
 from ._audit_plain import _HASH_TEXT, _PLAIN_DECODER, _TEXT, _is_at, _keys_add_up, _subject
@@ -39,7 +35,7 @@ from ._audit_records import _ACTIONS, VerdictRecord, _key_from, check_key
 from ._audit_strict import _DECODER, _VERDICT_KEYS, _is_hash
 from ._receipts import Provenance
 
-__all__ = ["Distribution", "VerdictFacts", "verdict_facts", "verdict_line"]
+__all__ = ["Distribution", "Plain", "VerdictFacts", "verdict_facts", "verdict_line"]
 
 
 class _Known(NamedTuple):
@@ -57,7 +53,7 @@ class _Known(NamedTuple):
 
 #: What a question's entry in a verdict and its provenance entry hold, plainly right: the
 #: answer, its recorded result, the distribution kept beside it and its source.
-_Read = tuple["Answer", str, "Distribution | None", "str | None"]
+_Read = tuple["Plain", str, "Distribution | None", "str | None"]
 # Reads one question's entry and provenance entry (``None``: no provenance), or gives ``None``.
 _Step = Callable[[object, object], "_Read | None"]
 # Checks one question's values: answer, confidence, result, source and distribution (its
@@ -113,10 +109,9 @@ def _values(question: Question) -> _Values:
                 or pairs is not None
             ):
                 return None
-            given = YesNoAnswer(p)
-            if grade_fitting(question, given) != result:
+            if grade_value(question, p, None) != result:
                 return None
-            return given, result, None, source
+            return (p, None), result, None, source
 
         return yes_no
     options: Container[object]
@@ -139,16 +134,14 @@ def _values(question: Question) -> _Values:
             shown = _distribution(pairs, options, answer)
             if shown is None:
                 return None
-        # The schema's reading makes a confidence a float (1 is read as 1.0).
-        given: Answer
         if option is str:
             # One text per answer name, not one per line (calibration keeps answers).
-            given = ChoiceAnswer(sys.intern(cast("str", answer)), float(confidence))
-        else:
-            given = RubricAnswer(answer, float(confidence))
-        if grade_fitting(question, given) != result:
+            answer = sys.intern(cast("str", answer))
+        # The schema's reading makes a confidence a float (1 is read as 1.0).
+        confidence = float(confidence)
+        if grade_value(question, answer, confidence) != result:
             return None
-        return given, result, shown, source
+        return (answer, confidence), result, shown, source
 
     return chosen
 
@@ -600,7 +593,8 @@ def _written_calls(text: str, attempts: int) -> tuple[ModelCall, ...] | None:
 class VerdictFacts(NamedTuple):
     """A verdict record as the fast path read it, every field checked, before it is built as
     a :class:`VerdictRecord` (:meth:`record`); calibration takes these as they are.
-    ``answers`` hold each answer (none for an ``error`` verdict), ``distributions`` the
+    ``answers`` hold each answer as its value and confidence (:data:`Plain`; none for an
+    ``error`` verdict), ``distributions`` the
     distribution the provenance keeps beside it, ``sources`` each answer's source (``None``:
     the record has no provenance)."""
 
@@ -618,7 +612,7 @@ class VerdictFacts(NamedTuple):
     model: str
     at: str
     truncated: bool
-    answers: tuple[Answer, ...]
+    answers: tuple[Plain, ...]
     results: tuple[str, ...]
     distributions: tuple[Distribution | None, ...]
     sources: tuple[str | None, ...] | None
@@ -636,11 +630,13 @@ class VerdictFacts(NamedTuple):
                 QuestionResult(
                     ask=q.ask,
                     kind=q.kind,
-                    answer=_value(answer),
-                    confidence=getattr(answer, "confidence", None),
+                    answer=value,
+                    confidence=confidence,
                     result=result,  # type: ignore[arg-type]
                 )
-                for q, answer, result in zip(check, self.answers, self.results, strict=True)
+                for q, (value, confidence), result in zip(
+                    check, self.answers, self.results, strict=True
+                )
             ]
         verdict = Verdict(
             verdict=self.verdict,  # type: ignore[arg-type]
@@ -671,13 +667,6 @@ class VerdictFacts(NamedTuple):
             provenance=provenance,
             calls=self.calls,
         )
-
-
-def _value(answer: Answer) -> float | str | int:
-    """The recorded ``answer`` of a question: the probability, name or level."""
-    if isinstance(answer, YesNoAnswer):
-        return answer.p
-    return answer.name if isinstance(answer, ChoiceAnswer) else answer.level
 
 
 # The core's worst-of rule (decision 7), once for each combination of results.
@@ -753,10 +742,13 @@ def _finish(name: str, model: str, at: str, read: list[_Read | None], absent: bo
     return answers, results, distributions, sources
 
 
+#: An answer as the fast path reads it: its recorded value (the probability, name or level)
+#: and its confidence (``None`` for a yes/no answer); cheaper than an answer object.
+Plain = tuple[float | str | int, float | None]
 #: One distribution: (option, probability) pairs.
 Distribution = tuple[tuple[Any, Any], ...]
 _Body = tuple[
-    tuple[Answer, ...],
+    tuple[Plain, ...],
     tuple[str, ...],
     tuple[Distribution | None, ...],
     tuple[str | None, ...] | None,
