@@ -239,7 +239,12 @@ def _tail(check: Check) -> _Tail | None:
         + '\\}(?:,"provenance":\\[' + ",".join(written) + "\\])?" + _CALLS
         + "\\}"
     )  # fmt: skip
-    checkers = tuple(_values(question) for question in check)
+    # Each question's kind, its answer's groups, its provenance entry's, where the options of
+    # its distribution's pairs are, and its checker.
+    plan = tuple(
+        (kind, at_group, origin, range(origin + 3, origin + 3 + 2 * options, 2), _values(q))
+        for (kind, at_group), (origin, options), q in zip(layout, origins, check, strict=True)
+    )
 
     def tail(
         text: str, start: int
@@ -250,9 +255,7 @@ def _tail(check: Check) -> _Tail | None:
         found = match.groups()
         absent = found[absent_at] is None
         reads = []
-        for (kind, at_group), (origin, options), values in zip(
-            layout, origins, checkers, strict=True
-        ):
+        for kind, at_group, origin, names, values in plan:
             answer: Any
             confidence: Any
             if kind == "yes_no":
@@ -265,14 +268,17 @@ def _tail(check: Check) -> _Tail | None:
                 source = found[origin + 1]
                 if source not in _SOURCES:
                     return None
-                first = origin + 3
-                if options and found[first] is not None:
-                    option: Callable[[str], Any] = str if kind == "choice" else int
-                    pairs = tuple(
-                        (option(found[name]), _number(found[name + 1]))
-                        for name in range(first, first + 2 * options, 2)
-                        if found[name] is not None
+                # The pairs present are the first ones (each later one is optional within).
+                listed = []
+                for place in names:
+                    option = found[place]
+                    if option is None:
+                        break
+                    listed.append(
+                        (option if kind == "choice" else int(option), _number(found[place + 1]))
                     )
+                if listed:
+                    pairs = tuple(listed)
             reads.append(values(answer, confidence, result, source, pairs))
         name, model, when = found[0], found[2], found[at]
         body = _finish(name, model, when, reads, absent)
@@ -793,7 +799,7 @@ def _distribution(
             top = probability
         if name == chosen:
             mine = probability
-    if mine < top or abs(math.fsum(p for _, p in pairs) - 1) > DISTRIBUTION_TOLERANCE:
+    if mine < top or abs(math.fsum([p for _, p in pairs]) - 1) > DISTRIBUTION_TOLERANCE:
         return None
     return pairs
 
