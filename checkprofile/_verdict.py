@@ -259,22 +259,31 @@ def grade_fitting(question: Question, answer: Answer) -> Result:
     """:func:`grade` for an answer already known to fit ``question`` (:func:`answer_problem`
     gave ``None``, or a reader checked at least as much): the thresholds alone decide. For
     readers of many recorded answers; anything else calls :func:`grade`."""
+    if isinstance(question, YesNoQuestion):
+        return grade_value(question, answer.p, None)  # type: ignore[union-attr]
+    if isinstance(question, ChoiceQuestion):
+        return grade_value(question, answer.name, answer.confidence)  # type: ignore[union-attr]
+    return grade_value(question, answer.level, answer.confidence)  # type: ignore[union-attr]
+
+
+def grade_value(question: Question, value: float | str | int, confidence: float | None) -> Result:
+    """:func:`grade_fitting` of an answer given as its recorded value (the probability, name
+    or level) and its confidence (``None`` for a yes/no answer), for readers that build no
+    answer objects."""
     # Equality is never "below": every comparison with a threshold is `>=` to pass.
     if isinstance(question, YesNoQuestion):
-        p = answer.p  # type: ignore[union-attr]
-        if p >= question.pass_at:
+        if value >= question.pass_at:  # type: ignore[operator]
             return "pass"
-        if question.fail_below is not None and p >= question.fail_below:
+        if question.fail_below is not None and value >= question.fail_below:  # type: ignore[operator]
             return "unsure"
         return "fail"
-    if answer.confidence < question.confidence:  # type: ignore[union-attr]
+    if confidence < question.confidence:  # type: ignore[operator]
         return "unsure"  # the literal reading: low confidence is unsure whatever the answer
     if isinstance(question, ChoiceQuestion):
-        name = answer.name  # type: ignore[union-attr]
-        if name in question.passing:
+        if value in question.passing:
             return "pass"
-        return "unsure" if name in question.unsure else "fail"
-    return "pass" if answer.level >= question.pass_level else "fail"  # type: ignore[union-attr]
+        return "unsure" if value in question.unsure else "fail"
+    return "pass" if value >= question.pass_level else "fail"  # type: ignore[operator]
 
 
 @attrs.frozen(kw_only=True)
@@ -418,6 +427,10 @@ register_renamed(Verdict, omit_if_default=True, check=override(omit=True))
 
 # ASCII digits only ([0-9], not \d, which takes any script's digits), as the schema says.
 _AT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z\Z")
+# A time of day to the second that is always one (hours 00-23, minutes and seconds 00-59),
+# in UTC: after a date, the form records hold times in. Whether such a time names a moment
+# then rests on its date alone (:func:`_real_day`).
+_SECOND_OF_DAY = re.compile(r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z")
 
 
 def format_at(at: datetime | str) -> str:
@@ -425,7 +438,11 @@ def format_at(at: datetime | str) -> str:
     datetime must be timezone-aware."""
     if issubclass(type(at), str):
         text = str.__str__(at)
-        if not _AT.match(text) or not _real_time(text):
+        if len(text) == 20 and _SECOND_OF_DAY.fullmatch(text, 10):
+            # A reader of records checks a time on every line: its date once.
+            if not _real_day(text[:10]):
+                raise ValueError(f"at must be RFC 3339 in UTC ending in Z, got {show(at)}")
+        elif not _AT.match(text) or not _real_time(text):
             raise ValueError(f"at must be RFC 3339 in UTC ending in Z, got {show(at)}")
         return text
     if not issubclass(type(at), datetime):
@@ -443,6 +460,14 @@ def format_at(at: datetime | str) -> str:
     if utc.microsecond % 1000:
         spec = "microseconds"
     return utc.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
+
+
+@lru_cache(maxsize=4096)
+def _real_day(date: str) -> bool:
+    """Whether ``date`` and any time of day :data:`_SECOND_OF_DAY` takes make a time as
+    :func:`format_at` takes it: exactly when they do with midnight."""
+    midnight = date + "T00:00:00Z"
+    return _AT.match(midnight) is not None and _real_time(midnight)
 
 
 def _real_time(at: str) -> bool:

@@ -580,6 +580,22 @@ def test_at_takes_every_rfc3339_year_from_0000(at: str) -> None:
     assert Verdict.from_json(record).at == at
 
 
+def test_at_judges_each_time_of_a_day_it_has_seen_on_its_own() -> None:
+    # A reader checks the date of a time to the second once; a time of day that is not one,
+    # on a date already taken, and a date that is not one, seen again, are still refused.
+    assert format_at("2024-02-29T08:00:00Z") == "2024-02-29T08:00:00Z"
+    assert format_at("2024-02-29T23:59:59Z") == "2024-02-29T23:59:59Z"
+    for at in ["2024-02-29T24:00:00Z", "2024-02-29T23:60:00Z", "2024-02-29T23:59:5Z"]:
+        with pytest.raises(ValueError, match="RFC 3339"):
+            format_at(at)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="2023-02-29T08:00:00Z"):
+            format_at("2023-02-29T08:00:00Z")
+    # A leap second and a fraction are read the long way, and taken.
+    assert format_at("2024-02-29T23:59:60Z") == "2024-02-29T23:59:60Z"
+    assert format_at("2024-02-29T23:59:59.25Z") == "2024-02-29T23:59:59.25Z"
+
+
 # --- the verdict record -----------------------------------------------------------------------
 
 EXAMPLE = parse_check([YES_NO, CHOICE])

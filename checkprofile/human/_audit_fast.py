@@ -14,13 +14,20 @@ from typing import Final
 
 from ..errors import MaterialError, VerdictError
 from ._audit_fast_decisions import DecisionFacts, decision_facts, decision_line
-from ._audit_fast_verdicts import Distribution, VerdictFacts, _Checks, verdict_facts, verdict_line
+from ._audit_fast_verdicts import (
+    Distribution,
+    Plain,
+    VerdictFacts,
+    _Checks,
+    verdict_facts,
+    verdict_line,
+)
 from ._audit_plain import _PLAIN_DECODER
 from ._audit_records import AuditRecord
 from ._audit_strict import AuditError, TornLine, line_data, line_text, record_from_json
 from ._decisions import DecisionRequiredError
 
-__all__ = ["DecisionFacts", "Distribution", "Facts", "VerdictFacts"]
+__all__ = ["DecisionFacts", "Distribution", "Facts", "Plain", "VerdictFacts"]
 
 #: A record as the fast path read it.
 Facts = VerdictFacts | DecisionFacts

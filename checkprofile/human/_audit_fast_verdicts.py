@@ -24,14 +24,10 @@ from .._usage import ModelCall, call_from_json, recorded_call
 from .._validate import parse_check
 from .._verdict import (
     DISTRIBUTION_TOLERANCE,
-    Answer,
-    ChoiceAnswer,
     QuestionResult,
-    RubricAnswer,
     Source,
     Verdict,
-    YesNoAnswer,
-    grade_fitting,
+    grade_value,
     worst_of,
 )
 from ._audit_plain import _HASH_TEXT, _PLAIN_DECODER, _TEXT, _is_at, _keys_add_up, _subject
@@ -39,7 +35,7 @@ from ._audit_records import _ACTIONS, VerdictRecord, _key_from, check_key
 from ._audit_strict import _DECODER, _VERDICT_KEYS, _is_hash
 from ._receipts import Provenance
 
-__all__ = ["Distribution", "VerdictFacts", "verdict_facts", "verdict_line"]
+__all__ = ["Distribution", "Plain", "VerdictFacts", "verdict_facts", "verdict_line"]
 
 
 class _Known(NamedTuple):
@@ -57,11 +53,12 @@ class _Known(NamedTuple):
 
 #: What a question's entry in a verdict and its provenance entry hold, plainly right: the
 #: answer, its recorded result, the distribution kept beside it and its source.
-_Read = tuple["Answer", str, "Distribution | None", "str | None"]
+_Read = tuple["Plain", str, "Distribution | None", "str | None"]
 # Reads one question's entry and provenance entry (``None``: no provenance), or gives ``None``.
 _Step = Callable[[object, object], "_Read | None"]
-# Checks one question's values: answer, confidence, result, source and distribution as
-# written (``None``: none), or gives ``None``.
+# Checks one question's values: answer, confidence, result, source and distribution (its
+# (option, probability) pairs as written, of the option's type (:func:`_pairs`); ``None``:
+# none), or gives ``None``.
 _Values = Callable[[Any, Any, Any, Any, Any], "_Read | None"]
 
 
@@ -74,6 +71,7 @@ def _step(question: Question, values: _Values) -> _Step:
     """The reader of ``question``'s entry in a verdict, and its provenance entry."""
     ask, kind = question.ask, question.kind
     fields = _QUESTION_FIELDS if kind == "yes_no" else _QUESTION_FIELDS_CONFIDENCE
+    option = str if kind == "choice" else int
 
     def read(entry: object, origin: object) -> _Read | None:
         if (
@@ -88,6 +86,10 @@ def _step(question: Question, values: _Values) -> _Step:
             source, pairs = _origin(origin)
             if source is False:
                 return None
+            if pairs is not None and kind != "yes_no":
+                pairs = _pairs(pairs, option)
+                if pairs is None:
+                    return None
         return values(entry["answer"], entry.get("confidence"), entry["result"], source, pairs)
 
     return read
@@ -107,10 +109,9 @@ def _values(question: Question) -> _Values:
                 or pairs is not None
             ):
                 return None
-            given = YesNoAnswer(p)
-            if grade_fitting(question, given) != result:
+            if grade_value(question, p, None) != result:
                 return None
-            return given, result, None, source
+            return (p, None), result, None, source
 
         return yes_no
     options: Container[object]
@@ -130,19 +131,17 @@ def _values(question: Question) -> _Values:
             return None
         shown = None
         if pairs is not None:
-            shown = _distribution(pairs, options, option, answer)
+            shown = _distribution(pairs, options, answer)
             if shown is None:
                 return None
-        # The schema's reading makes a confidence a float (1 is read as 1.0).
-        given: Answer
         if option is str:
             # One text per answer name, not one per line (calibration keeps answers).
-            given = ChoiceAnswer(sys.intern(cast("str", answer)), float(confidence))
-        else:
-            given = RubricAnswer(answer, float(confidence))
-        if grade_fitting(question, given) != result:
+            answer = sys.intern(cast("str", answer))
+        # The schema's reading makes a confidence a float (1 is read as 1.0).
+        confidence = float(confidence)
+        if grade_value(question, answer, confidence) != result:
             return None
-        return given, result, shown, source
+        return (answer, confidence), result, shown, source
 
     return chosen
 
@@ -152,10 +151,6 @@ def _values(question: Question) -> _Values:
 _RESULT = '"(pass|fail|unsure)"'
 _NUMBER = r"(-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]+)?(?:[eE][+-]?[0-9]{1,3})?)"
 _LEVEL = r"(-?(?:0|[1-9][0-9]{0,17}))"
-_ORIGIN = (
-    r'(null|\{\}|\{"source":"([a-z_]+)"'
-    r'(?:,"distribution":(null|\[[^"{}]*(?:"[^"\x00-\x1f]*"[^"{}]*)*\]))?\})'
-)
 _PLAIN_TEXT = re.compile(r'[^"\\\x00-\x1f]*')
 
 
@@ -195,13 +190,21 @@ def _number(text: str) -> int | float:
 
 def _tail(check: Check) -> _Tail | None:
     """A reader of what follows ``check`` in a verdict line the writer wrote, ``None`` when
-    an ask is not plain text (then the line holds escapes, and is read the other way).
+    an ask or an option's name is not plain text (then the line holds escapes, and is read
+    the other way).
 
     Its pattern pins every key, once, in the writer's order, and every value as the writer
     writes it (no whitespace, no escapes): what it matches is the JSON text of exactly the
-    values it captures. A distribution is captured as its text and parsed (lists hold no
-    keys). Anything else is left to the other readings."""
-    if not all(_PLAIN_TEXT.fullmatch(question.ask) for question in check):
+    values it captures. A distribution is matched pair by pair, each option one of its
+    question's (:func:`_origin_pattern`), so it is never parsed. Anything else is left to the
+    other readings."""
+    names = [
+        name
+        for question in check
+        if isinstance(question, ChoiceQuestion)
+        for name in question.names
+    ]
+    if not all(_PLAIN_TEXT.fullmatch(text) for text in [q.ask for q in check] + names):
         return None
     entries: list[str] = []
     layout: list[tuple[str, int]] = []
@@ -219,14 +222,29 @@ def _tail(check: Check) -> _Tail | None:
             )
             layout.append((question.kind, group))
             group += 3
-    truncated, at, origins = group, group + 1, group + 2
+    truncated, at = group, group + 1
+    # Where each question's provenance entry starts among the groups, and its options.
+    origins: list[tuple[int, int]] = []
+    written = []
+    group += 2
+    absent_at = group  # the first question's provenance entry: none when there is none
+    for question in check:
+        origin, options = _origin_pattern(question)
+        origins.append((group, options))
+        written.append(origin)
+        group += 3 + 2 * options
     pattern = re.compile(
         ',"verdict":\\{"verdict":' + _RESULT + ',"advisory":(true|false),"model":' + _TEXT
         + ',"questions":\\[' + ",".join(entries) + '\\](,"truncated":true)?,"at":' + _TEXT
-        + '\\}(?:,"provenance":\\[' + ",".join([_ORIGIN] * len(check)) + "\\])?" + _CALLS
+        + '\\}(?:,"provenance":\\[' + ",".join(written) + "\\])?" + _CALLS
         + "\\}"
     )  # fmt: skip
-    checkers = tuple(_values(question) for question in check)
+    # Each question's kind, its answer's groups, its provenance entry's, where the options of
+    # its distribution's pairs are, and its checker.
+    plan = tuple(
+        (kind, at_group, origin, range(origin + 3, origin + 3 + 2 * options, 2), _values(q))
+        for (kind, at_group), (origin, options), q in zip(layout, origins, check, strict=True)
+    )
 
     def tail(
         text: str, start: int
@@ -235,9 +253,9 @@ def _tail(check: Check) -> _Tail | None:
         if match is None:
             return None
         found = match.groups()
-        absent = found[origins] is None
+        absent = found[absent_at] is None
         reads = []
-        for index, ((kind, at_group), values) in enumerate(zip(layout, checkers, strict=True)):
+        for kind, at_group, origin, names, values in plan:
             answer: Any
             confidence: Any
             if kind == "yes_no":
@@ -246,16 +264,21 @@ def _tail(check: Check) -> _Tail | None:
                 answer = found[at_group] if kind == "choice" else int(found[at_group])
                 confidence, result = _number(found[at_group + 1]), found[at_group + 2]
             source = pairs = None
-            origin = origins + 3 * index
             if not absent and found[origin] != "null" and found[origin] != "{}":
-                source, written = found[origin + 1], found[origin + 2]
+                source = found[origin + 1]
                 if source not in _SOURCES:
                     return None
-                if written is not None and written != "null":
-                    try:
-                        pairs = _PLAIN_DECODER.decode(written)
-                    except (ValueError, RecursionError):
-                        return None
+                # The pairs present are the first ones (each later one is optional within).
+                listed = []
+                for place in names:
+                    option = found[place]
+                    if option is None:
+                        break
+                    listed.append(
+                        (option if kind == "choice" else int(option), _number(found[place + 1]))
+                    )
+                if listed:
+                    pairs = tuple(listed)
             reads.append(values(answer, confidence, result, source, pairs))
         name, model, when = found[0], found[2], found[at]
         body = _finish(name, model, when, reads, absent)
@@ -263,6 +286,35 @@ def _tail(check: Check) -> _Tail | None:
         return name, found[1] == "true", model, when, truncated_, body, found[-1]
 
     return tail
+
+
+def _origin_pattern(question: Question) -> tuple[str, int]:
+    """The pattern of ``question``'s provenance entry as the writer writes it, and how many
+    options its distribution may list. Its groups: the entry, the source, the distribution
+    when it is ``null``, then each pair's option and probability (a yes/no question's
+    distribution, which the fast path does not take, is left to the other readings)."""
+    if isinstance(question, YesNoQuestion):
+        options, distribution = 0, "(null)"
+    else:
+        if isinstance(question, ChoiceQuestion):
+            options, name = (
+                len(question.names),
+                '"(' + "|".join(map(re.escape, question.names)) + ')"',
+            )
+        else:
+            options = len(question.levels)
+            name = "(" + "|".join(str(level) for level in range(options)) + ")"
+        # Up to one pair per option, each an option and a number; _distribution checks that
+        # no option is listed twice.
+        one = r"\[" + name + "," + _NUMBER + r"\]"
+        pairs = one
+        for _ in range(options - 1):
+            pairs = one + "(?:," + pairs + ")?"
+        distribution = rf"(null)|\[{pairs}\]"
+    return (
+        rf'(null|\{{\}}|\{{"source":"([a-z_]+)"(?:,"distribution":(?:{distribution}))?\}})',
+        options,
+    )
 
 
 class _Checks:
@@ -547,7 +599,8 @@ def _written_calls(text: str, attempts: int) -> tuple[ModelCall, ...] | None:
 class VerdictFacts(NamedTuple):
     """A verdict record as the fast path read it, every field checked, before it is built as
     a :class:`VerdictRecord` (:meth:`record`); calibration takes these as they are.
-    ``answers`` hold each answer (none for an ``error`` verdict), ``distributions`` the
+    ``answers`` hold each answer as its value and confidence (:data:`Plain`; none for an
+    ``error`` verdict), ``distributions`` the
     distribution the provenance keeps beside it, ``sources`` each answer's source (``None``:
     the record has no provenance)."""
 
@@ -565,7 +618,7 @@ class VerdictFacts(NamedTuple):
     model: str
     at: str
     truncated: bool
-    answers: tuple[Answer, ...]
+    answers: tuple[Plain, ...]
     results: tuple[str, ...]
     distributions: tuple[Distribution | None, ...]
     sources: tuple[str | None, ...] | None
@@ -583,11 +636,13 @@ class VerdictFacts(NamedTuple):
                 QuestionResult(
                     ask=q.ask,
                     kind=q.kind,
-                    answer=_value(answer),
-                    confidence=getattr(answer, "confidence", None),
+                    answer=value,
+                    confidence=confidence,
                     result=result,  # type: ignore[arg-type]
                 )
-                for q, answer, result in zip(check, self.answers, self.results, strict=True)
+                for q, (value, confidence), result in zip(
+                    check, self.answers, self.results, strict=True
+                )
             ]
         verdict = Verdict(
             verdict=self.verdict,  # type: ignore[arg-type]
@@ -618,13 +673,6 @@ class VerdictFacts(NamedTuple):
             provenance=provenance,
             calls=self.calls,
         )
-
-
-def _value(answer: Answer) -> float | str | int:
-    """The recorded ``answer`` of a question: the probability, name or level."""
-    if isinstance(answer, YesNoAnswer):
-        return answer.p
-    return answer.name if isinstance(answer, ChoiceAnswer) else answer.level
 
 
 # The core's worst-of rule (decision 7), once for each combination of results.
@@ -700,49 +748,60 @@ def _finish(name: str, model: str, at: str, read: list[_Read | None], absent: bo
     return answers, results, distributions, sources
 
 
+#: An answer as the fast path reads it: its recorded value (the probability, name or level)
+#: and its confidence (``None`` for a yes/no answer); cheaper than an answer object.
+Plain = tuple[float | str | int, float | None]
 #: One distribution: (option, probability) pairs.
 Distribution = tuple[tuple[Any, Any], ...]
 _Body = tuple[
-    tuple[Answer, ...],
+    tuple[Plain, ...],
     tuple[str, ...],
     tuple[Distribution | None, ...],
     tuple[str | None, ...] | None,
 ]
 
 
-def _distribution(
-    pairs: object, options: Container[object], option: type, chosen: object
-) -> Distribution | None:
-    """The distribution ``pairs`` (a list of ``[option, probability]`` lists) as kept beside
-    the answer ``chosen``, when it is plainly one the core takes (each of the question's
-    ``options``, all of type ``option``, at most once; probabilities in [0, 1] summing to 1
-    within the core's tolerance; ``chosen`` the most probable); ``None`` otherwise. Stricter
-    than the core where that is simpler (the core also takes a level written ``2.0``, and a
-    chosen answer a hair below the top): what this refuses, the full reading decides."""
+def _pairs(pairs: object, option: type) -> Distribution | None:
+    """The distribution ``pairs`` (parsed JSON) as its (option, probability) pairs, when it
+    is a non-empty list of ``[option, probability]`` lists, each option of type ``option``
+    and each probability a number; ``None`` otherwise (see :func:`_distribution`)."""
     if type(pairs) is not list or not pairs:
         return None
-    shown = []
-    names: set[object] = set()
-    top = mine = -1.0
+    typed = []
     for pair in pairs:
         if type(pair) is not list or len(pair) != 2:
             return None
         name, probability = pair
-        if type(name) is not option or name not in options or name in names:
-            return None
-        if (type(probability) is not float and type(probability) is not int) or not (
-            0 <= probability <= 1
+        if type(name) is not option or (
+            type(probability) is not float and type(probability) is not int
         ):
             return None
+        typed.append((name, probability))
+    return tuple(typed)
+
+
+def _distribution(
+    pairs: Distribution, options: Container[object], chosen: object
+) -> Distribution | None:
+    """The distribution ``pairs`` (typed: :func:`_pairs`, or a line's pattern) as kept beside
+    the answer ``chosen``, when it is plainly one the core takes (each of the question's
+    ``options`` at most once; probabilities in [0, 1] summing to 1 within the core's
+    tolerance; ``chosen`` the most probable); ``None`` otherwise. Stricter than the core where
+    that is simpler (the core also takes a level written ``2.0``, and a chosen answer a hair
+    below the top): what this refuses, the full reading decides."""
+    names: set[object] = set()
+    top = mine = -1.0
+    for name, probability in pairs:
+        if name not in options or name in names or not 0 <= probability <= 1:
+            return None
         names.add(name)
-        shown.append((name, probability))
         if probability > top:
             top = probability
         if name == chosen:
             mine = probability
-    if mine < top or abs(math.fsum(p for _, p in shown) - 1) > DISTRIBUTION_TOLERANCE:
+    if mine < top or abs(math.fsum([p for _, p in pairs]) - 1) > DISTRIBUTION_TOLERANCE:
         return None
-    return tuple(shown)
+    return pairs
 
 
 _NO_ORIGIN = Provenance()

@@ -32,7 +32,7 @@ from .._verdict import (
     format_at,
     recorded_answer,
 )
-from ._audit_fast import DecisionFacts, Facts, VerdictFacts
+from ._audit_fast import DecisionFacts, Facts, Plain, VerdictFacts
 from ._audit_records import AuditRecord, DecisionRecord, VerdictRecord, check_key
 from ._audit_sources import Window, at_order
 from ._audit_strict import TornLine
@@ -259,7 +259,7 @@ class Join:
                 verdict.model,
                 item.check,
                 check_key(item.check),  # the record's own may not be its check's
-                answers,
+                tuple(map(_plain, answers)),
                 item.calls,
             )
         elif isinstance(item, DecisionFacts):
@@ -334,7 +334,7 @@ class Join:
         model: str,
         check: Check,
         check_key: str,
-        answers: tuple[Answer, ...],
+        answers: tuple[Plain, ...],
         calls: tuple[ModelCall, ...],
     ) -> None:
         index = self._submission(key)
@@ -375,16 +375,15 @@ class Join:
         if len(answers) > len(self.values):
             self._grow(len(answers))
         values, codes = self.values, self.codes
-        for q, answer in enumerate(answers):
-            if type(answer) is YesNoAnswer:
-                values[q][index] = answer.p
+        for q, (value, confidence) in enumerate(answers):
+            if confidence is None:  # a yes/no answer
+                values[q][index] = value  # type: ignore[assignment]
                 codes[q][index] = 0
-            elif type(answer) is ChoiceAnswer:
-                values[q][index] = answer.confidence
-                codes[q][index] = self.names.code(answer.name)
             else:
-                values[q][index] = answer.confidence  # type: ignore[union-attr]
-                codes[q][index] = answer.level  # type: ignore[union-attr]
+                values[q][index] = confidence
+                codes[q][index] = (
+                    self.names.code(value) if type(value) is str else value  # type: ignore[assignment]
+                )
 
     def _decision(self, key: int | str, fingerprint: int, at_text: str, accepted: bool) -> None:
         index = self._submission(key)
@@ -503,6 +502,15 @@ class Join:
         self.fractions = {}
         self.group, self.check = array("i"), array("i")
         self.values, self.codes = [], []
+
+
+def _plain(answer: Answer) -> Plain:
+    """``answer`` as the fast reader gives one: its value and confidence."""
+    if isinstance(answer, YesNoAnswer):
+        return answer.p, None
+    if isinstance(answer, ChoiceAnswer):
+        return answer.name, answer.confidence
+    return answer.level, answer.confidence
 
 
 def fitting(check: Check, answers: Sequence[Answer], where: str) -> None:
