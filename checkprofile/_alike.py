@@ -5,7 +5,7 @@ of a ``one_of``, two level texts of a rubric, two step ids of a process), it com
 one rule, :func:`as_read`: Unicode NFC (``é`` written as one code point or as ``e`` and a
 combining accent is one letter), every default-ignorable code point removed (a zero-width space,
 a word joiner, a bidi control: :data:`~._convert.IGNORABLE_CLASS`), and every run of whitespace
-one space with none at the ends (:func:`~._convert.one_line`). Texts that differ only so would
+one space with none at the ends (:func:`~._shown.one_line`). Texts that differ only so would
 be shown to a person, and to the model, as one text: a receipt could not say which was meant.
 
 The texts themselves are kept as written; only the comparison reads them so. A problem names
@@ -55,7 +55,7 @@ def _spelled(text: str) -> str:
 def both_shown(first: str, later: str) -> str:
     """The two texts of a "the same" problem for its message: ``later`` alone when the texts
     are written alike, else ``later`` and the ``first`` it reads as, each shown visibly
-    (:func:`~._convert.show`), or spelled code point by code point when they would show alike.
+    (:func:`~._shown.show`), or spelled code point by code point when they would show alike.
     """
     if later == first:
         return show(later)

@@ -18,62 +18,19 @@ from typing import TYPE_CHECKING, Any, Final, TypeGuard, TypeVar
 
 import attrs
 
-# Kept importable from here too (they were defined here): the shown-text rules (._shown) and
-# the name of a file a caller gives (._files).
-from ._files import file_name
-from ._shown import (
-    IGNORABLE,
-    IGNORABLE_CLASS,
-    LISTED,
-    MEANT,
-    NON_BLANK_PATTERN,
-    WHITESPACE,
-    WHITESPACE_CLASS,
-    Opaque,
-    bare,
-    error_text,
-    escape_surrogates,
-    escaped_text,
-    is_blank,
-    meant,
-    names_text,
-    one_line,
-    show,
-    shown_pointer,
-    type_name,
-)
+from ._shown import Opaque, show
 
 if TYPE_CHECKING:
     import cattrs
 
 __all__ = [
-    "IGNORABLE",
-    "IGNORABLE_CLASS",
-    "LISTED",
-    "MEANT",
-    "NON_BLANK_PATTERN",
-    "WHITESPACE",
-    "WHITESPACE_CLASS",
-    "Opaque",
-    "bare",
     "converter",
-    "error_text",
-    "escape_surrogates",
-    "escaped_text",
-    "file_name",
-    "is_blank",
     "is_finite",
     "is_integral",
     "is_number",
     "is_probability",
-    "meant",
-    "names_text",
-    "one_line",
     "override",
     "register_renamed",
-    "show",
-    "shown_pointer",
-    "type_name",
 ]
 
 

@@ -19,10 +19,11 @@ import attrs
 
 from ._bundle import Bundle, Material, build_bundle
 from ._check import Check
-from ._convert import error_text, is_blank, is_finite, plain_text, show
+from ._convert import is_finite, plain_text
 from ._limits import Limits
 from ._lines import issue_lines
 from ._log import logger
+from ._shown import error_text, is_blank, show
 from ._telemetry import capture_content, telemetry
 from ._usage import ModelCall, Usage, total_usage
 from ._verdict import (

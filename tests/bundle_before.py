@@ -14,7 +14,8 @@ from typing import Any, TypeGuard, cast
 
 import attrs
 
-from checkprofile._convert import NotJson, escape_surrogates, plain, show
+from checkprofile._convert import NotJson, plain
+from checkprofile._shown import escape_surrogates, show
 from checkprofile.errors import MaterialError, pointer_token
 
 _ASCII = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False)

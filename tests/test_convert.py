@@ -12,15 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checkprofile._convert import (
-    MAX_DEPTH,
-    NotJson,
-    is_number,
-    is_probability,
-    plain,
-    plain_scalar,
-    show,
-)
+from checkprofile._convert import MAX_DEPTH, NotJson, is_number, is_probability, plain, plain_scalar
+from checkprofile._shown import show
 from support import json_like
 
 # --- show -------------------------------------------------------------------------------------

@@ -33,9 +33,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from checkprofile import _validate, load_process, schema_registry
-from checkprofile._convert import Opaque, bounded, is_finite
+from checkprofile._convert import bounded, is_finite
 from checkprofile._fastschema import Validator
 from checkprofile._schemas import schema_file
+from checkprofile._shown import Opaque
 from checkprofile.conformance import case_schema, load_cases
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -31,7 +31,8 @@ from checkprofile import (
     run_data_problems,
     validate_check,
 )
-from checkprofile._convert import plain, show
+from checkprofile._convert import plain
+from checkprofile._shown import show
 from checkprofile.cli._common import DataFile
 from checkprofile.cli._jsontext import load_json
 from checkprofile.human import receipt_for

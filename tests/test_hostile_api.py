@@ -78,7 +78,7 @@ from checkprofile import (
     submission_problems,
     validate_check,
 )
-from checkprofile._convert import is_blank
+from checkprofile._shown import is_blank
 from checkprofile.human import (
     AuditError,
     Checkpoint,

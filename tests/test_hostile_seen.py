@@ -30,7 +30,7 @@ from checkprofile import (
     parse_check,
     validate_check,
 )
-from checkprofile._convert import IGNORABLE
+from checkprofile._shown import IGNORABLE
 from checkprofile.cli import COMMANDS, main
 from checkprofile.human import (
     AuditRecord,

@@ -49,7 +49,7 @@ from checkprofile import (
     outcome_for,
     parse_check,
 )
-from checkprofile._convert import is_blank
+from checkprofile._shown import is_blank
 from checkprofile.errors import MaterialError, VerdictError
 from checkprofile.human import (
     AUDIT_FORMAT,

@@ -31,7 +31,7 @@ from checkprofile import (
     format_at,
     outcome_for,
 )
-from checkprofile._convert import is_blank
+from checkprofile._shown import is_blank
 from checkprofile.errors import VerdictError
 from checkprofile.human import (
     AuditError,

@@ -43,13 +43,7 @@ from checkprofile import (
     validate_check,
     verdict_schema,
 )
-from checkprofile._convert import (
-    NON_BLANK_PATTERN,
-    WHITESPACE,
-    WHITESPACE_CLASS,
-    is_blank,
-    one_line,
-)
+from checkprofile._shown import NON_BLANK_PATTERN, WHITESPACE, WHITESPACE_CLASS, is_blank, one_line
 from checkprofile._time import instant as _instant
 from checkprofile.testing.strategies import check_keys, limits, probabilities
 

@@ -21,8 +21,9 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from .. import Answer, Bundle, Failure, Usage, canonical_json, reported_usage
-from .._convert import escape_surrogates, is_blank, is_finite, plain_text, show
+from .._convert import is_finite, plain_text
 from .._run import on_sync_loop_close
+from .._shown import escape_surrogates, is_blank, show
 from .._types import is_mapping
 
 __all__ = [

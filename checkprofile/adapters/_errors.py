@@ -20,7 +20,7 @@ from email.utils import parsedate_to_datetime
 from types import ModuleType
 
 from .. import Failure
-from .._convert import error_text, escaped_text, one_line
+from .._shown import error_text, escaped_text, one_line
 from .._types import is_mapping
 from ..errors import EvaluatorError, FailureReason
 

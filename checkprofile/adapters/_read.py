@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
 from .. import ChoiceAnswer, RubricAnswer, Source, YesNoAnswer
-from .._convert import show
+from .._shown import show
 from .._verdict import DISTRIBUTION_TOLERANCE
 from ._common import sendable
 

@@ -14,7 +14,8 @@ from typing import Any
 import attrs
 
 from .. import Evaluator
-from .._convert import WHITESPACE, plain_text, show
+from .._convert import plain_text
+from .._shown import WHITESPACE, show
 
 __all__ = ["SCHEMES", "evaluator_from_spec", "install_hint"]
 

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import httpx2
 
-from .._convert import is_blank, show
+from .._shown import is_blank, show
 from ..errors import EvaluatorError
 from ._common import LoopClients, shared_ssl_context
 

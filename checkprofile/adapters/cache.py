@@ -43,9 +43,10 @@ from .. import (
     ask_evaluator,
     canonical_json,
 )
-from .._convert import is_blank, is_finite, plain_text, show
+from .._convert import is_finite, plain_text
 from .._files import read_bounded
 from .._log import logger as _logger
+from .._shown import is_blank, show
 from .._types import is_mapping, is_sequence
 
 __all__ = [

@@ -43,7 +43,8 @@ from .. import (
     Usage,
     canonical_json,
 )
-from .._convert import escaped_text, is_blank, is_probability, one_line, plain_scalar, show
+from .._convert import is_probability, plain_scalar
+from .._shown import escaped_text, is_blank, one_line, show
 from .._telemetry import telemetry
 from .._types import is_mapping
 from .._usage import total_usage

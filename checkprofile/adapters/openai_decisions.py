@@ -29,7 +29,7 @@ from .. import (
     Reply,
     RubricQuestion,
 )
-from .._convert import is_blank, show
+from .._shown import is_blank, show
 from .._types import is_mapping
 from ._common import (
     DEFAULT_TIMEOUT,

@@ -37,7 +37,7 @@ from .. import (
     RubricQuestion,
     Usage,
 )
-from .._convert import show
+from .._shown import show
 from .._types import is_mapping
 from ._common import (
     DEFAULT_TIMEOUT,

@@ -30,7 +30,7 @@ from .. import (
     Reply,
     RubricQuestion,
 )
-from .._convert import bare, names_text, show
+from .._shown import bare, names_text, show
 from .._types import is_mapping
 from ._common import (
     DEFAULT_TIMEOUT,

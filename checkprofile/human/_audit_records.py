@@ -71,8 +71,8 @@ import attrs
 
 from .._bundle import Submission, canonical_json
 from .._check import Check, Question
-from .._convert import show
 from .._run import Action, Outcome
+from .._shown import show
 from .._usage import ModelCall
 from .._verdict import QuestionResult, Verdict, VerdictName, format_at
 from ._decisions import Completed, Decision, Resolution, decision_from_json

@@ -21,7 +21,8 @@ from typing import Protocol, cast, runtime_checkable
 
 import attrs
 
-from .._convert import file_name, show
+from .._files import file_name
+from .._shown import show
 from .._types import of_type
 from .._verdict import format_at
 from ._audit_fast import Facts, _Reader

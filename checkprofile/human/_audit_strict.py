@@ -19,7 +19,7 @@ from typing import Any, Final
 import attrs
 
 from .._check import Check
-from .._convert import show
+from .._shown import show
 from .._types import is_mapping
 from .._usage import ModelCall, call_from_json
 from .._validate import parse_check

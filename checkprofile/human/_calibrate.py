@@ -33,7 +33,8 @@ from typing import Any
 import attrs
 from cattrs.gen import override
 
-from .._convert import converter, register_renamed, show
+from .._convert import converter, register_renamed
+from .._shown import show
 from .._types import is_mapping, of_type
 from .._verdict import Result, worst_of
 from ._audit_sources import Window, open_sources

@@ -20,7 +20,8 @@ from typing import Any
 
 import attrs
 
-from .._convert import converter, escaped_text, one_line
+from .._convert import converter
+from .._shown import escaped_text, one_line
 from ._calibrate import Calibration, CheckCalibration
 from ._calibrate_figures import Figure
 

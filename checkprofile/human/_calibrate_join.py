@@ -22,7 +22,7 @@ import attrs
 
 from .._bundle import canonical_json
 from .._check import Check
-from .._convert import show
+from .._shown import show
 from .._usage import ModelCall
 from .._verdict import (
     Answer,

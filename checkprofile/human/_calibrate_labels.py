@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._check import Check, ChoiceQuestion, RubricQuestion, YesNoQuestion
-from .._convert import show
+from .._shown import show
 from .._types import of_type
 from ._audit_strict import AuditError
 from ._calibrate_columns import Label

@@ -12,8 +12,8 @@ import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-from .._convert import escaped_text, one_line
 from .._lines import js_number
+from .._shown import escaped_text, one_line
 from ._calibrate import (
     Calibration,
     CheckCalibration,

@@ -26,8 +26,9 @@ import attrs
 
 from .._bundle import Submission, canonical_json
 from .._check import Check
-from .._convert import NotJson, one_line, plain, show
+from .._convert import NotJson, plain
 from .._run import Outcome
+from .._shown import one_line, show
 from .._verdict import Verdict
 from ._decisions import Decision, Resolution, apply_decision, decision_from_json
 from ._receipts import Receipt, ReceiptError, receipt_for

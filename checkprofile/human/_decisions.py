@@ -35,17 +35,9 @@ from typing import Any, Literal, cast
 import attrs
 
 from .._bundle import MAX_REASON, Evidence, Submission, evidence_items
-from .._convert import (
-    NotJson,
-    bare,
-    converter,
-    is_blank,
-    plain,
-    plain_text,
-    register_renamed,
-    type_name,
-)
+from .._convert import NotJson, converter, plain, plain_text, register_renamed
 from .._lines import issue_lines
+from .._shown import bare, is_blank, type_name
 from .._types import is_mapping, of_type
 from .._verdict import Verdict, format_at
 from ..errors import CheckprofileError, MaterialError

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Final, Literal, cast
 
-from .._convert import is_blank, show
+from .._shown import is_blank, show
 from ..errors import CheckprofileError
 from ._decisions import Decision, DecisionRequiredError, decision_from_json
 

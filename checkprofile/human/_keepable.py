@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from .._convert import show, shown_pointer
+from .._shown import show, shown_pointer
 from ..errors import pointer_token
 
 __all__ = ["unkeepable"]

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from .._convert import show
+from .._shown import show
 from ..errors import CheckprofileError
 from ._audit_fast import DecisionFacts, VerdictFacts, _Reader
 from ._audit_records import AuditRecord, DecisionRecord, VerdictRecord

@@ -21,7 +21,7 @@ import json
 import re
 from typing import Any, Final
 
-from .._convert import is_blank, show
+from .._shown import is_blank, show
 from ._form import CHECKPOINT, DECISION, EVIDENCE, NEXT, NOTE, REASON, SUMMARY, TOKEN, output_field
 from ._receipts import (
     Receipt,

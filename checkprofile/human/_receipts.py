@@ -31,21 +31,10 @@ import attrs
 
 from .._bundle import Bundle, Submission, canonical_json
 from .._check import Check, ChoiceQuestion, Question, RubricQuestion, YesNoQuestion
-from .._convert import (
-    WHITESPACE_CLASS,
-    NotJson,
-    converter,
-    error_text,
-    escaped_text,
-    is_blank,
-    one_line,
-    plain,
-    plain_text,
-    register_renamed,
-    show,
-)
+from .._convert import NotJson, converter, plain, plain_text, register_renamed
 from .._lines import answer_text, issue_lines, js_number
 from .._run import Action, Outcome
+from .._shown import WHITESPACE_CLASS, error_text, escaped_text, is_blank, one_line, show
 from .._types import is_mapping, of_type
 from .._validate import parse_check
 from .._verdict import (

@@ -18,8 +18,9 @@ from typing import Protocol, runtime_checkable
 
 import attrs
 
-from .._convert import file_name, show
+from .._files import file_name
 from .._log import logger
+from .._shown import show
 from .._types import of_type
 from ._audit_fast import _Reader
 from ._audit_records import AuditRecord, DecisionRecord, VerdictRecord

@@ -34,18 +34,10 @@ import attrs
 
 from .._bundle import Submission
 from .._check import Check
-from .._convert import (
-    NotJson,
-    converter,
-    is_blank,
-    one_line,
-    plain,
-    plain_text,
-    register_renamed,
-    show,
-)
+from .._convert import NotJson, converter, plain, plain_text, register_renamed
 from .._lines import issue_lines
 from .._run import Action, Outcome
+from .._shown import is_blank, one_line, show
 from .._verdict import Verdict, format_at
 from ..errors import MaterialError, VerdictError
 

@@ -60,9 +60,10 @@ import attrs
 
 from .._bundle import Submission
 from .._check import Check
-from .._convert import NotJson, is_blank, one_line, plain, plain_text, show
+from .._convert import NotJson, plain, plain_text
 from .._run import Outcome
 from .._shapes import step_record_problems
+from .._shown import is_blank, one_line, show
 from .._types import is_mapping
 from .._verdict import Verdict, format_at
 from ..errors import CheckprofileError, VerdictError
