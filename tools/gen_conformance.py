@@ -794,7 +794,7 @@ DECISIONS: Final[Mapping[int, str]] = {
     14: "Time",
     15: "Process files",
     16: "The route",
-    # 17 (records) has no stage: checkprofile validates every record it writes against schemas.
+    17: "Records",
     18: "Run data at the edges",
 }
 
