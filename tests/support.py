@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from functools import cache
-from typing import Any
+from typing import Any, NoReturn
 
 import jsonschema
+import pytest
 from hypothesis import strategies as st
 
 import checkprofile
@@ -93,3 +95,12 @@ json_like = st.recursive(
     ),
     max_leaves=25,
 )
+
+
+def unavailable(missing: str, needed_for: str) -> NoReturn:
+    """Skips the test for want of ``missing`` (a real part: a server, a host, a browser, a
+    wheel), except on CI, where .ci/run provides every one and a skip would hide a missing
+    install step: there it fails, saying ``needed_for``."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{missing}, and CI must {needed_for}")
+    pytest.skip(missing)

@@ -43,6 +43,7 @@ from checkprofile.human import (
     record_from_json,
     verdict_record,
 )
+from support import unavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 NO_SERVER = (
@@ -58,15 +59,13 @@ def server() -> Iterator[str]:
         import psycopg  # noqa: F401
     except ImportError:  # pragma: no cover - the test extra installs it
         missing = "psycopg is not installed (pip install -e '.[test]')"
-        pytest.fail(missing) if os.environ.get("CI") else pytest.skip(missing)
+        unavailable(missing, "run the PostgreSQL tests")
     given = os.environ.get(pgcluster.ENV)
     if given is not None:
         yield given
         return
     if pgcluster.binaries() is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{NO_SERVER}, and CI must run the PostgreSQL tests")
-        pytest.skip(NO_SERVER)
+        unavailable(NO_SERVER, "run the PostgreSQL tests")
     root = Path(tempfile.mkdtemp(prefix="checkprofile-pg-"))  # handed to the server's user
     try:
         yield pgcluster.start(root)

@@ -25,6 +25,8 @@ pytest.importorskip("openai")
 
 import phoenixhost
 
+from support import unavailable
+
 NO_PHOENIX = (
     f"no Arize Phoenix: set {phoenixhost.ENV} to the Python of a virtual environment that has"
     " it (tests/phoenixhost.py says how; .ci/run makes one)"
@@ -59,9 +61,7 @@ class Exported:
 def exported() -> Iterator[Exported]:
     python = os.environ.get(phoenixhost.ENV)
     if not python:
-        if os.environ.get("CI"):
-            pytest.fail(f"{NO_PHOENIX}, and CI must run the Phoenix test")
-        pytest.skip(NO_PHOENIX)
+        unavailable(NO_PHOENIX, "run the Phoenix test")
     with phoenixhost.PhoenixHost(python) as phoenix:
         yield Exported(*phoenix.export())
 
