@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
 from ._check import Check
@@ -108,16 +108,11 @@ class Telemetry:
                 span.set_attribute("gen_ai.request.model", model)
             yield span
 
-    @contextmanager
-    def request_span(self, operation: str, model: str) -> Iterator[Any]:
+    def request_span(self, operation: str, model: str) -> AbstractContextManager[Any]:
         """The span of one request an evaluator's call makes, when it makes several (the chat
         fallback asks each question on its own): a child of the call's span, so each request
-        keeps its own ``gen_ai.response.id``."""
-        with self.tracer.start_as_current_span(f"{operation} {model}") as span:
-            if span.is_recording():
-                span.set_attribute("gen_ai.operation.name", operation)
-                span.set_attribute("gen_ai.request.model", model)
-            yield span
+        keeps its own ``gen_ai.response.id``. Named and marked as a call's span is."""
+        return self.call_span(operation, model)
 
     def requested(self, span: Any, model: str | None, entry: object, usage: Usage | None) -> None:
         """What one request says on its span: the model that answered, its tokens and its
