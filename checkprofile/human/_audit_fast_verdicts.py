@@ -11,8 +11,6 @@ right, right or wrong, goes the strict way, which explains what is wrong.
 
 from __future__ import annotations
 
-import functools
-import math
 import re
 import sys
 from collections.abc import Callable, Container
@@ -20,17 +18,28 @@ from typing import Any, NamedTuple, cast, get_args
 
 from .._bundle import canonical_json
 from .._check import Check, ChoiceQuestion, Question, YesNoQuestion
-from .._usage import ModelCall, call_from_json, recorded_call
+from .._usage import ModelCall, call_from_json
 from .._validate import parse_check
 from .._verdict import (
-    DISTRIBUTION_TOLERANCE,
     QuestionResult,
     Source,
     Verdict,
     grade_value,
-    worst_of,
 )
-from ._audit_plain import _HASH_TEXT, _PLAIN_DECODER, _TEXT, _is_at, _keys_add_up, _subject
+from ._audit_fast_tail import Tail, tail_reader, written_calls
+from ._audit_plain import (
+    _HASH_TEXT,
+    _PLAIN_DECODER,
+    _TEXT,
+    Body,
+    Distribution,
+    Plain,
+    _distribution,
+    _is_at,
+    _keys_add_up,
+    _subject,
+    _worst,
+)
 from ._audit_records import _ACTIONS, VerdictRecord, _key_from, check_key
 from ._audit_strict import _DECODER, _VERDICT_KEYS, _is_hash
 from ._receipts import Provenance
@@ -48,7 +57,7 @@ class _Known(NamedTuple):
     key: str
     plan: tuple[_Step, ...]
     colons: int | None = None
-    tail: _Tail | None = None
+    tail: Tail | None = None
 
 
 #: What a question's entry in a verdict and its provenance entry hold, plainly right: the
@@ -146,177 +155,6 @@ def _values(question: Question) -> _Values:
     return chosen
 
 
-# What follows a writer's verdict line's check, for one check: its results, texts and numbers
-# as the writer writes them (a number as JSON writes it; an integer of up to 18 digits).
-_RESULT = '"(pass|fail|unsure)"'
-_NUMBER = r"(-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]+)?(?:[eE][+-]?[0-9]{1,3})?)"
-_LEVEL = r"(-?(?:0|[1-9][0-9]{0,17}))"
-_PLAIN_TEXT = re.compile(r'[^"\\\x00-\x1f]*')
-
-
-# A call as ModelCall.to_json writes it: seconds and questions, then each figure reported and
-# the request ids, each key once and in that order (a figure: an integer of up to 18 digits;
-# an id: plain text).
-def _call(group: Callable[[str], str]) -> str:
-    """The pattern of one call, each value in ``group`` (capturing it, or not)."""
-    seconds = group(r"-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]+)?(?:[eE][+-]?[0-9]{1,3})?")
-    figure = group("0|[1-9][0-9]{0,17}")
-    ids = group(r'"[^"\x00-\x1f]*"(?:,"[^"\x00-\x1f]*")*')
-    figures = "".join(
-        f'(?:,"{name}":{figure})?' for name in ("input_tokens", "output_tokens", "cached_tokens")
-    )
-    return (
-        rf'\{{"seconds":{seconds},"questions":{figure}{figures}'
-        rf'(?:,"request_ids":\[{ids}\])?\}}'
-    )
-
-
-_CALL = _call(lambda value: f"(?:{value})")
-# A record's calls, one or two, captured as the text of their list.
-_CALLS = rf'(?:,"calls":(\[{_CALL}(?:,{_CALL})?\]))?'
-# One call of that list, its values captured: seconds, questions, the figures, the ids' text.
-_CALL_VALUES = re.compile(_call(lambda value: f"({value})"))
-
-#: Reads the end of a verdict line from where its check ends (see :func:`_tail`): the
-#: verdict's name, advisory, model, at, truncated, what :func:`_finish` gives, and the text
-#: of the record's calls (``None``: it has none).
-_Tail = Callable[[str, int], "tuple[str, bool, str, str, bool, _Body | None, str | None] | None"]
-
-
-def _number(text: str) -> int | float:
-    """A JSON number's text as the json module reads it."""
-    return float(text) if "." in text or "e" in text or "E" in text else int(text)
-
-
-def _tail(check: Check) -> _Tail | None:
-    """A reader of what follows ``check`` in a verdict line the writer wrote, ``None`` when
-    an ask or an option's name is not plain text (then the line holds escapes, and is read
-    the other way).
-
-    Its pattern pins every key, once, in the writer's order, and every value as the writer
-    writes it (no whitespace, no escapes): what it matches is the JSON text of exactly the
-    values it captures. A distribution is matched pair by pair, each option one of its
-    question's (:func:`_origin_pattern`), so it is never parsed. Anything else is left to the
-    other readings."""
-    names = [
-        name
-        for question in check
-        if isinstance(question, ChoiceQuestion)
-        for name in question.names
-    ]
-    if not all(_PLAIN_TEXT.fullmatch(text) for text in [q.ask for q in check] + names):
-        return None
-    entries: list[str] = []
-    layout: list[tuple[str, int]] = []
-    group = 3
-    for question in check:
-        entry = f'\\{{"ask":"{re.escape(question.ask)}","kind":"{question.kind}","answer":'
-        if question.kind == "yes_no":
-            entries.append(entry + _NUMBER + ',"result":' + _RESULT + "\\}")
-            layout.append((question.kind, group))
-            group += 2
-        else:
-            answer = _TEXT if question.kind == "choice" else _LEVEL
-            entries.append(
-                entry + answer + ',"confidence":' + _NUMBER + ',"result":' + _RESULT + "\\}"
-            )
-            layout.append((question.kind, group))
-            group += 3
-    truncated, at = group, group + 1
-    # Where each question's provenance entry starts among the groups, and its options.
-    origins: list[tuple[int, int]] = []
-    written = []
-    group += 2
-    absent_at = group  # the first question's provenance entry: none when there is none
-    for question in check:
-        origin, options = _origin_pattern(question)
-        origins.append((group, options))
-        written.append(origin)
-        group += 3 + 2 * options
-    pattern = re.compile(
-        ',"verdict":\\{"verdict":' + _RESULT + ',"advisory":(true|false),"model":' + _TEXT
-        + ',"questions":\\[' + ",".join(entries) + '\\](,"truncated":true)?,"at":' + _TEXT
-        + '\\}(?:,"provenance":\\[' + ",".join(written) + "\\])?" + _CALLS
-        + "\\}"
-    )  # fmt: skip
-    # Each question's kind, its answer's groups, its provenance entry's, where the options of
-    # its distribution's pairs are, and its checker.
-    plan = tuple(
-        (kind, at_group, origin, range(origin + 3, origin + 3 + 2 * options, 2), _values(q))
-        for (kind, at_group), (origin, options), q in zip(layout, origins, check, strict=True)
-    )
-
-    def tail(
-        text: str, start: int
-    ) -> tuple[str, bool, str, str, bool, _Body | None, str | None] | None:
-        match = pattern.fullmatch(text, start)
-        if match is None:
-            return None
-        found = match.groups()
-        absent = found[absent_at] is None
-        reads = []
-        for kind, at_group, origin, names, values in plan:
-            answer: Any
-            confidence: Any
-            if kind == "yes_no":
-                answer, confidence, result = _number(found[at_group]), None, found[at_group + 1]
-            else:
-                answer = found[at_group] if kind == "choice" else int(found[at_group])
-                confidence, result = _number(found[at_group + 1]), found[at_group + 2]
-            source = pairs = None
-            if not absent and found[origin] != "null" and found[origin] != "{}":
-                source = found[origin + 1]
-                if source not in _SOURCES:
-                    return None
-                # The pairs present are the first ones (each later one is optional within).
-                listed = []
-                for place in names:
-                    option = found[place]
-                    if option is None:
-                        break
-                    listed.append(
-                        (option if kind == "choice" else int(option), _number(found[place + 1]))
-                    )
-                if listed:
-                    pairs = tuple(listed)
-            reads.append(values(answer, confidence, result, source, pairs))
-        name, model, when = found[0], found[2], found[at]
-        body = _finish(name, model, when, reads, absent)
-        truncated_ = found[truncated] is not None
-        return name, found[1] == "true", model, when, truncated_, body, found[-1]
-
-    return tail
-
-
-def _origin_pattern(question: Question) -> tuple[str, int]:
-    """The pattern of ``question``'s provenance entry as the writer writes it, and how many
-    options its distribution may list. Its groups: the entry, the source, the distribution
-    when it is ``null``, then each pair's option and probability (a yes/no question's
-    distribution, which the fast path does not take, is left to the other readings)."""
-    if isinstance(question, YesNoQuestion):
-        options, distribution = 0, "(null)"
-    else:
-        if isinstance(question, ChoiceQuestion):
-            options, name = (
-                len(question.names),
-                '"(' + "|".join(map(re.escape, question.names)) + ')"',
-            )
-        else:
-            options = len(question.levels)
-            name = "(" + "|".join(str(level) for level in range(options)) + ")"
-        # Up to one pair per option, each an option and a number; _distribution checks that
-        # no option is listed twice.
-        one = r"\[" + name + "," + _NUMBER + r"\]"
-        pairs = one
-        for _ in range(options - 1):
-            pairs = one + "(?:," + pairs + ")?"
-        distribution = rf"(null)|\[{pairs}\]"
-    return (
-        rf'(null|\{{\}}|\{{"source":"([a-z_]+)"(?:,"distribution":(?:{distribution}))?\}})',
-        options,
-    )
-
-
 class _Checks:
     """Each distinct check of a trail parsed once: a month of one step's verdicts carries the
     same check on every line. Keyed by its canonical JSON text, and, for lines in the writer's
@@ -362,7 +200,7 @@ class _Checks:
                 name for q in found.check if isinstance(q, ChoiceQuestion) for name in q.names
             ]
             colons = None if any(name.startswith(":") for name in names) else written.count('":')
-            found = found._replace(colons=colons, tail=_tail(found.check))
+            found = found._replace(colons=colons, tail=tail_reader(found.check))
             found = self._keep(self._written, written, found)
         return found
 
@@ -482,7 +320,7 @@ def verdict_line(checks: _Checks, text: str) -> VerdictFacts | None:
     if tail is not None:
         name, advisory, model, at, truncated, body, listed = tail
         # The calls' text is one JSON list whose keys the pattern pinned, each once.
-        calls = () if listed is None else _written_calls(listed, int(attempts))
+        calls = () if listed is None else written_calls(listed, int(attempts))
         if body is None or calls is None:
             return None
         return VerdictFacts(
@@ -568,34 +406,6 @@ def _calls(listed: object, attempts: int) -> tuple[ModelCall, ...] | None:
         return None
 
 
-def _written_calls(text: str, attempts: int) -> tuple[ModelCall, ...] | None:
-    """The calls whose list, as :data:`_CALLS` matched it in a line, is ``text``: the values
-    the pattern captured, read as the json module reads them and judged as
-    :func:`call_from_json` judges them; ``None`` when they are not right."""
-    calls = []
-    for call in _CALL_VALUES.finditer(text):
-        seconds, questions, input_tokens, output_tokens, cached_tokens, ids = call.groups()
-        first, second, third = (
-            None if figure is None else int(figure)
-            for figure in (input_tokens, output_tokens, cached_tokens)
-        )
-        try:
-            calls.append(
-                recorded_call(
-                    _number(seconds),
-                    int(questions),
-                    first,
-                    second,
-                    third,
-                    [] if ids is None else ids[1:-1].split('","'),  # no id holds a quote
-                    usage=ids is not None or (first, second, third) != (None, None, None),
-                )
-            )
-        except ValueError:
-            return None
-    return tuple(calls) if len(calls) == attempts else None
-
-
 class VerdictFacts(NamedTuple):
     """A verdict record as the fast path read it, every field checked, before it is built as
     a :class:`VerdictRecord` (:meth:`record`); calibration takes these as they are.
@@ -675,13 +485,9 @@ class VerdictFacts(NamedTuple):
         )
 
 
-# The core's worst-of rule (decision 7), once for each combination of results.
-_worst = functools.cache(worst_of)
-
-
 def _verdict_body(
     data: object, check: Check, plan: tuple[_Step, ...], origins: object
-) -> _Body | None:
+) -> Body | None:
     """The answers, results, distributions and sources of the verdict ``data`` of ``check``
     and the provenance ``origins`` (``_ABSENT``: there is none), when plain type checks find
     both in the shape the verdict schema and :func:`provenance_from_json` take, each answer
@@ -732,7 +538,7 @@ def _verdict_body(
     return _finish(name, model, at, read, absent)
 
 
-def _finish(name: str, model: str, at: str, read: list[_Read | None], absent: bool) -> _Body | None:
+def _finish(name: str, model: str, at: str, read: list[_Read | None], absent: bool) -> Body | None:
     """The body of a verdict named ``name`` whose questions read as ``read`` (``absent``: it
     has no provenance), when the model is named, the time is one, each question was plainly
     right and the name is the worst of their results; ``None`` otherwise."""
@@ -746,19 +552,6 @@ def _finish(name: str, model: str, at: str, read: list[_Read | None], absent: bo
     if sources.count(None) == len(sources):
         return None  # provenance that knows no source is left out, not written
     return answers, results, distributions, sources
-
-
-#: An answer as the fast path reads it: its recorded value (the probability, name or level)
-#: and its confidence (``None`` for a yes/no answer); cheaper than an answer object.
-Plain = tuple[float | str | int, float | None]
-#: One distribution: (option, probability) pairs.
-Distribution = tuple[tuple[Any, Any], ...]
-_Body = tuple[
-    tuple[Plain, ...],
-    tuple[str, ...],
-    tuple[Distribution | None, ...],
-    tuple[str | None, ...] | None,
-]
 
 
 def _pairs(pairs: object, option: type) -> Distribution | None:
@@ -778,30 +571,6 @@ def _pairs(pairs: object, option: type) -> Distribution | None:
             return None
         typed.append((name, probability))
     return tuple(typed)
-
-
-def _distribution(
-    pairs: Distribution, options: Container[object], chosen: object
-) -> Distribution | None:
-    """The distribution ``pairs`` (typed: :func:`_pairs`, or a line's pattern) as kept beside
-    the answer ``chosen``, when it is plainly one the core takes (each of the question's
-    ``options`` at most once; probabilities in [0, 1] summing to 1 within the core's
-    tolerance; ``chosen`` the most probable); ``None`` otherwise. Stricter than the core where
-    that is simpler (the core also takes a level written ``2.0``, and a chosen answer a hair
-    below the top): what this refuses, the full reading decides."""
-    names: set[object] = set()
-    top = mine = -1.0
-    for name, probability in pairs:
-        if name not in options or name in names or not 0 <= probability <= 1:
-            return None
-        names.add(name)
-        if probability > top:
-            top = probability
-        if name == chosen:
-            mine = probability
-    if mine < top or abs(math.fsum([p for _, p in pairs]) - 1) > DISTRIBUTION_TOLERANCE:
-        return None
-    return pairs
 
 
 _NO_ORIGIN = Provenance()

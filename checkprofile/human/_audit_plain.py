@@ -4,10 +4,13 @@ the plain checks of a record's subject, its times and its keys."""
 
 from __future__ import annotations
 
+import functools
 import json
+import math
+from collections.abc import Container
 from typing import Any
 
-from .._verdict import format_at
+from .._verdict import DISTRIBUTION_TOLERANCE, format_at, worst_of
 from ._audit_records import AUDIT_FORMAT, _key_from
 from ._audit_strict import _is_hash
 
@@ -55,3 +58,46 @@ def _is_at(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+#: One distribution: (option, probability) pairs.
+Distribution = tuple[tuple[Any, Any], ...]
+#: An answer as the fast path reads it: its recorded value (the probability, name or level)
+#: and its confidence (``None`` for a yes/no answer); cheaper than an answer object.
+Plain = tuple[float | str | int, float | None]
+#: What a verdict's questions read as: answers, results, distributions, sources (``None``:
+#: the record has no provenance).
+Body = tuple[
+    tuple[Plain, ...],
+    tuple[str, ...],
+    tuple[Distribution | None, ...],
+    tuple[str | None, ...] | None,
+]
+
+
+# The core's worst-of rule (decision 7), once for each combination of results.
+_worst = functools.cache(worst_of)
+
+
+def _distribution(
+    pairs: Distribution, options: Container[object], chosen: object
+) -> Distribution | None:
+    """The distribution ``pairs`` (typed: :func:`_pairs`, or a line's pattern) as kept beside
+    the answer ``chosen``, when it is plainly one the core takes (each of the question's
+    ``options`` at most once; probabilities in [0, 1] summing to 1 within the core's
+    tolerance; ``chosen`` the most probable); ``None`` otherwise. Stricter than the core where
+    that is simpler (the core also takes a level written ``2.0``, and a chosen answer a hair
+    below the top): what this refuses, the full reading decides."""
+    names: set[object] = set()
+    top = mine = -1.0
+    for name, probability in pairs:
+        if name not in options or name in names or not 0 <= probability <= 1:
+            return None
+        names.add(name)
+        if probability > top:
+            top = probability
+        if name == chosen:
+            mine = probability
+    if mine < top or abs(math.fsum([p for _, p in pairs]) - 1) > DISTRIBUTION_TOLERANCE:
+        return None
+    return pairs
