@@ -13,9 +13,9 @@ import re
 from typing import Any, NamedTuple
 
 from ._audit_plain import _HASH_TEXT, _TEXT, _is_at, _keys_add_up, _subject
-from ._audit_records import AUDIT_FORMAT, DecisionRecord
+from ._audit_records import DecisionRecord, _key_from
 from ._audit_strict import _DECISION_FIELDS
-from ._decisions import DecisionKind, plain_decision, plain_decision_of
+from ._decisions import DecisionKind, plain_decision, plain_decision_of, plain_fields
 
 __all__ = ["DecisionFacts", "decision_facts", "decision_line"]
 
@@ -39,21 +39,19 @@ def decision_line(text: str) -> DecisionFacts | None:
     key, run, step, digest, escalated, accepted, kind, before, by, at, after = line.groups()
     if before is not None and after is not None:
         return None  # a note twice
-    note = after if before is None else before
-    body = {"kind": kind, "by": by, "at": at}
-    if note is not None:
-        body["note"] = note
-    data = {
-        "format": AUDIT_FORMAT,
-        "key": key,
-        "run": run,
-        "step": step,
-        "submission_sha256": digest,
-        "escalated_at": escalated,
-        "accepted": accepted == "true",
-        "decision": body,
-    }
-    return decision_facts(data, checked=True)
+    # The pattern pinned the format, the hash and every type; the rest is judged here as
+    # decision_facts judges it.
+    made = plain_fields(kind, by, at, after if before is None else before)  # type: ignore[arg-type]
+    if (
+        made is None
+        or (accepted == "true") is not (kind == "completed")
+        or not run.strip()
+        or not step.strip()
+        or (escalated is not None and not _is_at(escalated))
+        or key != _key_from(run, step, digest)
+    ):
+        return None
+    return DecisionFacts(key, run, step, digest, escalated, *made)
 
 
 def decision_facts(

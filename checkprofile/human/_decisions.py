@@ -446,7 +446,14 @@ def plain_decision(data: object) -> tuple[DecisionKind, str, str, str | None] | 
     keys = data.keys()
     if shapes is None or (keys != shapes[0] and keys != shapes[1]):
         return None
-    by, at, note = data["by"], data["at"], data.get("note")
+    return plain_fields(kind, data["by"], data["at"], data.get("note"))  # type: ignore[arg-type]
+
+
+def plain_fields(
+    kind: DecisionKind, by: object, at: object, note: object
+) -> tuple[DecisionKind, str, str, str | None] | None:
+    """:func:`plain_decision` of a decision of ``kind`` whose keys are known to be one of
+    its plain shapes, from its values."""
     if type(by) is not str or is_blank(by) or type(at) is not str:
         return None
     # A completed decision's note may be null (none given); the others need one.
@@ -454,7 +461,7 @@ def plain_decision(data: object) -> tuple[DecisionKind, str, str, str | None] | 
         return None
     if _format_at_or_none(at) is None:
         return None
-    return kind, by, at, note  # type: ignore[return-value]
+    return kind, by, at, note
 
 
 def plain_decision_of(kind: DecisionKind, by: str, at: str, note: str | None) -> Decision:
