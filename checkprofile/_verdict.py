@@ -438,11 +438,7 @@ def format_at(at: datetime | str) -> str:
     datetime must be timezone-aware."""
     if issubclass(type(at), str):
         text = str.__str__(at)
-        if len(text) == 20 and _SECOND_OF_DAY.fullmatch(text, 10):
-            # A reader of records checks a time on every line: its date once.
-            if not _real_day(text[:10]):
-                raise ValueError(f"at must be RFC 3339 in UTC ending in Z, got {show(at)}")
-        elif not _AT.match(text) or not _real_time(text):
+        if not is_at_text(text):
             raise ValueError(f"at must be RFC 3339 in UTC ending in Z, got {show(at)}")
         return text
     if not issubclass(type(at), datetime):
@@ -460,6 +456,14 @@ def format_at(at: datetime | str) -> str:
     if utc.microsecond % 1000:
         spec = "microseconds"
     return utc.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
+
+
+def is_at_text(text: str) -> bool:
+    """Whether the text ``text`` is a time :func:`format_at` takes (for readers of records,
+    which check a time on every line: a time to the second has its date checked once)."""
+    if len(text) == 20 and _SECOND_OF_DAY.fullmatch(text, 10):
+        return _real_day(text[:10])
+    return _AT.match(text) is not None and _real_time(text)
 
 
 @lru_cache(maxsize=4096)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from ._audit_plain import _HASH_TEXT, _TEXT, _is_at, _keys_add_up, _subject
+from .._verdict import is_at_text
+from ._audit_plain import _HASH_TEXT, _TEXT, _keys_add_up, _subject
 from ._audit_records import DecisionRecord, _key_from
 from ._audit_strict import _DECISION_FIELDS
 from ._decisions import DecisionKind, plain_decision, plain_decision_of, plain_fields
@@ -47,7 +48,7 @@ def decision_line(text: str) -> DecisionFacts | None:
         or (accepted == "true") is not (kind == "completed")
         or not run.strip()
         or not step.strip()
-        or (escalated is not None and not _is_at(escalated))
+        or (escalated is not None and not is_at_text(escalated))
         or key != _key_from(run, step, digest)
     ):
         return None
@@ -67,7 +68,7 @@ def decision_facts(
     escalated, body = data["escalated_at"], data["decision"]
     if not _subject(data, run, step, digest, key):
         return None
-    if escalated is not None and (type(escalated) is not str or not _is_at(escalated)):
+    if escalated is not None and (type(escalated) is not str or not is_at_text(escalated)):
         return None
     made = plain_decision(body)
     # A plain decision lets the candidate stand exactly when it completes.

@@ -23,8 +23,8 @@ from typing import Any, get_args
 
 from .._check import Check, ChoiceQuestion, Question, RubricQuestion, YesNoQuestion
 from .._usage import ModelCall, recorded_call
-from .._verdict import Source, grade_value
-from ._audit_plain import Body, _distribution, _is_at, _worst
+from .._verdict import Source, grade_value, is_at_text
+from ._audit_plain import Body, _distribution, _worst
 
 __all__ = ["PLAIN_TEXT", "Tail", "tail_reader", "written_calls"]
 
@@ -117,7 +117,7 @@ def tail_reader(check: Check) -> Tail | None:
     scope: dict[str, Any] = {
         "_grade": grade_value,
         "_worst": _worst,
-        "_is_at": _is_at,
+        "is_at_text": is_at_text,
         "_distribution": _distribution,
         "_NONES": (None,) * len(check),
     }
@@ -166,7 +166,7 @@ def tail_reader(check: Check) -> Tail | None:
     pattern.literal('"}')
     code += [
         f"results = ({', '.join(results)},)",
-        f"if _worst(results) != {name} or not {model}.strip() or not _is_at({at}):",
+        f"if _worst(results) != {name} or not {model}.strip() or not is_at_text({at}):",
         "    return None",
         f"answers = ({', '.join(answers)},)",
     ]

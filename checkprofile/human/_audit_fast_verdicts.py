@@ -25,6 +25,7 @@ from .._verdict import (
     Source,
     Verdict,
     grade_value,
+    is_at_text,
 )
 from ._audit_fast_tail import Tail, tail_reader, written_calls
 from ._audit_plain import (
@@ -35,7 +36,6 @@ from ._audit_plain import (
     Distribution,
     Plain,
     _distribution,
-    _is_at,
     _keys_add_up,
     _subject,
     _worst,
@@ -519,7 +519,7 @@ def _verdict_body(
     elif type(origins) is not list or len(origins) != len(plan) or name == "error":
         return None  # (an error verdict has no provenance to speak of)
     if name == "error":
-        if not _is_at(at):
+        if not is_at_text(at):
             return None
         for question, entry in zip(check, questions, strict=True):
             if (
@@ -542,7 +542,7 @@ def _finish(name: str, model: str, at: str, read: list[_Read | None], absent: bo
     """The body of a verdict named ``name`` whose questions read as ``read`` (``absent``: it
     has no provenance), when the model is named, the time is one, each question was plainly
     right and the name is the worst of their results; ``None`` otherwise."""
-    if not model.strip() or not _is_at(at) or None in read:
+    if not model.strip() or not is_at_text(at) or None in read:
         return None
     answers, results, distributions, sources = zip(*read, strict=True)
     if _worst(results) != name:

@@ -10,7 +10,7 @@ import math
 from collections.abc import Container
 from typing import Any
 
-from .._verdict import DISTRIBUTION_TOLERANCE, format_at, worst_of
+from .._verdict import DISTRIBUTION_TOLERANCE, worst_of
 from ._audit_records import AUDIT_FORMAT, _key_from
 from ._audit_strict import _is_hash
 
@@ -49,15 +49,6 @@ def _keys_add_up(text: str, keys: int) -> bool:
     ``:`` (a string holds no ``"``); nothing else does. So the text counts at least as many as
     the keys read, and exactly as many only when no key was written twice."""
     return '" ' not in text and '"\t' not in text and '"\r' not in text and text.count('":') == keys
-
-
-def _is_at(text: str) -> bool:
-    """Whether ``text`` is a time as records hold it (see :func:`format_at`)."""
-    try:
-        format_at(text)
-    except ValueError:
-        return False
-    return True
 
 
 #: One distribution: (option, probability) pairs.

@@ -39,7 +39,7 @@ from .._convert import NotJson, converter, plain, plain_text, register_renamed
 from .._lines import issue_lines
 from .._shown import bare, is_blank, type_name
 from .._types import is_mapping, of_type
-from .._verdict import Verdict, format_at
+from .._verdict import Verdict, format_at, is_at_text
 from ..errors import CheckprofileError, MaterialError
 from ._records import Escalation, Handoff, ReturnNote
 
@@ -459,7 +459,7 @@ def plain_fields(
     # A completed decision's note may be null (none given); the others need one.
     if (note is not None or kind != "completed") and (type(note) is not str or is_blank(note)):
         return None
-    if _format_at_or_none(at) is None:
+    if not is_at_text(at):
         return None
     return kind, by, at, note
 
