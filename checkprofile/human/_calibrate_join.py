@@ -12,10 +12,11 @@ submission itself was not good enough to keep).
 
 from __future__ import annotations
 
+import itertools
 import re
 from array import array
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -129,6 +130,19 @@ _COUNTS = 4  # an advisory verdict that answered: the latest is the one that cou
 _DECIDED = 8  # a decision was read (its fingerprint is kept)
 _ACCEPTED = 16  # the decision that counts accepted the submission
 _IN_WINDOW = 32  # the decision that counts was made in the window
+
+
+def _table(kept: Callable[[int], object]) -> bytes:
+    """A table for ``bytes.translate`` of a submission's flags: 1 where ``kept``, else 0."""
+    return bytes(bool(kept(flag)) for flag in range(256))
+
+
+# Which flags make a case (a verdict in the window that counts, and a decision), a
+# verdict that counts left without a decision, and decisions in the window on a submission
+# with no verdict at all.
+_IS_CASE = _table(lambda f: f & _VERDICT and f & _COUNTS and f & _DECIDED)
+_NO_DECISION = _table(lambda f: f & _VERDICT and f & _COUNTS and not f & _DECIDED)
+_NO_VERDICT = _table(lambda f: f & _DECIDED and not f & _CHECKED and f & _IN_WINDOW)
 
 # The arrays of the join grow by this many submissions at a time.
 _CHUNK = 1 << 16
@@ -416,47 +430,46 @@ class Join:
         """The cases of each check, with the people's ``labels`` (by submission key, then by
         what the question asks) where there are any; what was kept per submission is let go
         once they are made."""
-        members: dict[int, array[int]] = {}  # each group's cases, in the order first read
-        tested: dict[int, bytearray] = {}
+        flags, fractions = self.flags, self.fractions
+        checks = [check for _, check, _ in sorted(self.checks.values(), key=lambda kept: kept[0])]
+        self._count_left_out()
+        # A case: a verdict in the window that counts, and a decision; in the order first read.
+        counted = itertools.compress(range(len(self.index)), flags.translate(_IS_CASE))
+        members: dict[int, array[int]] = {}  # each group's cases
+        for index in counted:
+            group = self.group[index]
+            found = members.get(group)
+            if found is None:
+                found = members[group] = array("i")
+            found.append(index)
+        keys = list(self.index)  # by submission, in the order first read
+        tested: dict[int, bytes] = {}
         labelled: dict[int, list[tuple[Label | None, ...]]] = {}
         first: dict[int, tuple[int, str, int]] = {}  # each group's first verdict, and latest
         latest: dict[int, tuple[int, str, int, int]] = {}
-        flags, fractions = self.flags, self.fractions
-        checks = [check for _, check, _ in sorted(self.checks.values(), key=lambda kept: kept[0])]
-        skipped = self.skipped
-        for key, index in self.index.items():
-            flag = flags[index]
-            decisions = self.decisions.count(flags, index)
-            if flag & _VERDICT:  # a verdict in the window
-                skipped["superseded"] += max(decisions - 1, 0)
-                if not flag & _COUNTS:
-                    continue
-                if not decisions:
-                    skipped["no_decision"] += 1
-                    continue
-                group = self.group[index]
-                if group not in members:
-                    members[group], tested[group], labelled[group] = array("i"), bytearray(), []
-                members[group].append(index)
-                text = _key(key)
-                tested[group].append(in_test_half(text))
-                if labels:
-                    found = labels.get(text)
-                    labelled[group].append(
-                        _labels_of(checks[self.check[index]], text, found) if found else ()
-                    )
-                when = (
+        for group, indexes in members.items():
+            texts = [_key(keys[index]) for index in indexes]
+            tested[group] = bytes(map(in_test_half, texts))
+            labelled[group] = (
+                [
+                    _labels_of(checks[self.check[index]], text, found) if found else ()
+                    for index, text in zip(indexes, texts, strict=True)
+                    for found in (labels.get(text),)
+                ]
+                if labels
+                else []
+            )
+            when = [
+                (
                     self.verdict_at[index],
                     fractions.get((0, index), ""),
                     self.verdict_position[index],
                 )
-                if group not in first or when < first[group]:
-                    first[group] = when
-                if group not in latest or when > latest[group][:3]:
-                    latest[group] = (*when, self.check[index])
-            elif decisions and not flag & _CHECKED and flag & _IN_WINDOW:
-                skipped["no_verdict"] += 1
-                skipped["superseded"] += decisions - 1
+                for index in indexes
+            ]
+            first[group] = min(when)
+            place = max(range(len(when)), key=when.__getitem__)
+            latest[group] = (*when[place], self.check[indexes[place]])
         # Checks in the order of their first verdict (its time, then the order read), so the
         # report is the same whichever replica's file comes first; cases in the order read.
         names = list(self.groups)
@@ -489,6 +502,19 @@ class Join:
             )
         self._let_go()
         return made
+
+    def _count_left_out(self) -> None:
+        """Counts the submissions left out (``no_decision``, ``no_verdict``) and the decisions
+        superseded by a later one on the same submission."""
+        flags, skipped = self.flags, self.skipped
+        for reason, table in (("no_decision", _NO_DECISION), ("no_verdict", _NO_VERDICT)):
+            found = flags.translate(table).count(1)
+            if found:
+                skipped[reason] += found
+        # Only a submission with more than one decision has any superseded (see _Seen).
+        for index, seen in self.decisions.more.items():
+            if flags[index] & _VERDICT or _NO_VERDICT[flags[index]]:
+                skipped["superseded"] += len(seen) - 1
 
     def _let_go(self) -> None:
         """Let go of what was kept per submission (the counts stay)."""
