@@ -239,6 +239,7 @@ class Join:
         self.values: list[array[float]] = []  # by question, then submission
         self.codes: list[array[int]] = []
         self.costs: dict[int, CostTally] = {}  # of each group's verdict records in the window
+        self._kinds: dict[tuple[str, str, str], tuple[int, int, CostTally]] = {}  # see _kind
 
     def add(self, item: AuditRecord | Facts | TornLine, fingerprint: int) -> None:
         self.position += 1
@@ -360,14 +361,11 @@ class Join:
         if not self.verdicts.new(flags, index, fingerprint):
             self.duplicates += 1  # the same record again (two replicas wrote it)
             return
-        known = self.checks.get(check_key)
-        if known is None:
-            known = self.checks[check_key] = (len(self.checks), check, _asked(check))
+        found = self._kinds.get((step, check_key, model))
+        if found is None:
+            found = self._kind(step, check, check_key, model)
+        number, group, tally = found
         # Every verdict cost its calls, whether it counts as a case or not.
-        group = self.groups.setdefault((step, known[2], model), len(self.groups))
-        tally = self.costs.get(group)
-        if tally is None:
-            tally = self.costs[group] = CostTally()
         tally.add(calls)
         if not advisory:
             self.skipped["not_advisory"] += 1
@@ -385,7 +383,7 @@ class Join:
         self.group[index] = group
         self._keep_at(0, index, at, self.verdict_at)
         self.verdict_position[index] = self.position
-        self.check[index] = known[0]
+        self.check[index] = number
         if len(answers) > len(self.values):
             self._grow(len(answers))
         values, codes = self.values, self.codes
@@ -398,6 +396,22 @@ class Join:
                 codes[q][index] = (
                     self.names.code(value) if type(value) is str else value  # type: ignore[assignment]
                 )
+
+    def _kind(
+        self, step: str, check: Check, check_key: str, model: str
+    ) -> tuple[int, int, CostTally]:
+        """The number of a verdict's check, its group and its group's tally, for a verdict of
+        ``check`` (keyed ``check_key``) on ``step`` that ``model`` answered: kept for each
+        such kind of verdict (a trail holds a few, on every line)."""
+        known = self.checks.get(check_key)
+        if known is None:
+            known = self.checks[check_key] = (len(self.checks), check, _asked(check))
+        group = self.groups.setdefault((step, known[2], model), len(self.groups))
+        tally = self.costs.get(group)
+        if tally is None:
+            tally = self.costs[group] = CostTally()
+        found = self._kinds[(step, check_key, model)] = (known[0], group, tally)
+        return found
 
     def _decision(self, key: int | str, fingerprint: int, at_text: str, accepted: bool) -> None:
         index = self._submission(key)
