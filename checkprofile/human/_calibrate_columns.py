@@ -13,8 +13,10 @@ the bucket), a case's decision and half 9 more.
 from __future__ import annotations
 
 import bisect
+import operator
 from array import array
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Final
 
 import attrs
@@ -84,18 +86,16 @@ class Column:
             return ChoiceAnswer(self.names.names[code], value)
         return RubricAnswer(code, value)
 
+    def cells(self) -> array[int]:
+        """Each case's cell, ``code << 7 | bucket`` (a bucket is at most 101): the answers of
+        one cell grade alike under every grid threshold."""
+        return array(
+            "i", map(operator.or_, map(operator.lshift, self.codes, repeat(7)), self.buckets)
+        )
+
     def named(self, code: int) -> Label:
         """What an answer with ``code`` says, as a label would (a choice's name, a level)."""
         return self.names.names[code] if self.kind == "choice" else code
-
-    def take(self, cases: Sequence[int]) -> Column:
-        """The column of ``cases`` only, in their order."""
-        return Column(
-            self.kind,
-            array("d", map(self.values.__getitem__, cases)),
-            array("i", map(self.codes.__getitem__, cases)),
-            self.names,
-        )
 
 
 def column_of(question: Question, answers: Sequence[Answer], names: Names) -> Column:
