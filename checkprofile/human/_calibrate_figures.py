@@ -19,9 +19,11 @@ outcome)², as scikit-learn's ``brier_score_loss``.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
+import operator
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any, Final, Literal
 
 import attrs
@@ -219,6 +221,9 @@ def figures_of(counts: Counter[tuple[Result, Person]], min_cases: int) -> Figure
 #: The upper edges of the bins but the last: a value at an edge falls in the bin below it.
 _EDGES: Final = tuple(k / BINS for k in range(1, BINS))
 
+# For each bin, the table that turns a bin's index into 1 and any other into 0.
+_INSIDE: Final = tuple(bytes(k == index for k in range(256)) for index in range(BINS))
+
 
 @attrs.frozen(kw_only=True)
 class ReliabilityBin:
@@ -252,41 +257,40 @@ class Reliability:
 
 
 def reliability(
-    pairs: Iterable[tuple[float, bool]],
+    values: Sequence[float],
+    came_true: bytes,
     *,
     against: Literal["decision", "label"],
     stated: Literal["p", "confidence"],
     outcome: str,
     min_cases: int,
 ) -> Reliability:
-    """The reliability of ``pairs`` of (stated probability, whether it came true). Sums are
-    exact (:func:`math.fsum`), so the figures do not depend on the order of the cases."""
-    stated_values: list[list[float]] = [[] for _ in range(BINS)]
-    true = [0] * BINS
-    squares = []
-    for value, came_true in pairs:
-        index = bisect.bisect_left(_EDGES, value)
-        stated_values[index].append(value)
-        true[index] += came_true
-        squares.append((value - came_true) ** 2)
-    n = len(squares)
+    """The reliability of stated probabilities ``values`` and whether each ``came_true``
+    (1 or 0). Sums are exact (:func:`math.fsum`), so the figures do not depend on the order
+    of the cases."""
+    where = bytes(map(bisect.bisect_left, itertools.repeat(_EDGES), values))
+    n = len(where)
     bins = []
     gaps = []
     for index in range(BINS):
-        cases = len(stated_values[index])
-        mean = math.fsum(stated_values[index]) / cases if cases else None
-        if mean is not None:
-            gaps.append(cases * abs(true[index] / cases - mean))
+        cases = where.count(index)
+        mean, true = None, 0
+        if cases:
+            inside = where.translate(_INSIDE[index])
+            mean = math.fsum(itertools.compress(values, inside)) / cases
+            true = sum(itertools.compress(came_true, inside))
+            gaps.append(cases * abs(true / cases - mean))
         bins.append(
             ReliabilityBin(
                 low=index / BINS,
                 high=(index + 1) / BINS,
                 cases=cases,
                 mean_stated=mean,
-                observed=share(true[index], cases, min_cases),
+                observed=share(true, cases, min_cases),
             )
         )
     ece = math.fsum(gaps) / n if n else None
+    squares = map(pow, map(operator.sub, values, came_true), itertools.repeat(2))
     return Reliability(
         against=against,
         stated=stated,

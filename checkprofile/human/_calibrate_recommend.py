@@ -36,6 +36,7 @@ core's :func:`checkprofile.worst_of`, so the recommendation is what the check wo
 from __future__ import annotations
 
 import bisect
+import collections
 import functools
 import hashlib
 import itertools
@@ -50,7 +51,7 @@ import attrs
 
 from .._check import Check, ChoiceQuestion, Question, YesNoQuestion
 from .._verdict import Answer, ChoiceAnswer, Result, RubricAnswer, YesNoAnswer, grade, worst_of
-from ._calibrate_columns import GRID, Column, Label
+from ._calibrate_columns import GRID, RESULTS, Column, Label, negated
 from ._calibrate_figures import Figures, Person, figures_of
 from ._calibrate_search import Thresholds
 
@@ -175,11 +176,9 @@ Setting = tuple[int, ...]
 
 # A case's state packs what its verdict needs into one int: bit 0 says whether the person
 # refused the submission, bits 2q+1 and 2q+2 hold question q's result as its index in
-# _RESULTS. A move of question q adds one number to the state of every case it moves, and the
+# RESULTS. A move of question q adds one number to the state of every case it moves, and the
 # verdict of a state is the core's worst-of, found once for all the cases of that state.
-_RESULTS: Final[tuple[Result, ...]] = ("pass", "fail", "unsure")
-_INDEX: Final[dict[Result, int]] = {result: index for index, result in enumerate(_RESULTS)}
-_OTHER_HALF: Final = bytes.maketrans(b"\0\1", b"\1\0")
+_INDEX: Final[dict[Result, int]] = {result: index for index, result in enumerate(RESULTS)}
 
 
 def thresholds_of(question: Question, setting: Setting) -> Thresholds:
@@ -221,15 +220,15 @@ def _tally(moves: Counter[tuple[Result, Result, bool]]) -> tuple[int, int, int]:
 
 class _Half:
     """Cases under settings, with their verdicts' counts kept as settings move. Each case
-    keeps a state (see _RESULTS); each question's cases are kept in the order of their cells
-    (``order[q]``, with ``runs[q][cell]`` the slice of a cell's cases), so the cases a move
-    changes are a few slices, and what a move would change is counted by their states."""
+    keeps a state (see _INDEX); each question's cases are kept by their cells
+    (``cases_of[q][cell]``), so the cases a move changes are those of a few cells, and what a
+    move would change is counted by their states."""
 
     def __init__(
         self,
         check: Check,
         columns: Sequence[Column],
-        cells: Sequence[array[int]],
+        cells: Sequence[Sequence[int]],
         refused: bytes,
         wrong_to_pass: Sequence[bytes],
     ):
@@ -243,8 +242,7 @@ class _Half:
         # The changes of the settings tried since the last move (see _changes).
         self._tried: dict[tuple[int, Setting], list[_Change]] = {}
         self._verdicts: dict[int, Result] = {}
-        self.order: list[array[int]] = []
-        self.runs: list[dict[int, tuple[int, int]]] = []
+        self.cases_of: list[dict[int, array[int]]] = []
         # Per question: its cells by bucket, the buckets holding a case, and how many cases
         # of each cell should not pass.
         self.by_bucket: list[list[list[int]]] = []
@@ -252,21 +250,17 @@ class _Half:
         self.wrong_in: list[Counter[int]] = []
         state = list(refused)
         for q, (mine, wrong) in enumerate(zip(cells, wrong_to_pass, strict=True)):
-            # Sorting is stable: within a cell the cases stay in their order.
-            self.order.append(array("i", sorted(range(self.cases), key=mine.__getitem__)))
-            sizes = Counter(mine)
-            runs, start = {}, 0
+            cases: dict[int, list[int]] = {cell: [] for cell in sorted(set(mine))}
+            collections.deque(map(list.append, map(cases.__getitem__, mine), range(self.cases)), 0)
+            self.cases_of.append({cell: array("i", found) for cell, found in cases.items()})
             by_bucket: list[list[int]] = [[] for _ in range(len(GRID) + 1)]
-            for cell in sorted(sizes):
-                runs[cell] = (start, start + sizes[cell])
-                start += sizes[cell]
+            for cell in cases:
                 by_bucket[cell & 127].append(cell)
-            self.runs.append(runs)
             self.by_bucket.append(by_bucket)
             self.occupied.append([bucket for bucket, found in enumerate(by_bucket) if found])
             self.wrong_in.append(Counter(itertools.compress(mine, wrong)))
             setting = self.settings[q]
-            packed = {cell: _INDEX[self._grade(q, cell, setting)] << 2 * q + 1 for cell in runs}
+            packed = {cell: _INDEX[self._grade(q, cell, setting)] << 2 * q + 1 for cell in cases}
             state = list(map(operator.add, state, map(packed.__getitem__, mine)))
         self.state = state
         self.counts: Counter[tuple[Result, Person]] = Counter()
@@ -277,7 +271,7 @@ class _Half:
         """The verdict of the cases in ``state``: the worst of their questions' results."""
         found = self._verdicts.get(state)
         if found is None:
-            results = (_RESULTS[state >> 2 * q + 1 & 3] for q in range(len(self.check)))
+            results = (RESULTS[state >> 2 * q + 1 & 3] for q in range(len(self.check)))
             found = self._verdicts[state] = _worst_of(tuple(results))
         return found
 
@@ -291,13 +285,8 @@ class _Half:
         found = graded.get(cell)
         if found is None:
             question = thresholds_of(self.check[q], setting).apply(self.check[q])
-            answer = self.columns[q].make(cell >> 7, GRID[(cell & 127) - 1])
-            found = graded[cell] = grade(question, answer)
+            found = graded[cell] = grade(question, self.columns[q].of_cell(cell))
         return found
-
-    def _cases(self, q: int, cell: int) -> array[int]:
-        start, end = self.runs[q][cell]
-        return self.order[q][start:end]
 
     def _changes(self, q: int, setting: Setting) -> list[_Change]:
         """The cells of question ``q`` whose result changes under ``setting``, with the
@@ -317,7 +306,7 @@ class _Half:
         for cell in touched:
             before, after = self._grade(q, cell, old), self._grade(q, cell, setting)
             if before != after:
-                states = Counter(map(self.state.__getitem__, self._cases(q, cell)))
+                states = Counter(map(self.state.__getitem__, self.cases_of[q][cell]))
                 changes.append(_Change(cell, before, after, states))
         self._tried[(q, setting)] = changes
         return changes
@@ -338,17 +327,16 @@ class _Half:
                 verdicts[(self._verdict(state), self._verdict(state + moved), state & 1 == 1)] += (
                     count
                 )
-            start, end = self.runs[q][change.cell]
             wrong = self.wrong_in[q][change.cell]
             own[(change.before, change.after, True)] += wrong
-            own[(change.before, change.after, False)] += end - start - wrong
+            own[(change.before, change.after, False)] += len(self.cases_of[q][change.cell]) - wrong
         return _tally(verdicts), _tally(own)
 
     def move(self, q: int, setting: Setting) -> None:
         state = self.state
         for change in self._changes(q, setting):
             moved = self._moved(q, change)
-            for case in self._cases(q, change.cell):
+            for case in self.cases_of[q][change.cell]:
                 state[case] += moved
             for each, count in change.states.items():
                 person = _person(each)
@@ -425,7 +413,7 @@ def recommend(
     check: Check,
     tested: bytes,
     columns: Sequence[Column],
-    people: Sequence[Person],
+    refused: bytes,
     *,
     labels: Sequence[Sequence[Label | None]] = (),
     max_wrong_pass: float = MAX_WRONG_PASS,
@@ -434,9 +422,8 @@ def recommend(
     min_cases: int,
 ) -> Recommendation:
     """The recommendation for ``check`` from its cases (whether each is ``tested``, by
-    :func:`in_test_half` of its key; the ``columns`` of its answers, one per question; the
-    ``people``'s decisions), as the module docstring describes."""
-    refused = bytes(map("refused".__eq__, people))
+    :func:`in_test_half` of its key; the ``columns`` of its answers, one per question; whether
+    the person ``refused`` each, 1 or 0), as the module docstring describes."""
     cells = [column.cells() for column in columns]
     fit, test = (
         _Half(
@@ -450,7 +437,7 @@ def recommend(
                 list(itertools.compress(labels, half)) if labels else (),
             ),
         )
-        for half in (tested.translate(_OTHER_HALF), tested)
+        for half in (negated(tested), tested)
     )
     path = _path(fit, max_wrong_pass, max_wrong_fail, 1 - confidence)
     n = test.cases

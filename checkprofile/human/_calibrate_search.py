@@ -23,6 +23,8 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import operator
+from array import array
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -32,7 +34,7 @@ import attrs
 from .._check import Question, YesNoQuestion
 from .._convert import converter
 from .._verdict import Answer, Result, grade
-from ._calibrate_columns import GRID, Column, Label
+from ._calibrate_columns import GRID, RESULTS, Column, Label, confusion, each, negated
 from ._calibrate_figures import Figures, Person, Reliability, figures_of, reliability
 
 __all__ = [
@@ -136,13 +138,14 @@ class _Sweep:
     computed once.
     """
 
-    def __init__(self, question: Question, column: Column, people: Sequence[Person]):
+    def __init__(self, question: Question, column: Column, people: bytes):
         self.question = question
-        # How many accepted and refused cases each bucket of each name or level holds.
+        # How many accepted and refused (``people``: 1) cases each bucket of each name or
+        # level holds.
         tally = Counter(zip(column.codes, column.buckets, people, strict=True))
         parts: dict[int, dict[int, list[int]]] = {}
-        for (code, index, person), count in tally.items():
-            parts.setdefault(code, {}).setdefault(index, [0, 0])[person != "accepted"] += count
+        for (code, index, no), count in tally.items():
+            parts.setdefault(code, {}).setdefault(index, [0, 0])[no] += count
         # Per name or level: bucket indexes ascending, an answer of each, and running totals
         # of accepted and refused cases (totals[j] counts the buckets before j). The answer of
         # bucket b stands at GRID[b - 1]: as many grid values are at or below it as below any
@@ -235,19 +238,20 @@ def _closeness(thresholds: Thresholds, current: Thresholds) -> tuple[Any, ...]:
 def calibrate_question(
     question: Question,
     answers: Column,
-    people: Sequence[Person],
+    refused: bytes,
     *,
-    graded: Sequence[Result],
+    graded: bytes,
     labels: Sequence[Label | None] = (),
     target: float,
     min_cases: int,
 ) -> QuestionCalibration:
-    """One question's calibration over its ``answers`` (a column), the ``people``'s decisions, the
-    answers ``graded`` at the current thresholds, and the people's ``labels`` of this
-    question (one per answer, ``None`` where there is none; empty for none at all)."""
+    """One question's calibration over its ``answers`` (a column), whether the person
+    ``refused`` each (1 or 0), the answers ``graded`` at the current thresholds (see
+    :func:`grades`), and the people's ``labels`` of this question (one per answer, ``None``
+    where there is none; empty for none at all)."""
     current = Thresholds.of(question)
-    at_current = figures_of(Counter(zip(graded, people, strict=True)), min_cases)
-    sweep = _Sweep(question, answers, people)
+    at_current = figures_of(confusion(graded, refused), min_cases)
+    sweep = _Sweep(question, answers, refused)
     # Smaller is better, in the order the module docstring gives: first the figures (the
     # same for every thresholds of a class), then, among the tied, the nearest and stricter.
     merits: dict[int, tuple[Any, ...]] = {}
@@ -281,14 +285,14 @@ def calibrate_question(
         too_few=len(answers) < min_cases,
         curve_of="pass" if isinstance(question, YesNoQuestion) else "confidence",
         curve=tuple(curve),
-        reliability=_reliability(question, answers, people, labels, min_cases),
+        reliability=_reliability(question, answers, refused, labels, min_cases),
     )
 
 
 def _reliability(
     question: Question,
     answers: Column,
-    people: Sequence[Person],
+    refused: bytes,
     labels: Sequence[Label | None],
     min_cases: int,
 ) -> tuple[Reliability, ...]:
@@ -299,11 +303,12 @@ def _reliability(
     neither, and is left out). Against labels: ``p`` against the label being yes; the
     confidence against the name or level being the label."""
     found = []
-    accepted = [person == "accepted" for person in people]
+    accepted = negated(refused)
     if isinstance(question, YesNoQuestion):
         found.append(
             reliability(
-                zip(answers.values, accepted, strict=True),
+                answers.values,
+                accepted,
                 against="decision",
                 stated="p",
                 outcome="whether the person accepted the submission",
@@ -323,14 +328,14 @@ def _reliability(
         results = {
             code: grade(sure, answers.make(code, 1.0)) for code in dict.fromkeys(answers.codes)
         }
-        decided = [
-            (value, (results[code] == "pass") == yes)
-            for value, code, yes in zip(answers.values, answers.codes, accepted, strict=True)
-            if results[code] != "unsure"
-        ]
+        passes = {code: result == "pass" for code, result in results.items()}
+        claims = {code: result != "unsure" for code, result in results.items()}
+        decided = bytes(map(claims.__getitem__, answers.codes))
+        right = map(operator.eq, map(passes.__getitem__, answers.codes), accepted)
         found.append(
             reliability(
-                decided,
+                array("d", itertools.compress(answers.values, decided)),
+                bytes(itertools.compress(right, decided)),
                 against="decision",
                 stated="confidence",
                 outcome="whether its result met the person's decision",
@@ -346,7 +351,8 @@ def _reliability(
     if pairs:
         found.append(
             reliability(
-                pairs,
+                array("d", (value for value, _ in pairs)),
+                bytes(came_true for _, came_true in pairs),
                 against="label",
                 stated="p" if isinstance(question, YesNoQuestion) else "confidence",
                 outcome=outcome,
@@ -384,21 +390,26 @@ def _curve(
     return curve
 
 
-def grades(question: Question, answers: Column) -> list[Result]:
-    """Each answer graded with :func:`grade`, but only once for all the answers that grade
-    alike: the same name or level, on the same side of each of the question's thresholds
-    (the promise :class:`_Sweep` relies on too)."""
+def grades(question: Question, answers: Column) -> bytes:
+    """Each answer's result (its index in :data:`RESULTS`) by :func:`grade`, but graded only
+    once for all the answers that grade alike: the same name or level, on the same side of
+    each of the question's thresholds (the promise :class:`_Sweep` relies on too)."""
     current = Thresholds.of(question)
     cuts = sorted(
         v for v in (current.pass_at, current.fail_below, current.confidence) if v is not None
     )
-    right = bisect.bisect_right
-    sides = [
-        (code, right(cuts, value))
-        for code, value in zip(answers.codes, answers.values, strict=True)
-    ]
-    known: dict[tuple[int, int], Result] = {}
-    for case, side in enumerate(sides):
-        if side not in known:
-            known[side] = grade(question, answers.answer(case))
-    return [known[side] for side in sides]
+    if all(cut in GRID for cut in cuts):
+        # Thresholds on the grid split no bucket: the answers of one cell grade alike.
+        cells = answers.cells()
+        known = {cell: RESULTS.index(grade(question, answers.of_cell(cell))) for cell in set(cells)}
+        return each(known, cells)
+    sides = map(bisect.bisect_right, itertools.repeat(cuts), answers.values)
+    # A name or level and a side (below 4: there are at most three cuts), as one number.
+    kinds = array(
+        "i", map(operator.add, map(operator.mul, answers.codes, itertools.repeat(4)), sides)
+    )
+    known = {
+        kind: RESULTS.index(grade(question, answers.answer(case)))
+        for kind, case in dict(zip(kinds, range(len(kinds)), strict=True)).items()
+    }
+    return each(known, kinds)
