@@ -37,6 +37,7 @@ __all__ = [
     "Names",
     "column_of",
     "confusion",
+    "differ",
     "each",
     "negated",
     "worst",
@@ -163,6 +164,12 @@ def negated(flags: bytes) -> bytes:
 
 
 _NEGATED: Final = bytes.maketrans(b"\0\1", b"\1\0")
+
+
+def differ(mine: bytes, theirs: bytes) -> bytes:
+    """1 where ``mine`` and ``theirs`` (each 0 or 1) differ, else 0."""
+    found = int.from_bytes(mine, "little") ^ int.from_bytes(theirs, "little")
+    return found.to_bytes(len(mine), "little")
 
 
 def each(table: Mapping[int, int], keys: Sequence[int]) -> bytes:

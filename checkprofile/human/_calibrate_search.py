@@ -34,7 +34,7 @@ import attrs
 from .._check import Question, YesNoQuestion
 from .._convert import converter
 from .._verdict import Answer, Result, grade
-from ._calibrate_columns import GRID, RESULTS, Column, Label, confusion, each, negated
+from ._calibrate_columns import GRID, RESULTS, Column, Label, confusion, differ, each, negated
 from ._calibrate_figures import Figures, Person, Reliability, figures_of, reliability
 
 __all__ = [
@@ -142,10 +142,11 @@ class _Sweep:
         self.question = question
         # How many accepted and refused (``people``: 1) cases each bucket of each name or
         # level holds.
-        tally = Counter(zip(column.codes, column.buckets, people, strict=True))
+        cells = column.cells()
+        refusing = Counter(itertools.compress(cells, people))
         parts: dict[int, dict[int, list[int]]] = {}
-        for (code, index, no), count in tally.items():
-            parts.setdefault(code, {}).setdefault(index, [0, 0])[no] += count
+        for cell, count in Counter(cells).items():
+            parts.setdefault(cell >> 7, {})[cell & 127] = [count - refusing[cell], refusing[cell]]
         # Per name or level: bucket indexes ascending, an answer of each, and running totals
         # of accepted and refused cases (totals[j] counts the buckets before j). The answer of
         # bucket b stands at GRID[b - 1]: as many grid values are at or below it as below any
@@ -325,13 +326,18 @@ def _reliability(
         # Sure, an answer's result is its name's or level's alone (every confidence reaches
         # 0): one grading per name or level.
         sure = Thresholds(confidence=0.0).apply(question)
-        results = {
-            code: grade(sure, answers.make(code, 1.0)) for code in dict.fromkeys(answers.codes)
-        }
-        passes = {code: result == "pass" for code, result in results.items()}
-        claims = {code: result != "unsure" for code, result in results.items()}
-        decided = bytes(map(claims.__getitem__, answers.codes))
-        right = map(operator.eq, map(passes.__getitem__, answers.codes), accepted)
+        results = each(
+            {
+                code: RESULTS.index(grade(sure, answers.make(code, 1.0)))
+                for code in set(answers.codes)
+            },
+            answers.codes,
+        )
+        decided = each({i: result != "unsure" for i, result in enumerate(RESULTS)}, results)
+        # Right: a pass the person accepted or a fail they refused, where passing and
+        # refusing differ.
+        passing = each({i: result == "pass" for i, result in enumerate(RESULTS)}, results)
+        right = differ(passing, refused)
         found.append(
             reliability(
                 array("d", itertools.compress(answers.values, decided)),
