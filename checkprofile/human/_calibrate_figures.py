@@ -19,6 +19,7 @@ outcome)², as scikit-learn's ``brier_score_loss``.
 from __future__ import annotations
 
 import bisect
+import collections
 import itertools
 import math
 import operator
@@ -221,9 +222,6 @@ def figures_of(counts: Counter[tuple[Result, Person]], min_cases: int) -> Figure
 #: The upper edges of the bins but the last: a value at an edge falls in the bin below it.
 _EDGES: Final = tuple(k / BINS for k in range(1, BINS))
 
-# For each bin, the table that turns a bin's index into 1 and any other into 0.
-_INSIDE: Final = tuple(bytes(k == index for k in range(256)) for index in range(BINS))
-
 
 @attrs.frozen(kw_only=True)
 class ReliabilityBin:
@@ -270,15 +268,18 @@ def reliability(
     of the cases."""
     where = bytes(map(bisect.bisect_left, itertools.repeat(_EDGES), values))
     n = len(where)
+    stated_values: list[list[float]] = [[] for _ in range(BINS)]
+    collections.deque(map(list.append, map(stated_values.__getitem__, where), values), 0)
+    # The bin of each case that came true.
+    hits = bytes(itertools.compress(where, came_true))
     bins = []
     gaps = []
     for index in range(BINS):
-        cases = where.count(index)
+        cases = len(stated_values[index])
         mean, true = None, 0
         if cases:
-            inside = where.translate(_INSIDE[index])
-            mean = math.fsum(itertools.compress(values, inside)) / cases
-            true = sum(itertools.compress(came_true, inside))
+            mean = math.fsum(stated_values[index]) / cases
+            true = hits.count(index)
             gaps.append(cases * abs(true / cases - mean))
         bins.append(
             ReliabilityBin(
