@@ -40,6 +40,7 @@ __all__ = [
     "differ",
     "each",
     "negated",
+    "selected",
     "worst",
 ]
 
@@ -164,6 +165,13 @@ def negated(flags: bytes) -> bytes:
 
 
 _NEGATED: Final = bytes.maketrans(b"\0\1", b"\1\0")
+
+
+def selected(values: Sequence[int], where: bytes) -> Sequence[int]:
+    """The ``values`` (bytes, or whole numbers of an array) where ``where`` is 1."""
+    if isinstance(values, bytes):
+        return bytes(itertools.compress(values, where))
+    return array("i", itertools.compress(values, where))
 
 
 def differ(mine: bytes, theirs: bytes) -> bytes:

@@ -51,7 +51,7 @@ import attrs
 
 from .._check import Check, ChoiceQuestion, Question, YesNoQuestion
 from .._verdict import Answer, ChoiceAnswer, Result, RubricAnswer, YesNoAnswer, grade, worst_of
-from ._calibrate_columns import GRID, RESULTS, Column, Label, negated
+from ._calibrate_columns import GRID, RESULTS, Column, Label, negated, selected
 from ._calibrate_figures import Figures, Person, figures_of
 from ._calibrate_search import Thresholds
 
@@ -250,9 +250,9 @@ class _Half:
         self.wrong_in: list[Counter[int]] = []
         state = list(refused)
         for q, (mine, wrong) in enumerate(zip(cells, wrong_to_pass, strict=True)):
-            cases: dict[int, list[int]] = {cell: [] for cell in sorted(set(mine))}
-            collections.deque(map(list.append, map(cases.__getitem__, mine), range(self.cases)), 0)
-            self.cases_of.append({cell: array("i", found) for cell, found in cases.items()})
+            cases = {cell: array("i") for cell in sorted(set(mine))}
+            collections.deque(map(array.append, map(cases.__getitem__, mine), range(self.cases)), 0)
+            self.cases_of.append(cases)
             by_bucket: list[list[int]] = [[] for _ in range(len(GRID) + 1)]
             for cell in cases:
                 by_bucket[cell & 127].append(cell)
@@ -429,7 +429,7 @@ def recommend(
         _Half(
             check,
             columns,
-            [array("i", itertools.compress(mine, half)) for mine in cells],
+            [selected(mine, half) for mine in cells],
             bytes(itertools.compress(refused, half)),
             _wrong_to_pass(
                 check,
