@@ -167,6 +167,8 @@ class _Sweep:
         occupied = sorted({index for indexes, _, _ in self.parts for index in indexes})
         self._class = [len(occupied) - bisect.bisect_right(occupied, k) for k in range(101)]
         self._figures: dict[tuple[int, ...], Figures] = {}
+        # The result of a part's answers by the thresholds they reach, whatever those are.
+        self._results: dict[tuple[int, tuple[bool, ...]], Result] = {}
 
     def figures(self, thresholds: Thresholds, grid: tuple[int, ...], min_cases: int) -> Figures:
         """The figures under ``thresholds``, set by the ``grid`` indexes."""
@@ -174,12 +176,17 @@ class _Sweep:
         cached = self._figures.get(signature)
         if cached is not None:
             return cached
-        question = thresholds.apply(self.question)
+        question = None
         counts: Counter[tuple[Result, Person]] = Counter()
-        for indexes, answers, totals in self.parts:
+        for part, (indexes, answers, totals) in enumerate(self.parts):
             cuts = sorted({0, len(indexes), *(bisect.bisect_right(indexes, k) for k in grid)})
             for lo, hi in itertools.pairwise(cuts):
-                result = grade(question, answers[lo])
+                reached = tuple(indexes[lo] > k for k in grid)
+                result = self._results.get((part, reached))
+                if result is None:
+                    if question is None:
+                        question = thresholds.apply(self.question)
+                    result = self._results[(part, reached)] = grade(question, answers[lo])
                 counts[(result, "accepted")] += totals[hi][0] - totals[lo][0]
                 counts[(result, "refused")] += totals[hi][1] - totals[lo][1]
         figures = self._figures[signature] = figures_of(counts, min_cases)
