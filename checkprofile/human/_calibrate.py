@@ -22,10 +22,8 @@ them together into a :class:`Calibration` report.
 
 from __future__ import annotations
 
-import functools
 import gc
 import os
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -36,10 +34,9 @@ from cattrs.gen import override
 from .._convert import converter, register_renamed
 from .._shown import show
 from .._types import is_mapping, of_type
-from .._verdict import Result, worst_of
 from ._audit_sources import Window, open_sources
 from ._audit_strict import TornLine
-from ._calibrate_columns import CheckColumns, Names, column_of
+from ._calibrate_columns import CheckColumns, Names, column_of, confusion, worst
 from ._calibrate_cost import CallCost, TokenTotal
 from ._calibrate_figures import MIN_CASES, Confusion, Figure, Figures, Person, figures_of
 from ._calibrate_join import SKIP_REASONS, TORN_SHOWN, Case, CheckCases, Join, fitting
@@ -159,13 +156,9 @@ class _Options:
     confidence: float
 
 
-# The core's own worst-of rule, once for each combination of results.
-_worst_of = functools.cache(worst_of)
-
-
 def _calibrate_check(group: CheckColumns, options: _Options) -> CheckCalibration:
     min_cases = options.min_cases
-    people = group.people
+    refused = bytes(map("refused".__eq__, group.people))
     columns = group.columns
     graded = [grades(q, column) for q, column in zip(group.check, columns, strict=True)]
     labelled = bool(group.labels)
@@ -173,7 +166,7 @@ def _calibrate_check(group: CheckColumns, options: _Options) -> CheckCalibration
         calibrate_question(
             question,
             column,
-            people,
+            refused,
             graded=results,
             labels=[labels[i] if labels else None for labels in group.labels] if labelled else (),
             target=options.target,
@@ -188,10 +181,8 @@ def _calibrate_check(group: CheckColumns, options: _Options) -> CheckCalibration
         for q, c, column, results in zip(group.check, questions, columns, graded, strict=True)
     ]
 
-    def figures(graded: Sequence[Sequence[Result]]) -> Figures:
-        # The verdict of each case is the worst of its questions' results.
-        verdicts = map(_worst_of, zip(*graded, strict=True))
-        return figures_of(Counter(zip(verdicts, people, strict=True)), min_cases)
+    def figures(graded: Sequence[bytes]) -> Figures:
+        return figures_of(confusion(worst(graded), refused), min_cases)
 
     at_suggested = figures(regraded)
     at_current = figures(graded)
@@ -205,7 +196,7 @@ def _calibrate_check(group: CheckColumns, options: _Options) -> CheckCalibration
             group.check,
             group.tested,
             columns,
-            people,
+            refused,
             labels=group.labels,
             max_wrong_pass=options.max_wrong_pass,
             max_wrong_fail=options.max_wrong_fail,

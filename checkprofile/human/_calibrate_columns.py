@@ -13,21 +13,47 @@ the bucket), a case's decision and half 9 more.
 from __future__ import annotations
 
 import bisect
+import itertools
+import operator
 from array import array
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from itertools import repeat
 from typing import Final
 
 import attrs
 
 from .._check import Check, ChoiceQuestion, Question, YesNoQuestion
-from .._verdict import Answer, ChoiceAnswer, RubricAnswer, YesNoAnswer
+from .._verdict import Answer, ChoiceAnswer, Result, RubricAnswer, YesNoAnswer, worst_of
 from ._calibrate_cost import CallCost
 from ._calibrate_figures import Person
 
-__all__ = ["GRID", "CheckColumns", "Column", "Label", "Names", "column_of"]
+__all__ = [
+    "GRID",
+    "RESULTS",
+    "CheckColumns",
+    "Column",
+    "Label",
+    "Names",
+    "column_of",
+    "confusion",
+    "differ",
+    "each",
+    "negated",
+    "selected",
+    "worst",
+]
 
 #: The thresholds tried: 0.00, 0.01, ..., 1.00. Written as the profile's users write them.
 GRID: Final[tuple[float, ...]] = tuple(round(k / 100, 2) for k in range(101))
+
+_ALL: Final[tuple[Result, ...]] = ("pass", "fail", "unsure")
+
+#: The results as small whole numbers (their index here), ordered by the core's worst-of
+#: rule: each outranks those before it, so a case's verdict is the largest of its questions'.
+RESULTS: Final[tuple[Result, ...]] = tuple(
+    sorted(_ALL, key=lambda result: sum(worst_of((result, other)) == result for other in _ALL))
+)
 
 #: A person's answer to one question, where a host has it: yes (``True``) or no for a yes/no
 #: question, the name of an option for a choice, the level (0, 1, ...) for a rubric.
@@ -59,7 +85,8 @@ class Column:
     below each value (grading with a grid threshold compares with ``>=``, so answers of one
     code and one bucket grade alike under every grid threshold)."""
 
-    __slots__ = ("buckets", "codes", "kind", "names", "values")
+    __slots__ = ("_cells", "buckets", "codes", "kind", "names", "values")
+    _cells: Sequence[int]  # made by cells(), when first asked for
 
     def __init__(self, kind: str, values: array[float], codes: array[int], names: Names):
         self.kind = kind
@@ -84,18 +111,91 @@ class Column:
             return ChoiceAnswer(self.names.names[code], value)
         return RubricAnswer(code, value)
 
+    def cells(self) -> Sequence[int]:
+        """Each case's cell, ``code << 7 | bucket`` (a bucket is at most 101): the answers of
+        one cell grade alike under every grid threshold (see :meth:`of_cell`). Where every
+        code is 0 (yes/no), the cells are the buckets, as they are. Made once, when first
+        asked for."""
+        try:
+            return self._cells
+        except AttributeError:
+            pass
+        cells: Sequence[int] = self.buckets
+        if any(self.codes):
+            cells = array(
+                "i", map(operator.or_, map(operator.lshift, self.codes, repeat(7)), self.buckets)
+            )
+        self._cells = cells
+        return cells
+
+    def of_cell(self, cell: int) -> Answer:
+        """An answer of ``cell``: its code at ``GRID[bucket - 1]``, as many grid values are at
+        or below it as below any answer of the bucket, so it grades as they all do under
+        every grid threshold (a fitting answer is at least 0, so its bucket is at least 1)."""
+        return self.make(cell >> 7, GRID[(cell & 127) - 1])
+
     def named(self, code: int) -> Label:
         """What an answer with ``code`` says, as a label would (a choice's name, a level)."""
         return self.names.names[code] if self.kind == "choice" else code
 
-    def take(self, cases: Sequence[int]) -> Column:
-        """The column of ``cases`` only, in their order."""
-        return Column(
-            self.kind,
-            array("d", map(self.values.__getitem__, cases)),
-            array("i", map(self.codes.__getitem__, cases)),
-            self.names,
-        )
+
+def worst(results: Sequence[bytes]) -> bytes:
+    """Each case's verdict: the worst of its questions' ``results`` (indexes in
+    :data:`RESULTS`, one ``bytes`` per question). Written with index ``i`` as its ``i`` low
+    bits set, the largest of several indexes is their bitwise or, done here for every case at
+    once on each question's results read as one whole number."""
+    found = 0
+    for mine in results:
+        found |= int.from_bytes(mine.translate(_LOW_BITS), "little")
+    return found.to_bytes(len(results[0]), "little").translate(_INDEXES)
+
+
+# An index of RESULTS to its low bits (0, 0b1, 0b11), and back.
+_LOW_BITS: Final = bytes.maketrans(
+    bytes(range(len(RESULTS))), bytes((1 << i) - 1 for i in range(len(RESULTS)))
+)
+_INDEXES: Final = bytes.maketrans(
+    bytes((1 << i) - 1 for i in range(len(RESULTS))), bytes(range(len(RESULTS)))
+)
+
+
+def negated(flags: bytes) -> bytes:
+    """``flags`` (each 0 or 1) the other way round."""
+    return flags.translate(_NEGATED)
+
+
+_NEGATED: Final = bytes.maketrans(b"\0\1", b"\1\0")
+
+
+def selected(values: Sequence[int], where: bytes) -> Sequence[int]:
+    """The ``values`` (bytes, or whole numbers of an array) where ``where`` is 1."""
+    if isinstance(values, bytes):
+        return bytes(itertools.compress(values, where))
+    return array("i", itertools.compress(values, where))
+
+
+def differ(mine: bytes, theirs: bytes) -> bytes:
+    """1 where ``mine`` and ``theirs`` (each 0 or 1) differ, else 0."""
+    found = int.from_bytes(mine, "little") ^ int.from_bytes(theirs, "little")
+    return found.to_bytes(len(mine), "little")
+
+
+def each(table: Mapping[int, int], keys: Sequence[int]) -> bytes:
+    """``table[key]`` (below 256) for each of ``keys``."""
+    if isinstance(keys, bytes):
+        return keys.translate(bytes(table.get(key, 0) for key in range(256)))
+    return bytes(map(table.__getitem__, keys))
+
+
+def confusion(results: bytes, refused: bytes) -> Counter[tuple[Result, Person]]:
+    """How many cases had each result (an index in :data:`RESULTS`) and each person's
+    decision (``refused``: 1 where the person refused the submission)."""
+    theirs = bytes(itertools.compress(results, refused))
+    counts: Counter[tuple[Result, Person]] = Counter()
+    for index, result in enumerate(RESULTS):
+        counts[(result, "refused")] = theirs.count(index)
+        counts[(result, "accepted")] = results.count(index) - counts[(result, "refused")]
+    return counts
 
 
 def column_of(question: Question, answers: Sequence[Answer], names: Names) -> Column:

@@ -19,9 +19,12 @@ outcome)², as scikit-learn's ``brier_score_loss``.
 from __future__ import annotations
 
 import bisect
+import collections
+import itertools
 import math
+import operator
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any, Final, Literal
 
 import attrs
@@ -252,41 +255,43 @@ class Reliability:
 
 
 def reliability(
-    pairs: Iterable[tuple[float, bool]],
+    values: Sequence[float],
+    came_true: bytes,
     *,
     against: Literal["decision", "label"],
     stated: Literal["p", "confidence"],
     outcome: str,
     min_cases: int,
 ) -> Reliability:
-    """The reliability of ``pairs`` of (stated probability, whether it came true). Sums are
-    exact (:func:`math.fsum`), so the figures do not depend on the order of the cases."""
+    """The reliability of stated probabilities ``values`` and whether each ``came_true``
+    (1 or 0). Sums are exact (:func:`math.fsum`), so the figures do not depend on the order
+    of the cases."""
+    where = bytes(map(bisect.bisect_left, itertools.repeat(_EDGES), values))
+    n = len(where)
     stated_values: list[list[float]] = [[] for _ in range(BINS)]
-    true = [0] * BINS
-    squares = []
-    for value, came_true in pairs:
-        index = bisect.bisect_left(_EDGES, value)
-        stated_values[index].append(value)
-        true[index] += came_true
-        squares.append((value - came_true) ** 2)
-    n = len(squares)
+    collections.deque(map(list.append, map(stated_values.__getitem__, where), values), 0)
+    # The bin of each case that came true.
+    hits = bytes(itertools.compress(where, came_true))
     bins = []
     gaps = []
     for index in range(BINS):
         cases = len(stated_values[index])
-        mean = math.fsum(stated_values[index]) / cases if cases else None
-        if mean is not None:
-            gaps.append(cases * abs(true[index] / cases - mean))
+        mean, true = None, 0
+        if cases:
+            mean = math.fsum(stated_values[index]) / cases
+            true = hits.count(index)
+            gaps.append(cases * abs(true / cases - mean))
         bins.append(
             ReliabilityBin(
                 low=index / BINS,
                 high=(index + 1) / BINS,
                 cases=cases,
                 mean_stated=mean,
-                observed=share(true[index], cases, min_cases),
+                observed=share(true, cases, min_cases),
             )
         )
     ece = math.fsum(gaps) / n if n else None
+    squares = map(pow, map(operator.sub, values, came_true), itertools.repeat(2))
     return Reliability(
         against=against,
         stated=stated,

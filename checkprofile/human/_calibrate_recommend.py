@@ -36,10 +36,12 @@ core's :func:`checkprofile.worst_of`, so the recommendation is what the check wo
 from __future__ import annotations
 
 import bisect
+import collections
 import functools
 import hashlib
 import itertools
 import math
+import operator
 from array import array
 from collections import Counter
 from collections.abc import Sequence
@@ -49,7 +51,7 @@ import attrs
 
 from .._check import Check, ChoiceQuestion, Question, YesNoQuestion
 from .._verdict import Answer, ChoiceAnswer, Result, RubricAnswer, YesNoAnswer, grade, worst_of
-from ._calibrate_columns import GRID, Column, Label
+from ._calibrate_columns import GRID, RESULTS, Column, Label, negated, selected
 from ._calibrate_figures import Figures, Person, figures_of
 from ._calibrate_search import Thresholds
 
@@ -167,9 +169,16 @@ def upper_bound(k: int, n: int, confidence: float) -> float:
 _worst_of = functools.cache(worst_of)
 
 # A question's setting: grid indexes (pass, fail) for yes/no, (confidence,) otherwise. Each
-# question's cases are kept by their grid bucket (the number of grid values at or below the
-# probability or confidence): a case reaches GRID[k] when its bucket is above k.
+# question's cases are kept by their cell (Column.cells: the answers of one code and one grid
+# bucket, which grade alike under every grid setting): a case reaches GRID[k] when its bucket
+# is above k.
 Setting = tuple[int, ...]
+
+# A case's state packs what its verdict needs into one int: bit 0 says whether the person
+# refused the submission, bits 2q+1 and 2q+2 hold question q's result as its index in
+# RESULTS. A move of question q adds one number to the state of every case it moves, and the
+# verdict of a state is the core's worst-of, found once for all the cases of that state.
+_INDEX: Final[dict[Result, int]] = {result: index for index, result in enumerate(RESULTS)}
 
 
 def thresholds_of(question: Question, setting: Setting) -> Thresholds:
@@ -186,68 +195,85 @@ def _strictest(question: Question) -> Setting:
     return (100, 0) if isinstance(question, YesNoQuestion) else (100,)
 
 
+@attrs.frozen
+class _Change:
+    """The cases of one cell whose result changes under a new setting: the ``cell``, its
+    result ``before`` and ``after``, and how many of its cases are in each state."""
+
+    cell: int
+    before: Result
+    after: Result
+    states: Counter[int]
+
+
+def _tally(moves: Counter[tuple[Result, Result, bool]]) -> tuple[int, int, int]:
+    """How wrong passes, wrong fails and unsure results change by ``moves``: counts of
+    (result before, result after, whether the result should not pass)."""
+    tally = [0, 0, 0]
+    for (before, after, refused), count in moves.items():
+        for value, sign in ((before, -count), (after, count)):
+            tally[0] += sign * (value == "pass" and refused)
+            tally[1] += sign * (value == "fail" and not refused)
+            tally[2] += sign * (value == "unsure")
+    return tally[0], tally[1], tally[2]
+
+
 class _Half:
-    """Cases under settings, with their verdicts' counts kept as settings move. Each
-    question's results are kept by case (``results[q][case]``), and its cases in the order of
-    their grid buckets (``order[q]``, with ``starts[q][b]`` the place of bucket ``b``'s first),
-    so the cases a move touches are one slice."""
+    """Cases under settings, with their verdicts' counts kept as settings move. Each case
+    keeps a state (see _INDEX); each question's cases are kept by their cells
+    (``cases_of[q][cell]``), so the cases a move changes are those of a few cells, and what a
+    move would change is counted by their states."""
 
     def __init__(
         self,
         check: Check,
         columns: Sequence[Column],
-        refused: Sequence[bool],
-        labels: Sequence[Sequence[Label | None]],
+        cells: Sequence[Sequence[int]],
+        refused: bytes,
+        wrong_to_pass: Sequence[bytes],
     ):
+        """``cells`` of each question's cases, whether the person ``refused`` each, and per
+        question and case whether its own result should not pass."""
         self.check = check
         self.columns = columns
-        self.refused = refused
         self.cases = len(refused)
-        # Per question and case: whether the question's own result should not pass, by the
-        # person's label of it where there is one, else by their decision on the whole.
-        rows: list[Sequence[Label | None]] = list(labels) or [()] * len(refused)
-        self.wrong_to_pass = [
-            [
-                no if not row or (label := row[q]) is None else _label_refuses(question, label)
-                for row, no in zip(rows, refused, strict=True)
-            ]
-            for q, question in enumerate(check)
-        ]
         self.settings = [_strictest(question) for question in check]
-        # Each case's cell of each question: its code and its grid bucket (below 128), which
-        # grade alike under every grid setting; and the result of each cell, by setting.
-        self.cells = [
-            array(
-                "i", [code << 7 | bucket for code, bucket in zip(c.codes, c.buckets, strict=True)]
-            )
-            for c in columns
-        ]
         self._graded: dict[tuple[int, Setting], dict[int, Result]] = {}
         # The changes of the settings tried since the last move (see _changes).
-        self._tried: dict[tuple[int, Setting], list[tuple[int, Result, Result]]] = {}
-        self.order: list[array[int]] = []
-        self.starts: list[list[int]] = []
+        self._tried: dict[tuple[int, Setting], list[_Change]] = {}
+        self._verdicts: dict[int, Result] = {}
+        self.cases_of: list[dict[int, array[int]]] = []
+        # Per question: its cells by bucket, the buckets holding a case, and how many cases
+        # of each cell should not pass.
+        self.by_bucket: list[list[list[int]]] = []
         self.occupied: list[list[int]] = []
-        for column in columns:
-            buckets = column.buckets
-            # Sorting is stable: within a bucket the cases stay in their order.
-            self.order.append(array("i", sorted(range(self.cases), key=buckets.__getitem__)))
-            sizes = [buckets.count(index) for index in range(len(GRID) + 1)]
-            starts = [0]
-            for size in sizes:
-                starts.append(starts[-1] + size)
-            self.starts.append(starts)
-            self.occupied.append([index for index, size in enumerate(sizes) if size])
-        self.results: list[list[Result]] = []
-        for q, cells in enumerate(self.cells):
+        self.wrong_in: list[Counter[int]] = []
+        state = list(refused)
+        for q, (mine, wrong) in enumerate(zip(cells, wrong_to_pass, strict=True)):
+            cases = {cell: array("i") for cell in sorted(set(mine))}
+            collections.deque(map(array.append, map(cases.__getitem__, mine), range(self.cases)), 0)
+            self.cases_of.append(cases)
+            by_bucket: list[list[int]] = [[] for _ in range(len(GRID) + 1)]
+            for cell in cases:
+                by_bucket[cell & 127].append(cell)
+            self.by_bucket.append(by_bucket)
+            self.occupied.append([bucket for bucket, found in enumerate(by_bucket) if found])
+            self.wrong_in.append(Counter(itertools.compress(mine, wrong)))
             setting = self.settings[q]
-            graded = {cell: self._grade(q, cell, setting) for cell in dict.fromkeys(cells)}
-            self.results.append(list(map(graded.__getitem__, cells)))
-        self.verdicts = list(map(_worst_of, zip(*self.results, strict=True)))
-        self.counts: Counter[tuple[Result, Person]] = Counter(
-            (verdict, "refused" if no else "accepted")
-            for verdict, no in zip(self.verdicts, refused, strict=True)
-        )
+            packed = {cell: _INDEX[self._grade(q, cell, setting)] << 2 * q + 1 for cell in cases}
+            state = list(map(operator.add, state, map(packed.__getitem__, mine)))
+        self.state = state
+        self.counts: Counter[tuple[Result, Person]] = Counter()
+        for each, count in Counter(state).items():
+            self.counts[(self._verdict(each), _person(each))] += count
+
+    def _verdict(self, state: int) -> Result:
+        """The verdict of the cases in ``state``: the worst of their questions' results."""
+        found = self._verdicts.get(state)
+        if found is None:
+            results = (RESULTS[state >> 2 * q + 1 & 3] for q in range(len(self.check)))
+            found = self._verdicts[state] = _worst_of(tuple(results))
+        return found
 
     def _grade(self, q: int, cell: int, setting: Setting) -> Result:
         """The result of question ``q``'s answers in ``cell`` under ``setting``: an answer
@@ -259,73 +285,63 @@ class _Half:
         found = graded.get(cell)
         if found is None:
             question = thresholds_of(self.check[q], setting).apply(self.check[q])
-            answer = self.columns[q].make(cell >> 7, GRID[(cell & 127) - 1])
-            found = graded[cell] = grade(question, answer)
+            found = graded[cell] = grade(question, self.columns[q].of_cell(cell))
         return found
 
-    def _touched(self, q: int, low: int, high: int) -> array[int]:
-        """The cases of question ``q`` whose bucket is in (``low``, ``high``]."""
-        starts = self.starts[q]
-        return self.order[q][starts[low + 1] : starts[high + 1]]
-
-    def _changes(self, q: int, setting: Setting) -> list[tuple[int, Result, Result]]:
-        """Each case whose question ``q`` result changes: (case, new result, new verdict).
-        A case's result is its cell's, so only the cells whose result changes are looked
-        for among the cases touched."""
+    def _changes(self, q: int, setting: Setting) -> list[_Change]:
+        """The cells of question ``q`` whose result changes under ``setting``, with the
+        states of their cases. Only the cells of the buckets between the old and the new
+        thresholds can change."""
         tried = self._tried.get((q, setting))
         if tried is not None:
             return tried
         old = self.settings[q]
-        span = [(min(a, b), max(a, b)) for a, b in zip(old, setting, strict=True) if a != b]
+        touched = dict.fromkeys(
+            cell
+            for a, b in zip(old, setting, strict=True)
+            for bucket in range(min(a, b) + 1, max(a, b) + 1)
+            for cell in self.by_bucket[q][bucket]
+        )
         changes = []
-        cells, results = self.cells[q], self.results
-        for low, high in span:
-            touched = self._touched(q, low, high)
-            changed: dict[int, Result] = {}
-            for cell in set(map(cells.__getitem__, touched)):
-                result = self._grade(q, cell, setting)
-                if result != self._grade(q, cell, old):
-                    changed[cell] = result
-            if not changed:
-                continue
-            for case in itertools.compress(
-                touched, map(changed.__contains__, map(cells.__getitem__, touched))
-            ):
-                result = changed[cells[case]]
-                row = [mine[case] for mine in results]
-                row[q] = result
-                changes.append((case, result, _worst_of(tuple(row))))
+        for cell in touched:
+            before, after = self._grade(q, cell, old), self._grade(q, cell, setting)
+            if before != after:
+                states = Counter(map(self.state.__getitem__, self.cases_of[q][cell]))
+                changes.append(_Change(cell, before, after, states))
         self._tried[(q, setting)] = changes
         return changes
+
+    @staticmethod
+    def _moved(q: int, change: _Change) -> int:
+        """What ``change`` adds to the state of each of its cases."""
+        return _INDEX[change.after] - _INDEX[change.before] << 2 * q + 1
 
     def delta(self, q: int, setting: Setting) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """How wrong passes, wrong fails and cases to a person would change: of the verdicts,
         and of question ``q``'s own results (against the decision on the whole submission)."""
-        changes = self._changes(q, setting)
-        mine, wrong = self.results[q], self.wrong_to_pass[q]
-        totals = []
-        for moves in (
-            Counter(
-                (self.verdicts[case], verdict, self.refused[case]) for case, _, verdict in changes
-            ),
-            Counter((mine[case], result, wrong[case]) for case, result, _ in changes),
-        ):
-            tally = [0, 0, 0]
-            for (before, after, refused), count in moves.items():
-                for value, sign in ((before, -count), (after, count)):
-                    tally[0] += sign * (value == "pass" and refused)
-                    tally[1] += sign * (value == "fail" and not refused)
-                    tally[2] += sign * (value == "unsure")
-            totals.append((tally[0], tally[1], tally[2]))
-        return totals[0], totals[1]
+        verdicts: Counter[tuple[Result, Result, bool]] = Counter()
+        own: Counter[tuple[Result, Result, bool]] = Counter()
+        for change in self._changes(q, setting):
+            moved = self._moved(q, change)
+            for state, count in change.states.items():
+                verdicts[(self._verdict(state), self._verdict(state + moved), state & 1 == 1)] += (
+                    count
+                )
+            wrong = self.wrong_in[q][change.cell]
+            own[(change.before, change.after, True)] += wrong
+            own[(change.before, change.after, False)] += len(self.cases_of[q][change.cell]) - wrong
+        return _tally(verdicts), _tally(own)
 
     def move(self, q: int, setting: Setting) -> None:
-        for case, result, verdict in self._changes(q, setting):
-            person: Person = "refused" if self.refused[case] else "accepted"
-            self.counts[(self.verdicts[case], person)] -= 1
-            self.counts[(verdict, person)] += 1
-            self.results[q][case] = result
-            self.verdicts[case] = verdict
+        state = self.state
+        for change in self._changes(q, setting):
+            moved = self._moved(q, change)
+            for case in self.cases_of[q][change.cell]:
+                state[case] += moved
+            for each, count in change.states.items():
+                person = _person(each)
+                self.counts[(self._verdict(each), person)] -= count
+                self.counts[(self._verdict(each + moved), person)] += count
         self.settings[q] = setting
         self._tried.clear()
 
@@ -355,6 +371,26 @@ class _Half:
         return [step for step in found if step != setting]
 
 
+def _person(state: int) -> Person:
+    return "refused" if state & 1 else "accepted"
+
+
+def _wrong_to_pass(
+    check: Check, refused: bytes, labels: Sequence[Sequence[Label | None]]
+) -> list[bytes]:
+    """Per question and case: whether the question's own result should not pass, by the
+    person's label of it where there is one, else by their decision on the whole."""
+    if not labels:
+        return [refused] * len(check)
+    return [
+        bytes(
+            no if not row or (label := row[q]) is None else _label_refuses(question, label)
+            for row, no in zip(labels, refused, strict=True)
+        )
+        for q, question in enumerate(check)
+    ]
+
+
 def _label_refuses(question: Question, label: Label) -> bool:
     """Whether a person's ``label`` of ``question`` says its answer should not pass."""
     answer: Answer
@@ -377,7 +413,7 @@ def recommend(
     check: Check,
     tested: bytes,
     columns: Sequence[Column],
-    people: Sequence[Person],
+    refused: bytes,
     *,
     labels: Sequence[Sequence[Label | None]] = (),
     max_wrong_pass: float = MAX_WRONG_PASS,
@@ -386,19 +422,22 @@ def recommend(
     min_cases: int,
 ) -> Recommendation:
     """The recommendation for ``check`` from its cases (whether each is ``tested``, by
-    :func:`in_test_half` of its key; the ``columns`` of its answers, one per question; the
-    ``people``'s decisions), as the module docstring describes."""
-    halves: tuple[array[int], array[int]] = (array("i"), array("i"))
-    for case, test_half in enumerate(tested):
-        halves[test_half].append(case)
+    :func:`in_test_half` of its key; the ``columns`` of its answers, one per question; whether
+    the person ``refused`` each, 1 or 0), as the module docstring describes."""
+    cells = [column.cells() for column in columns]
     fit, test = (
         _Half(
             check,
-            [column.take(half) for column in columns],
-            [people[c] == "refused" for c in half],
-            [labels[c] for c in half] if labels else (),
+            columns,
+            [selected(mine, half) for mine in cells],
+            bytes(itertools.compress(refused, half)),
+            _wrong_to_pass(
+                check,
+                bytes(itertools.compress(refused, half)),
+                list(itertools.compress(labels, half)) if labels else (),
+            ),
         )
-        for half in halves
+        for half in (negated(tested), tested)
     )
     path = _path(fit, max_wrong_pass, max_wrong_fail, 1 - confidence)
     n = test.cases

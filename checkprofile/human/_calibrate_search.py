@@ -23,6 +23,8 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import operator
+from array import array
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -32,7 +34,7 @@ import attrs
 from .._check import Question, YesNoQuestion
 from .._convert import converter
 from .._verdict import Answer, Result, grade
-from ._calibrate_columns import GRID, Column, Label
+from ._calibrate_columns import GRID, RESULTS, Column, Label, confusion, differ, each, negated
 from ._calibrate_figures import Figures, Person, Reliability, figures_of, reliability
 
 __all__ = [
@@ -136,13 +138,15 @@ class _Sweep:
     computed once.
     """
 
-    def __init__(self, question: Question, column: Column, people: Sequence[Person]):
+    def __init__(self, question: Question, column: Column, people: bytes):
         self.question = question
-        # How many accepted and refused cases each bucket of each name or level holds.
-        tally = Counter(zip(column.codes, column.buckets, people, strict=True))
+        # How many accepted and refused (``people``: 1) cases each bucket of each name or
+        # level holds.
+        cells = column.cells()
+        refusing = Counter(itertools.compress(cells, people))
         parts: dict[int, dict[int, list[int]]] = {}
-        for (code, index, person), count in tally.items():
-            parts.setdefault(code, {}).setdefault(index, [0, 0])[person != "accepted"] += count
+        for cell, count in Counter(cells).items():
+            parts.setdefault(cell >> 7, {})[cell & 127] = [count - refusing[cell], refusing[cell]]
         # Per name or level: bucket indexes ascending, an answer of each, and running totals
         # of accepted and refused cases (totals[j] counts the buckets before j). The answer of
         # bucket b stands at GRID[b - 1]: as many grid values are at or below it as below any
@@ -163,6 +167,8 @@ class _Sweep:
         occupied = sorted({index for indexes, _, _ in self.parts for index in indexes})
         self._class = [len(occupied) - bisect.bisect_right(occupied, k) for k in range(101)]
         self._figures: dict[tuple[int, ...], Figures] = {}
+        # The result of a part's answers by the thresholds they reach, whatever those are.
+        self._results: dict[tuple[int, tuple[bool, ...]], Result] = {}
 
     def figures(self, thresholds: Thresholds, grid: tuple[int, ...], min_cases: int) -> Figures:
         """The figures under ``thresholds``, set by the ``grid`` indexes."""
@@ -170,12 +176,17 @@ class _Sweep:
         cached = self._figures.get(signature)
         if cached is not None:
             return cached
-        question = thresholds.apply(self.question)
+        question = None
         counts: Counter[tuple[Result, Person]] = Counter()
-        for indexes, answers, totals in self.parts:
+        for part, (indexes, answers, totals) in enumerate(self.parts):
             cuts = sorted({0, len(indexes), *(bisect.bisect_right(indexes, k) for k in grid)})
             for lo, hi in itertools.pairwise(cuts):
-                result = grade(question, answers[lo])
+                reached = tuple(indexes[lo] > k for k in grid)
+                result = self._results.get((part, reached))
+                if result is None:
+                    if question is None:
+                        question = thresholds.apply(self.question)
+                    result = self._results[(part, reached)] = grade(question, answers[lo])
                 counts[(result, "accepted")] += totals[hi][0] - totals[lo][0]
                 counts[(result, "refused")] += totals[hi][1] - totals[lo][1]
         figures = self._figures[signature] = figures_of(counts, min_cases)
@@ -235,19 +246,20 @@ def _closeness(thresholds: Thresholds, current: Thresholds) -> tuple[Any, ...]:
 def calibrate_question(
     question: Question,
     answers: Column,
-    people: Sequence[Person],
+    refused: bytes,
     *,
-    graded: Sequence[Result],
+    graded: bytes,
     labels: Sequence[Label | None] = (),
     target: float,
     min_cases: int,
 ) -> QuestionCalibration:
-    """One question's calibration over its ``answers`` (a column), the ``people``'s decisions, the
-    answers ``graded`` at the current thresholds, and the people's ``labels`` of this
-    question (one per answer, ``None`` where there is none; empty for none at all)."""
+    """One question's calibration over its ``answers`` (a column), whether the person
+    ``refused`` each (1 or 0), the answers ``graded`` at the current thresholds (see
+    :func:`grades`), and the people's ``labels`` of this question (one per answer, ``None``
+    where there is none; empty for none at all)."""
     current = Thresholds.of(question)
-    at_current = figures_of(Counter(zip(graded, people, strict=True)), min_cases)
-    sweep = _Sweep(question, answers, people)
+    at_current = figures_of(confusion(graded, refused), min_cases)
+    sweep = _Sweep(question, answers, refused)
     # Smaller is better, in the order the module docstring gives: first the figures (the
     # same for every thresholds of a class), then, among the tied, the nearest and stricter.
     merits: dict[int, tuple[Any, ...]] = {}
@@ -281,14 +293,14 @@ def calibrate_question(
         too_few=len(answers) < min_cases,
         curve_of="pass" if isinstance(question, YesNoQuestion) else "confidence",
         curve=tuple(curve),
-        reliability=_reliability(question, answers, people, labels, min_cases),
+        reliability=_reliability(question, answers, refused, labels, min_cases),
     )
 
 
 def _reliability(
     question: Question,
     answers: Column,
-    people: Sequence[Person],
+    refused: bytes,
     labels: Sequence[Label | None],
     min_cases: int,
 ) -> tuple[Reliability, ...]:
@@ -299,11 +311,12 @@ def _reliability(
     neither, and is left out). Against labels: ``p`` against the label being yes; the
     confidence against the name or level being the label."""
     found = []
-    accepted = [person == "accepted" for person in people]
+    accepted = negated(refused)
     if isinstance(question, YesNoQuestion):
         found.append(
             reliability(
-                zip(answers.values, accepted, strict=True),
+                answers.values,
+                accepted,
                 against="decision",
                 stated="p",
                 outcome="whether the person accepted the submission",
@@ -320,17 +333,22 @@ def _reliability(
         # Sure, an answer's result is its name's or level's alone (every confidence reaches
         # 0): one grading per name or level.
         sure = Thresholds(confidence=0.0).apply(question)
-        results = {
-            code: grade(sure, answers.make(code, 1.0)) for code in dict.fromkeys(answers.codes)
-        }
-        decided = [
-            (value, (results[code] == "pass") == yes)
-            for value, code, yes in zip(answers.values, answers.codes, accepted, strict=True)
-            if results[code] != "unsure"
-        ]
+        results = each(
+            {
+                code: RESULTS.index(grade(sure, answers.make(code, 1.0)))
+                for code in set(answers.codes)
+            },
+            answers.codes,
+        )
+        decided = each({i: result != "unsure" for i, result in enumerate(RESULTS)}, results)
+        # Right: a pass the person accepted or a fail they refused, where passing and
+        # refusing differ.
+        passing = each({i: result == "pass" for i, result in enumerate(RESULTS)}, results)
+        right = differ(passing, refused)
         found.append(
             reliability(
-                decided,
+                array("d", itertools.compress(answers.values, decided)),
+                bytes(itertools.compress(right, decided)),
                 against="decision",
                 stated="confidence",
                 outcome="whether its result met the person's decision",
@@ -346,7 +364,8 @@ def _reliability(
     if pairs:
         found.append(
             reliability(
-                pairs,
+                array("d", (value for value, _ in pairs)),
+                bytes(came_true for _, came_true in pairs),
                 against="label",
                 stated="p" if isinstance(question, YesNoQuestion) else "confidence",
                 outcome=outcome,
@@ -384,21 +403,26 @@ def _curve(
     return curve
 
 
-def grades(question: Question, answers: Column) -> list[Result]:
-    """Each answer graded with :func:`grade`, but only once for all the answers that grade
-    alike: the same name or level, on the same side of each of the question's thresholds
-    (the promise :class:`_Sweep` relies on too)."""
+def grades(question: Question, answers: Column) -> bytes:
+    """Each answer's result (its index in :data:`RESULTS`) by :func:`grade`, but graded only
+    once for all the answers that grade alike: the same name or level, on the same side of
+    each of the question's thresholds (the promise :class:`_Sweep` relies on too)."""
     current = Thresholds.of(question)
     cuts = sorted(
         v for v in (current.pass_at, current.fail_below, current.confidence) if v is not None
     )
-    right = bisect.bisect_right
-    sides = [
-        (code, right(cuts, value))
-        for code, value in zip(answers.codes, answers.values, strict=True)
-    ]
-    known: dict[tuple[int, int], Result] = {}
-    for case, side in enumerate(sides):
-        if side not in known:
-            known[side] = grade(question, answers.answer(case))
-    return [known[side] for side in sides]
+    if all(cut in GRID for cut in cuts):
+        # Thresholds on the grid split no bucket: the answers of one cell grade alike.
+        cells = answers.cells()
+        known = {cell: RESULTS.index(grade(question, answers.of_cell(cell))) for cell in set(cells)}
+        return each(known, cells)
+    sides = map(bisect.bisect_right, itertools.repeat(cuts), answers.values)
+    # A name or level and a side (below 4: there are at most three cuts), as one number.
+    kinds = array(
+        "i", map(operator.add, map(operator.mul, answers.codes, itertools.repeat(4)), sides)
+    )
+    known = {
+        kind: RESULTS.index(grade(question, answers.answer(case)))
+        for kind, case in dict(zip(kinds, range(len(kinds)), strict=True)).items()
+    }
+    return each(known, kinds)
