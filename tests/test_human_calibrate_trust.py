@@ -8,13 +8,15 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import random
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from checkprofile import ChoiceAnswer, YesNoAnswer, parse_check
+from checkprofile import ChoiceAnswer, RubricAnswer, YesNoAnswer, grade, parse_check
+from checkprofile._verdict import worst_of
 from checkprofile.cli import main
 from checkprofile.human import AuditError, Completed, Returned
 from checkprofile.human._calibrate import Case, CheckCases, Person, calibrate, calibrate_cases
@@ -258,6 +260,67 @@ def test_a_promise_is_one_sentence_with_its_cost_in_people() -> None:
     figures = chosen.at_recommended
     assert f"A person would still see {figures.to_person} of 3000 submissions" in text
     assert figures.to_person < report.checks[0].at_current.to_person
+
+
+def test_every_figure_is_what_grading_each_case_gives_for_a_check_of_many_questions() -> None:
+    # Seven questions of every kind (a yes/no without fail, thresholds off the 0.01 grid),
+    # answers often exactly on a threshold: the check's figures at its current, suggested and
+    # recommended thresholds, and each question's at its current ones, are those of grading
+    # every case with the core's grade and taking the worst of its results.
+    check = parse_check(
+        [
+            {"ask": "A?", "pass": 0.9, "fail": 0.4},
+            {"ask": "B?", "pass": 0.905},
+            {"ask": "C?", "one_of": {"y": "Yes.", "n": "No.", "m": "Maybe."}, "pass": ["y"],
+             "unsure": ["m"], "confidence": 0.8},
+            {"ask": "D?", "levels": ["0", "1", "2", "3"], "pass": 2, "confidence": 0.755},
+            {"ask": "E?", "pass": 0.5, "fail": 0.5},
+            {"ask": "F?", "one_of": {"y": "Yes.", "n": "No."}, "pass": ["y"], "confidence": 0.6},
+            {"ask": "G?", "levels": ["0", "1"], "pass": 1, "confidence": 0.9},
+        ]
+    )  # fmt: skip
+    rng = random.Random(24)
+
+    def value() -> float:
+        return rng.choice([0.4, 0.5, 0.6, 0.755, 0.8, 0.9, 0.905, 1.0, rng.random()])
+
+    def answer(question: Any) -> Any:
+        if question.kind == "yes_no":
+            return YesNoAnswer(value())
+        if question.kind == "choice":
+            return ChoiceAnswer(rng.choice([name for name, _ in question.one_of]), value())
+        return RubricAnswer(rng.randrange(len(question.levels)), value())
+
+    cases = tuple(
+        Case(
+            key=f"k{i}",
+            answers=tuple(answer(question) for question in check),
+            person="accepted" if rng.random() < 0.8 else "refused",
+        )
+        for i in range(3000)
+    )
+    report = calibrate_cases([CheckCases(name="s", check=check, cases=cases)])
+    found = report.checks[0]
+
+    def confusion(questions: Any, cases: Any = cases) -> dict[str, dict[str, int]]:
+        counts = {r: {"accepted": 0, "refused": 0} for r in ("pass", "fail", "unsure")}
+        for case in cases:
+            results = [grade(q, a) for q, a in zip(questions, case.answers, strict=True)]
+            counts[worst_of(results)][case.person] += 1
+        return counts
+
+    def under(thresholds: Any) -> list[Any]:
+        return [t.apply(q) for q, t in zip(check, thresholds, strict=True)]
+
+    assert found.at_current.confusion.to_json() == confusion(check)
+    suggested = [c.suggested for c in found.questions]
+    assert found.at_suggested.confusion.to_json() == confusion(under(suggested))
+    assert found.recommended.at_recommended.confusion.to_json() == confusion(
+        under(found.recommended.thresholds)
+    )
+    for i, (question, calibration) in enumerate(zip(check, found.questions, strict=True)):
+        alone = [Case(key=c.key, answers=(c.answers[i],), person=c.person) for c in cases]
+        assert calibration.at_current.confusion.to_json() == confusion([question], alone)
 
 
 @pytest.mark.parametrize(

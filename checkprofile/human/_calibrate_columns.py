@@ -7,7 +7,12 @@ Every figure needs no more of an answer than that: :func:`checkprofile.grade` lo
 the probability or confidence and at the name or level, and so do the reliability tables.
 An answer is built again (:meth:`Column.answer`) only to be graded once for all the cases
 that grade alike. A question costs 13 bytes per case (8 for the float, 4 for the code, 1 for
-the bucket), a case's decision and half 9 more.
+the bucket; its cells, once asked for, 1 or 4 more), a case's decision and half 9 more.
+
+The figures keep results the same way, one byte per case (an index of :data:`RESULTS`), and
+the functions here work on such bytes whole, at the speed of ``bytes`` and ``int`` methods
+rather than a Python step per case: the worst of several questions' results, a confusion
+matrix, a selection, a table applied to each case.
 """
 
 from __future__ import annotations
@@ -18,7 +23,6 @@ import operator
 from array import array
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from itertools import repeat
 from typing import Final
 
 import attrs
@@ -123,7 +127,12 @@ class Column:
         cells: Sequence[int] = self.buckets
         if any(self.codes):
             cells = array(
-                "i", map(operator.or_, map(operator.lshift, self.codes, repeat(7)), self.buckets)
+                "i",
+                map(
+                    operator.or_,
+                    map(operator.lshift, self.codes, itertools.repeat(7)),
+                    self.buckets,
+                ),
             )
         self._cells = cells
         return cells

@@ -371,6 +371,24 @@ class _Half:
         return [step for step in found if step != setting]
 
 
+def _half(
+    check: Check,
+    columns: Sequence[Column],
+    refused: bytes,
+    labels: Sequence[Sequence[Label | None]],
+    half: bytes,
+) -> _Half:
+    """The cases where ``half`` is 1, as a :class:`_Half`."""
+    mine = bytes(itertools.compress(refused, half))
+    return _Half(
+        check,
+        columns,
+        [selected(column.cells(), half) for column in columns],
+        mine,
+        _wrong_to_pass(check, mine, list(itertools.compress(labels, half)) if labels else ()),
+    )
+
+
 def _person(state: int) -> Person:
     return "refused" if state & 1 else "accepted"
 
@@ -424,21 +442,7 @@ def recommend(
     """The recommendation for ``check`` from its cases (whether each is ``tested``, by
     :func:`in_test_half` of its key; the ``columns`` of its answers, one per question; whether
     the person ``refused`` each, 1 or 0), as the module docstring describes."""
-    cells = [column.cells() for column in columns]
-    fit, test = (
-        _Half(
-            check,
-            columns,
-            [selected(mine, half) for mine in cells],
-            bytes(itertools.compress(refused, half)),
-            _wrong_to_pass(
-                check,
-                bytes(itertools.compress(refused, half)),
-                list(itertools.compress(labels, half)) if labels else (),
-            ),
-        )
-        for half in (negated(tested), tested)
-    )
+    fit, test = (_half(check, columns, refused, labels, half) for half in (negated(tested), tested))
     path = _path(fit, max_wrong_pass, max_wrong_fail, 1 - confidence)
     n = test.cases
     level = 1 - confidence
