@@ -461,29 +461,28 @@ class Join:
         labelled: dict[int, list[tuple[Label | None, ...]]] = {}
         first: dict[int, tuple[int, str, int]] = {}  # each group's first verdict, and latest
         latest: dict[int, tuple[int, str, int, int]] = {}
-        for group, indexes in members.items():
-            texts = [_key(keys[index]) for index in indexes]
-            tested[group] = bytes(map(in_test_half, texts))
-            labelled[group] = (
-                [
-                    _labels_of(checks[self.check[index]], text, found) if found else ()
-                    for index, text in zip(indexes, texts, strict=True)
-                    for found in (labels.get(text),)
-                ]
-                if labels
-                else []
+
+        # Each verdict's time, and its place in the reading (no two share one).
+        def when(index: int) -> tuple[int, str, int]:
+            return (
+                self.verdict_at[index],
+                fractions.get((0, index), ""),
+                self.verdict_position[index],
             )
-            when = [
-                (
-                    self.verdict_at[index],
-                    fractions.get((0, index), ""),
-                    self.verdict_position[index],
-                )
-                for index in indexes
-            ]
-            first[group] = min(when)
-            place = max(range(len(when)), key=when.__getitem__)
-            latest[group] = (*when[place], self.check[indexes[place]])
+
+        for group, indexes in members.items():
+            # One at a time: a group may hold most of a month's submissions.
+            tested[group] = bytes(in_test_half(_key(keys[index])) for index in indexes)
+            labelled[group] = []
+            if labels:
+                for index in indexes:
+                    text = _key(keys[index])
+                    given = labels.get(text)
+                    check = checks[self.check[index]]
+                    labelled[group].append(_labels_of(check, text, given) if given else ())
+            first[group] = min(map(when, indexes))
+            last = max(indexes, key=when)
+            latest[group] = (*when(last), self.check[last])
         # Checks in the order of their first verdict (its time, then the order read), so the
         # report is the same whichever replica's file comes first; cases in the order read.
         names = list(self.groups)
