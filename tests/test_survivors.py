@@ -14,6 +14,7 @@ from checkprofile import (
     ChoiceAnswer,
     Failure,
     Limits,
+    LimitsError,
     Outcome,
     Reply,
     RubricAnswer,
@@ -22,6 +23,7 @@ from checkprofile import (
     YesNoAnswer,
     answer_problem,
     combine,
+    outcome_for,
     parse_check,
     run_check_sync,
 )
@@ -262,3 +264,102 @@ def test_limits_whose_type_only_claims_to_be_limits_are_refused() -> None:
             Reports(YesNoAnswer(0.95)),
             limits=LimitsImpostor(),  # type: ignore[arg-type]
         )
+
+
+# found by a fourth mutation draw (seed 2028) ------------------------------------------------------
+
+KINDS = parse_check(
+    [
+        {"ask": "Is it right?"},
+        {"ask": "Tone?", "one_of": {"calm": "Calm.", "angry": "Angry."}, "pass": ["calm"]},
+        {"ask": "How many?", "levels": ["none", "some", "all"], "pass": 2},
+    ]
+)
+LONG_NAMED = type("T" * 100, (), {})
+
+
+@pytest.mark.parametrize(
+    ("index", "needed", "answer", "named"),
+    [
+        (0, "a yes/no question needs a YesNoAnswer", None, "nothing"),
+        (0, "a yes/no question needs a YesNoAnswer", ChoiceAnswer("calm", 0.9), "ChoiceAnswer"),
+        (1, "a choice question needs a ChoiceAnswer", YesNoAnswer(0.9), "YesNoAnswer"),
+        (1, "a choice question needs a ChoiceAnswer", None, "nothing"),
+        (2, "a rubric question needs a RubricAnswer", "some", "str"),
+        (2, "a rubric question needs a RubricAnswer", LONG_NAMED(), "T" * 58 + "…"),
+    ],
+)
+def test_an_answer_of_the_wrong_kind_names_the_kind_needed_and_the_type_it_got(
+    index: int, needed: str, answer: object, named: str
+) -> None:
+    # The type's name bounded at 60 characters (-> 59 survived): a message stays one short line
+    # whatever the evaluator gave, and says what it was.
+    assert answer_problem(KINDS[index], answer) == f"{needed}, got {named}"
+
+
+def test_outcome_for_takes_its_options_by_keyword_only() -> None:
+    # `*` -> `/` survived: a count of attempts given by position was taken as the attempts.
+    verdict = combine(parse_check("Is it right?"), [YesNoAnswer(0.95)], model="m-1", at=AT)
+    assert outcome_for(verdict=verdict, attempts=2).attempts == 2
+    with pytest.raises(TypeError):
+        outcome_for(verdict, 2)  # type: ignore[call-arg]
+
+
+class Replies:
+    """Gives the same reply, whatever it is asked."""
+
+    model = "m"
+
+    def __init__(self, reply: object) -> None:
+        self.reply = reply
+
+    async def answer(self, bundle: Any) -> Any:
+        return self.reply
+
+
+TWO = parse_check([{"ask": "Is it right?"}, {"ask": "Is it complete?"}])
+
+
+@pytest.mark.parametrize(
+    ("reply", "detail"),
+    [
+        ("yes", 'the evaluator returned "yes", not a Reply'),
+        (Reply("m-1", [YesNoAnswer(0.95)]), "1 answers for 2 questions"),
+        (Reply(" ", [YesNoAnswer(0.95)] * 2), 'the reply names no model: " "'),
+        (
+            Reply("m" * 1001, [YesNoAnswer(0.95)] * 2),
+            "the reply's model name is 1001 characters long, more than 1000: \"mmm",
+        ),
+    ],
+    ids=["no-reply", "too-few-answers", "blank-model", "model-name-too-long"],
+)
+def test_a_reply_that_cannot_be_read_makes_every_question_malformed(
+    reply: object, detail: str
+) -> None:
+    # `[...] * count` -> `+ count` survived for the model name over 1000 characters: each
+    # question asked gets its own malformed failure, saying why, and the verdict is an error.
+    outcome = run_check_sync(TWO, material(), Replies(reply), limits=Limits(), max_retry_wait=0.0)
+    assert outcome.verdict.verdict == "error"
+    assert len(outcome.failures) == 2
+    for _, failure in outcome.failures:
+        assert failure.reason == "malformed"
+        assert failure.detail.startswith(detail)
+
+
+def test_a_reply_naming_its_model_in_1000_characters_is_read() -> None:
+    outcome = run_check_sync(
+        TWO, material(), Replies(Reply("m" * 1000, [YesNoAnswer(0.95)] * 2)), limits=Limits()
+    )
+    assert outcome.verdict.verdict == "pass"
+
+
+def test_limits_equal_to_those_the_check_was_read_with_are_its_limits() -> None:
+    # `!=` -> `is not` survived: equal thresholds made apart (two float objects) were called
+    # different. Limits read from the same JSON twice are the same limits.
+    read, given = (Limits.from_json(json.loads('{"checkPass": 0.85}')) for _ in range(2))
+    assert read.check_pass == given.check_pass and read.check_pass is not given.check_pass
+    check = parse_check("Is it right?", limits=read)
+    outcome = run_check_sync(check, material(), Reports(YesNoAnswer(0.87)), limits=given)
+    assert outcome.verdict.verdict == "pass"
+    with pytest.raises(LimitsError, match=r"checkPass 0\.9 \(read with 0\.85\)"):
+        run_check_sync(check, material(), Reports(YesNoAnswer(0.87)), limits=Limits())

@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from collections.abc import Iterator, Mapping
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from checkprofile import Submission, YesNoAnswer, combine, outcome_for, parse_check
+from checkprofile import Evidence, Submission, YesNoAnswer, combine, outcome_for, parse_check
 from checkprofile._bundle import MAX_REASON
 from checkprofile.human import (
     MAX_LINE_BYTES,
@@ -20,6 +22,7 @@ from checkprofile.human import (
     CheckCalibration,
     Completed,
     DecisionRequiredError,
+    Failed,
     JsonLinesRecorder,
     Returned,
     calibrate,
@@ -515,3 +518,321 @@ def test_a_persons_output_that_is_no_map_is_refused_as_no_map(output: object) ->
     # Not a map is the first thing said of it, whether or not it is JSON data too.
     with pytest.raises(DecisionRequiredError, match="output must be a map"):
         Completed(by="ana", at=AT, output=output)
+
+
+# found by a fourth mutation draw (seed 2028): human/_decisions, its checks and messages -----------
+
+
+class Hostile(type):
+    """A metaclass whose own comparison raises: a value of such a type runs a host's code as
+    soon as its type is compared by == or !=."""
+
+    def __eq__(cls, other: object) -> bool:
+        raise RuntimeError("a hostile type's own code ran")
+
+    def __ne__(cls, other: object) -> bool:
+        raise RuntimeError("a hostile type's own code ran")
+
+    __hash__ = type.__hash__
+
+
+class Stamp(metaclass=Hostile):
+    """A value of a hostile type."""
+
+
+def stamp() -> Any:
+    return Stamp()
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda: Returned(note="n", by=stamp(), at=AT), "by must be a string"),
+        (lambda: Returned(note="n", by="pat", at=stamp()), "at must be an RFC 3339 time"),
+        (lambda: Returned(note=stamp(), by="pat", at=AT), "note must be a string"),
+        (lambda: Failed(note="n", by="pat", at=stamp()), "at must be an RFC 3339 time"),
+        (lambda: Completed(by="pat", at=stamp()), "at must be an RFC 3339 time"),
+        (lambda: Completed(by="pat", at=AT, note=stamp()), "note must be a string"),
+        (lambda: Completed(by="pat", at=AT, output=stamp()), "output must be a map"),
+        (lambda: Completed(by="pat", at=AT, output={}, summary=stamp()), "summary must be a"),
+        (lambda: Completed(by="pat", at=AT, output={}, next=stamp()), "next must be a step id"),
+        (lambda: Completed(by="pat", at=AT, output={}, reason=stamp()), "reason must be a"),
+        (lambda: Completed(by="pat", at=AT, output={}, evidence=stamp()), "evidence must be a"),
+    ],
+    ids=[
+        "by",
+        "at",
+        "note",
+        "failed-at",
+        "completed-at",
+        "completed-note",
+        "output",
+        "summary",
+        "next",
+        "reason",
+        "evidence",
+    ],
+)
+def test_a_decision_holding_a_value_of_a_hostile_type_is_refused_running_none_of_its_code(
+    make: Any, said: str
+) -> None:
+    # `type(at) is not str` and `type(evidence) is not tuple` -> `!=` survived: the type's
+    # own comparison ran, and its exception came out instead of the decision's error.
+    with pytest.raises(DecisionRequiredError, match=said):
+        make()
+
+
+def test_a_decision_changed_to_hold_a_hostile_value_is_refused_where_it_is_acted_on() -> None:
+    decision = Completed(by="pat", at=AT, output={"ok": True})
+    for field in ("at", "evidence"):
+        changed = Completed(by="pat", at=AT, output={"ok": True})
+        object.__setattr__(changed, field, stamp())
+        with pytest.raises(DecisionRequiredError, match=f"{field} must be"):
+            decision_from_json(changed)
+    assert decision_from_json(decision) is decision  # a sound typed decision is taken as it is
+
+
+def test_a_decisions_error_says_the_problem_the_shape_received_and_what_is_allowed() -> None:
+    with pytest.raises(DecisionRequiredError) as caught:
+        decision_from_json({})
+    assert str(caught.value) == (
+        "a decision needs a kind; received an empty map (a decision is returned (note, by, at),"
+        " completed (by, at, and optionally note, output, summary, evidence, next, reason) or"
+        " failed (note, by, at))"
+    )
+    assert (caught.value.problem, caught.value.received) == (
+        "a decision needs a kind",
+        "an empty map",
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ({"kind": "completed"}, "a completed decision needs by, at"),
+        ({"kind": "failed", "by": "pat"}, "a failed decision needs note, at"),
+        (
+            {"kind": "completed", "by": "pat", "at": AT, "extra": 1},
+            "a completed decision has only the keys kind, by, at, note, output, summary,"
+            " evidence, next, reason",
+        ),
+        (
+            {"kind": "returned", "note": "n", "by": "pat", "at": AT, "extra": 1},
+            "a returned decision has only the keys kind, note, by, at",
+        ),
+    ],
+)
+def test_a_decision_missing_a_key_or_with_one_too_many_names_them_all(
+    data: dict[str, Any], problem: str
+) -> None:
+    with pytest.raises(DecisionRequiredError) as caught:
+        decision_from_json(data)
+    assert caught.value.problem == problem
+
+
+def _keys(count: int) -> dict[str, int]:
+    return {f"k{n:02d}": n for n in range(count)}
+
+
+@pytest.mark.parametrize(
+    ("count", "more"), [(11, None), (12, None), (13, "and 1 more"), (40, "and 28 more")]
+)
+def test_a_shape_names_twelve_keys_and_then_how_many_more(count: int, more: str | None) -> None:
+    with pytest.raises(DecisionRequiredError) as caught:
+        decision_from_json(_keys(count))
+    named = [f"k{n:02d} (int)" for n in range(min(count, 12))]
+    assert caught.value.received == "a map with keys " + ", ".join(named + ([more] if more else []))
+
+
+class Many(Mapping[str, int]):
+    """A map of one's own with more keys than a message reads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def __getitem__(self, key: str) -> int:
+        return 0
+
+    def __iter__(self) -> Iterator[str]:
+        return (f"key{n:05d}" for n in range(self.size))
+
+    def __len__(self) -> int:
+        return self.size
+
+
+class Unreadable(Many):
+    def __iter__(self) -> Iterator[str]:
+        raise RuntimeError("cannot list itself")
+
+
+def test_a_map_of_ones_own_is_read_only_so_far_for_its_shape() -> None:
+    # Not a dict, so not JSON data; its shape is read from its first 10,000 items only.
+    with pytest.raises(DecisionRequiredError, match="a decision is JSON data") as caught:
+        decision_from_json(Many(25_000))
+    assert caught.value.received.endswith("key00011 (int), and 9988 more")
+    with pytest.raises(DecisionRequiredError) as caught:
+        decision_from_json(Unreadable(3))
+    assert caught.value.received == "a Unreadable that cannot be read"
+
+
+class Disguised(str):
+    def __str__(self) -> str:
+        return "what the key says of itself"
+
+
+@pytest.mark.parametrize(
+    ("value", "received"),
+    [
+        (("returned", "n"), "a tuple of 2 items"),
+        ([], "a list of 0 items"),
+        ({Disguised("kind"): 1}, "a map with keys kind (int)"),
+        ({"k" * 40: 1}, "a map with keys " + "k" * 31 + "… (int)"),
+        ({"kind": "returned", "note": None}, "a map with keys kind (str), note (null)"),
+    ],
+    ids=["tuple", "list", "key-of-a-str-type", "long-key", "null"],
+)
+def test_a_shape_names_what_arrived_by_its_own_base_type(value: object, received: str) -> None:
+    with pytest.raises(DecisionRequiredError) as caught:
+        decision_from_json(value)
+    assert caught.value.received == received
+
+
+def test_a_tampered_typed_decision_is_named_as_such() -> None:
+    decision = Returned(note="n", by="pat", at=AT)
+    object.__setattr__(decision, "note", " ")
+    with pytest.raises(DecisionRequiredError) as caught:
+        decision_from_json(decision)
+    assert caught.value.received == "a Returned decision"
+
+
+def test_the_hosts_time_is_a_decisions_time_only_when_it_carries_none() -> None:
+    data = {"kind": "failed", "note": "gone", "by": "pat"}
+    assert decision_from_json(data, at=LATER).at == LATER
+    aware = datetime(2026, 11, 2, 17, 30, tzinfo=timezone(timedelta(hours=2)))
+    assert decision_from_json(data, at=aware).at == LATER
+    assert decision_from_json({**data, "at": AT}, at=LATER).at == AT
+    with pytest.raises(DecisionRequiredError, match="at must be an RFC 3339 time string"):
+        decision_from_json(data, at=1_764_000_000)  # type: ignore[arg-type]
+    with pytest.raises(DecisionRequiredError, match="needs at"):
+        decision_from_json(data)
+
+
+def test_a_decision_that_is_no_json_data_is_refused_as_such() -> None:
+    with pytest.raises(DecisionRequiredError, match=r"a decision is JSON data \(") as caught:
+        decision_from_json({"kind": "failed", "note": {1, 2}, "by": "pat", "at": AT})
+    assert caught.value.received == "a map with keys at (str), by (str), kind (str), note (set)"
+
+
+def test_a_persons_own_output_and_everything_with_it_is_kept() -> None:
+    data = {
+        "kind": "completed",
+        "by": "pat",
+        "at": AT,
+        "note": "Redone by hand.",
+        "output": {"total": 12},
+        "summary": "Twelve.",
+        "evidence": [{"kind": "link", "ref": "https://x/y"}],
+        "next": "sign_off",
+        "reason": "The sums were wrong.",
+    }
+    decision = decision_from_json(data)
+    assert decision.to_json() == data
+    own = Completed(
+        by="pat",
+        at=AT,
+        note="Redone by hand.",
+        output={"total": 12},
+        summary="Twelve.",
+        evidence=[Evidence("link", "https://x/y")],
+        next="sign_off",
+        reason="The sums were wrong.",
+    )
+    assert decision == own and own.evidence == (Evidence("link", "https://x/y"),)
+    assert own.own_output() == Submission(
+        {"total": 12},
+        "Twelve.",
+        (Evidence("link", "https://x/y"),),
+        next="sign_off",
+        reason="The sums were wrong.",
+    )
+
+
+PLAIN = {"kind": "returned", "note": "fix", "by": "pat", "at": AT}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        PLAIN,
+        {**PLAIN, "kind": "failed"},
+        {"kind": "completed", "by": "pat", "at": AT},
+        {"kind": "completed", "by": "pat", "at": AT, "note": "ok"},
+        {"kind": "completed", "by": "pat", "at": AT, "note": None},
+        {"kind": "completed", "by": "pat", "at": AT, "note": " "},
+        {"kind": "completed", "by": "pat", "at": AT, "note": 3},
+        {"kind": "completed", "by": "pat", "at": AT, "output": {}},
+        {"kind": "completed", "by": "pat"},
+        {**PLAIN, "note": None},
+        {**PLAIN, "by": ""},
+        {**PLAIN, "by": " \t"},
+        {**PLAIN, "by": 7},
+        {**PLAIN, "at": "2026-11-02"},
+        {**PLAIN, "at": "2026-11-02T09:00:00"},
+        {**PLAIN, "at": 7},
+        {**PLAIN, "kind": "approved"},
+        {**PLAIN, "kind": ["returned"]},
+        {**PLAIN, "extra": 1},
+        {"note": "fix", "by": "pat", "at": AT},
+        {"kind": "failed", "by": "pat", "at": AT},
+    ],
+)
+def test_the_quick_reading_of_a_decision_agrees_with_the_full_one(data: dict[str, Any]) -> None:
+    # plain_decision checks what decision_from_json checks: it reads a plain decision the
+    # full reading takes, and nothing the full reading refuses.
+    try:
+        full: Any = decision_from_json(data)
+    except DecisionRequiredError:
+        full = None
+    quick = plain_decision(data)
+    if quick is not None:
+        assert plain_decision_of(*quick) == full
+    plain_shape = set(data) - {"note"} == {"kind", "by", "at"} and "output" not in data
+    assert (quick is not None) == (full is not None and plain_shape)
+
+
+# found by a fourth mutation draw (seed 2028): human/_audit_sources, a window's times -------------
+
+
+@pytest.mark.parametrize(
+    ("given", "utc"),
+    [
+        ("2026-11-02T04:00:00-05:00", "2026-11-02T09:00:00Z"),
+        ("2026-11-01T23:30:00-09:30", "2026-11-02T09:00:00Z"),
+        ("2026-11-02T08:59:59.25-00:01", "2026-11-02T09:00:59.25Z"),
+        ("2026-11-02T18:00:00+09:00", "2026-11-02T09:00:00Z"),
+    ],
+)
+def test_a_window_given_with_an_offset_is_read_as_the_same_moment_in_utc(
+    given: str, utc: str
+) -> None:
+    # `moment + shift` -> `moment * shift` survived: no test gave an offset west of UTC.
+    from checkprofile.human._audit_sources import Window
+
+    window = Window.of(since=given, until="2026-11-03")
+    assert window.since == utc
+    assert window.holds(utc)
+
+
+def test_a_window_tells_times_apart_to_the_last_digit_of_their_fraction() -> None:
+    # `at[20:-1]` -> `at[20:~1]` survived: the last digit of a fraction was dropped, so a
+    # verdict a fraction of a millisecond before `since` was counted inside the window.
+    from checkprofile.human._audit_sources import Window
+
+    window = Window.of(since="2026-11-02T09:00:00.123Z", until="2026-11-02T09:00:00.5Z")
+    assert window.holds("2026-11-02T09:00:00.123Z")
+    assert window.holds("2026-11-02T09:00:00.1231Z")
+    assert not window.holds("2026-11-02T09:00:00.1229Z")
+    assert not window.holds("2026-11-02T09:00:00.12Z")
+    assert window.holds("2026-11-02T09:00:00.4999Z")
+    assert not window.holds("2026-11-02T09:00:00.5Z")
+    assert not window.holds("2026-11-02T09:00:00.51Z")
