@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import warnings
 from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta, timezone
@@ -29,6 +30,8 @@ from checkprofile.human import (
     decision_from_json,
     decision_record,
     iter_records,
+    read_records,
+    record_from_json,
     verdict_record,
 )
 from checkprofile.human._decisions import plain_decision, plain_decision_of
@@ -487,20 +490,9 @@ def test_a_completed_decision_with_own_fields_but_no_output_names_the_first_of_t
 
 
 def test_a_decision_whose_time_is_of_a_hostile_type_is_not_plain_and_runs_nothing() -> None:
-    # The type of `at` is compared by identity: a metaclass's own == and != never run.
-    class Meta(type):
-        def __eq__(cls, other: object) -> bool:
-            raise RuntimeError("a hostile type's own code ran")
-
-        def __ne__(cls, other: object) -> bool:
-            raise RuntimeError("a hostile type's own code ran")
-
-        __hash__ = type.__hash__
-
-    class Stamp(metaclass=Meta):
-        pass
-
-    assert plain_decision({"kind": "returned", "by": "ana", "at": Stamp(), "note": "n"}) is None
+    # The type of `at` is compared by identity: a metaclass's own == and != never run
+    # (Hostile, below).
+    assert plain_decision({"kind": "returned", "by": "ana", "at": stamp(), "note": "n"}) is None
 
 
 def test_a_value_of_a_long_type_name_is_named_in_forty_characters() -> None:
@@ -836,3 +828,284 @@ def test_a_window_tells_times_apart_to_the_last_digit_of_their_fraction() -> Non
     assert window.holds("2026-11-02T09:00:00.4999Z")
     assert not window.holds("2026-11-02T09:00:00.5Z")
     assert not window.holds("2026-11-02T09:00:00.51Z")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"since": "2026-12-01", "until": "2026-11-01"}, "since must be before until, got since"),
+        ({"since": "2026-11-01T01:00:00+01:00", "until": "2026-11-01"}, "since must be before"),
+        ({"since": "yesterday"}, "since must be an RFC 3339 time (2026-11-01T00:00:00Z, with Z"),
+        ({"until": "2026-02-30"}, 'until names no real time: "2026-02-30"'),
+        ({"until": "2026-11-01T24:00:00Z"}, "until names no real time"),
+        ({"since": "2026-11-01T00:00:00+24:00"}, "since names no real time"),
+        ({"since": "2026-11-01T00:00:00+00:60"}, "since names no real time"),
+        ({"until": "9999-12-31T23:00:00-05:00"}, "until names no real time"),
+        ({"since": datetime(2026, 11, 1)}, "since must be a timezone-aware datetime, got"),
+        ({"until": 20261101}, "until must be an RFC 3339 time"),
+        ({"until": "2026-11-01 00:00:00Z"}, "until must be an RFC 3339 time"),
+    ],
+    ids=[
+        "reversed",
+        "empty-by-an-offset",
+        "words",
+        "no-such-day",
+        "no-such-hour",
+        "no-such-offset",
+        "no-such-offset-minute",
+        "past-year-9999",
+        "naive",
+        "number",
+        "space",
+    ],
+)
+def test_a_window_that_is_no_window_is_refused_naming_what_is_wrong(
+    options: dict[str, Any], message: str
+) -> None:
+    # The same checks calibrate makes (tests/test_human_calibrate.py), asked of the window
+    # itself: those tests do not judge _audit_sources' mutants.
+    from checkprofile.human._audit_sources import Window
+
+    with pytest.raises(ValueError) as caught:
+        Window.of(**options)
+    assert str(caught.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("given", "utc"),
+    [
+        ("2026-11-02", "2026-11-02T00:00:00Z"),
+        ("2026-11-02t09:00:00z", "2026-11-02T09:00:00Z"),
+        ("2026-11-02T09:00:00.500Z", "2026-11-02T09:00:00.5Z"),
+        ("2026-11-02T09:00:00.000Z", "2026-11-02T09:00:00Z"),
+        ("2026-11-02T11:00:00.250+02:00", "2026-11-02T09:00:00.25Z"),
+        ("2026-11-02T23:59:60+01:00", "2026-11-02T22:59:60Z"),  # a leap second, as with Z
+        (datetime(2026, 11, 2, 11, tzinfo=timezone(timedelta(hours=2))), "2026-11-02T09:00:00Z"),
+        (None, None),
+    ],
+)
+def test_a_windows_bound_is_one_text_for_one_moment(given: object, utc: str | None) -> None:
+    from checkprofile.human._audit_sources import Window
+
+    assert Window.of(until=given).until == utc
+    assert Window.of(since=given).since == utc
+
+
+def test_times_sort_by_their_order_texts_as_the_moments_do() -> None:
+    from checkprofile.human._audit_sources import at_order
+
+    times = [
+        "2026-11-02T08:59:59.999Z",
+        "2026-11-02T09:00:00Z",
+        "2026-11-02T09:00:00.05Z",
+        "2026-11-02T09:00:00.5Z",
+        "2026-11-02T09:00:00.501Z",
+        "2026-11-02T09:00:00.51Z",
+        "2026-11-02T09:00:01Z",
+        "2026-11-03T00:00:00Z",
+    ]
+    orders = [at_order(at) for at in times]
+    assert orders == sorted(orders) and len(set(orders)) == len(orders)
+    assert at_order("2026-11-02T09:00:00.500Z") == at_order("2026-11-02T09:00:00.5Z")
+    assert at_order("2026-11-02T09:00:00.000Z") == "2026-11-02T09:00:00"
+
+
+def test_a_window_without_bounds_holds_every_time() -> None:
+    from checkprofile.human._audit_sources import Window
+
+    assert Window.of().holds("1970-01-01T00:00:00Z")
+    assert Window.of(since=AT).holds("9999-12-31T23:59:59Z")
+    assert Window.of(until=AT).holds("0001-01-01T00:00:00Z")
+
+
+# found by a fifth mutation draw (seed 2029) -------------------------------------------------------
+
+
+def test_a_writer_waits_for_the_lock_another_writer_holds(tmp_path: Path) -> None:
+    # `fcntl is not None` -> `is None` survived: no record was written under the lock, so
+    # two processes' records could interleave within a line.
+    import fcntl
+    import threading
+
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    other = os.open(path, os.O_RDWR)
+    try:
+        fcntl.flock(other, fcntl.LOCK_EX)
+        writer = threading.Thread(target=write_verdict, args=(path, "b"))
+        writer.start()
+        writer.join(0.3)
+        assert writer.is_alive()  # waiting for the lock
+        assert len(path.read_bytes().splitlines()) == 1
+        fcntl.flock(other, fcntl.LOCK_UN)
+        writer.join(10)
+        assert not writer.is_alive()
+    finally:
+        os.close(other)
+    assert [record.run for record in iter_records(path)] == ["a", "b"]
+
+
+class HostileDict(dict[str, Any], metaclass=Hostile):
+    """A decision read from JSON whose type's own comparison raises."""
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"kind": "returned", "note": "n", "by": stamp(), "at": AT},
+        {"kind": "returned", "note": stamp(), "by": "pat", "at": AT},
+        {"kind": "completed", "note": stamp(), "by": "pat", "at": AT},
+        {"kind": stamp(), "note": "n", "by": "pat", "at": AT},
+        HostileDict(kind="returned", note="n", by="pat", at=AT),
+    ],
+    ids=["by", "note", "completed-note", "kind", "the-map"],
+)
+def test_the_quick_reading_runs_none_of_a_hostile_values_code(data: Any) -> None:
+    # Each of its type checks is by identity: a value of a hostile type is no plain decision.
+    assert plain_decision(data) is None
+
+
+def _verdict_json() -> dict[str, Any]:
+    record = verdict_record(
+        outcome_for(verdict()), run_id="a", step_id="review", submission=Submission({"r": 1})
+    )
+    data: dict[str, Any] = json.loads(json.dumps(record.to_json()))
+    return data
+
+
+@pytest.mark.parametrize("field", ["record", "format", "key", "submission_sha256", "calls"])
+def test_a_record_holding_a_value_of_a_hostile_type_is_refused_running_none_of_its_code(
+    field: str,
+) -> None:
+    # A record handed in by a host (not parsed from a line) is judged by its values' types,
+    # by identity: a type's own == or != never runs, and the record is a plain ValueError.
+    data = _verdict_json()
+    assert record_from_json(data).to_json() == data
+    data[field] = stamp()
+    with pytest.raises(ValueError, match=field if field != "record" else '"record" must be'):
+        record_from_json(data)
+
+
+# human/_audit_sources: where records are read from (open_sources; calibrate's tests, which
+# use it, do not judge this module's mutants) -------------------------------------------------
+
+
+def _sources(*sources: object, window: Any = None) -> tuple[list[str], list[Any]]:
+    from checkprofile.human._audit_sources import Window, open_sources
+
+    names, reads = open_sources(sources, window or Window())
+    return names, list(reads)
+
+
+def _runs(reads: list[Any]) -> list[str]:
+    return [record.run for record, _ in reads]
+
+
+def test_a_directory_is_read_as_its_jsonl_files_in_name_order(tmp_path: Path) -> None:
+    for run in ("b", "a", "c"):
+        write_verdict(tmp_path / f"{run}.jsonl", run)
+    (tmp_path / "notes.txt").write_text("not a trail\n", encoding="utf-8")
+    (tmp_path / "old.jsonl.bak").write_text("not a trail\n", encoding="utf-8")
+    (tmp_path / "sub.jsonl").mkdir()
+    names, reads = _sources(tmp_path)
+    assert names == [str(tmp_path / f"{run}.jsonl") for run in ("a", "b", "c")]
+    assert _runs(reads) == ["a", "b", "c"]
+
+
+def test_a_directory_without_audit_files_is_refused_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x\n", encoding="utf-8")
+    with pytest.raises(FileNotFoundError) as caught:
+        _sources(tmp_path)
+    assert caught.value.filename == str(tmp_path)
+    assert "no audit records (*.jsonl) in this directory" in str(caught.value)
+
+
+def test_a_file_named_twice_in_any_form_is_read_once(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    write_verdict(path, "a")
+    other = tmp_path / "b.jsonl"
+    write_verdict(other, "b")
+    # The directory's first file was read already; its second is still to read.
+    names, reads = _sources(path, str(path), JsonLinesRecorder(path), tmp_path)
+    assert names == [str(path), str(other)]
+    assert _runs(reads) == ["a", "b"]
+
+
+def test_every_file_is_listed_before_any_is_read(tmp_path: Path) -> None:
+    from checkprofile.human._audit_sources import Window, open_sources
+
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    with pytest.raises(FileNotFoundError):
+        open_sources([path, tmp_path / "missing.jsonl"], Window())
+
+
+def test_records_in_hand_are_read_with_the_fingerprint_of_their_line(tmp_path: Path) -> None:
+    from checkprofile.human._audit_strict import TornLine
+
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    write_verdict(path, "b")
+    _, from_file = _sources(path)
+    records = list(read_records(path))
+    torn = TornLine(str(path), 3)
+    for given in (records, tuple(records), iter(records)):
+        names, reads = _sources(given)
+        assert names == []
+        assert [record for record, _ in reads] == records
+        # The same lines as in the file, the same fingerprints: one record, counted once.
+        assert [seen for _, seen in reads] == [seen for _, seen in from_file]
+    _, reads = _sources([records[0], torn])
+    assert reads[1] == (torn, 0)
+    assert reads[0][1] != _sources([records[1]])[1][0][1]
+
+
+class Named:
+    """Has a name, as a record source does, but no stream."""
+
+    name = "audit"
+
+
+class Streams:
+    """Has a stream, as a record source does, but no name."""
+
+    def stream(self, window: object) -> Iterator[Any]:
+        return iter(())
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        (7, "a source is a path, a directory, a recorder, or a list, tuple or iterator of"),
+        ({"run": "a"}, "a source is a path"),
+        ([{"run": "a"}], "an audit record is needed (see read_records), got"),
+        (Named(), "a source is a path"),
+        (Streams(), "a source is a path"),
+    ],
+    ids=["a-number", "a-map", "a-list-of-maps", "a-name-only", "a-stream-only"],
+)
+def test_what_is_no_source_of_records_is_refused_naming_it(source: object, said: str) -> None:
+    with pytest.raises(TypeError, match=re.escape(said)):
+        _sources(source)
+
+
+def test_a_record_source_is_asked_for_the_window_and_named_by_its_name(tmp_path: Path) -> None:
+    from checkprofile.human._audit_sources import Window
+
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    _, from_file = _sources(path)
+    asked: list[Any] = []
+
+    class Store:
+        name = "postgresql://audit"
+
+        def stream(self, window: Window) -> Any:
+            asked.append(window)
+            return iter(from_file)
+
+    window = Window.of(since=AT)
+    names, reads = _sources(Store(), window=window)
+    assert names == ["postgresql://audit"]
+    assert reads == from_file
+    assert asked == [window]
