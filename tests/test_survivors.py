@@ -602,3 +602,46 @@ def test_a_replys_usage_that_only_claims_to_be_usage_is_no_usage() -> None:
     outcome = _run_with(evaluator=Replies(reply))
     assert outcome.verdict.verdict == "pass"
     assert outcome.usage is None
+
+
+# found by a sixth mutation draw (seed 2030) -------------------------------------------------------
+
+
+def test_a_rubric_level_recorded_as_a_whole_float_is_read_as_its_integer() -> None:
+    # `q.kind == "rubric"` -> `<` survived: a level of 2.0 (an integer in JSON) stayed a float,
+    # and was written back as 2.0.
+    record = combine(
+        KINDS,
+        [YesNoAnswer(0.95), ChoiceAnswer("calm", 0.9), RubricAnswer(2, 0.9)],
+        model="m-1",
+        at=AT,
+    ).to_json()
+    record["questions"][2]["answer"] = 2.0
+    read = Verdict.from_json(record)
+    level = read.questions[2].answer
+    assert level == 2 and type(level) is int
+    assert json.dumps(read.to_json()["questions"][2]["answer"]) == "2"
+    assert read.questions[1].answer == "calm" and read.questions[0].answer == 0.95
+
+
+def test_a_check_of_300_questions_answered_in_full_is_read() -> None:
+    # `len(reply.answers) != count` -> `is not` survived: equal counts above 256 are two int
+    # objects, and every such reply was malformed.
+    many = parse_check([{"ask": f"Is part {n} right?"} for n in range(300)])
+    outcome = run_check_sync(many, material(), Reports(YesNoAnswer(0.95)), limits=Limits())
+    assert outcome.verdict.verdict == "pass"
+    assert len(outcome.verdict.questions) == 300
+
+
+def test_the_library_imports_no_asyncio_until_it_waits() -> None:
+    # `if TYPE_CHECKING:` negated survived: asyncio was imported with the library, which a
+    # host that never waits (the conformance runner) starts without.
+    import os
+    import subprocess
+    import sys
+
+    code = "import sys, checkprofile, checkprofile._run; print('asyncio' in sys.modules)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
+    )
+    assert done.stdout.strip() == "False"

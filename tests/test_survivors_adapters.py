@@ -412,3 +412,36 @@ def test_an_httpx_error_is_read_as_such_when_httpx2_is_loaded_too(
     assert "httpx2" in sys.modules and not isinstance(httpx.TimeoutException(), httpx2.HTTPError)
     assert failure_from_exception(httpx.TimeoutException("slow")).reason == "timeout"
     assert failure_from_exception(httpx.HTTPError("refused")).reason == "unavailable"
+
+
+# found by a sixth mutation draw (seed 2030) -------------------------------------------------------
+
+ESCAPED = ["`", "<", ">", "\x7f", "\u2028", "\u2029", *map(chr, range(0x80, 0xA0))]
+
+
+@pytest.mark.parametrize("char", ESCAPED, ids=[f"U+{ord(c):04X}" for c in ESCAPED])
+def test_each_character_a_prompt_must_not_hold_raw_is_sent_as_an_escape(char: str) -> None:
+    # `range(0x80, 0xA0)` -> `range(129, 0xA0)` survived: U+0080 went into the prompt raw.
+    import json
+
+    from checkprofile import Material, Submission, build_bundle
+    from checkprofile.adapters.openai_chat import _material_message_json, material_message
+
+    value = f"a{char}b"
+    bundle = build_bundle(
+        parse_check("Is it right?"),
+        Material(
+            instructions="Check it.",
+            body=value,
+            run_data={"inputs": {}, "steps": {}},
+            submission=Submission({"note": value}),
+        ),
+        state_bytes=65536,
+    )
+    message = material_message(bundle)
+    line = message.split("\n")[2]  # the material, between the fence's lines
+    assert char not in line
+    assert f"\\u{ord(char):04x}" in line
+    state = json.loads(line)
+    assert state["submission"]["output"] == {"note": value}
+    assert _material_message_json(bundle) == json.dumps(message, ensure_ascii=False)

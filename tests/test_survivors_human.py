@@ -1109,3 +1109,37 @@ def test_a_record_source_is_asked_for_the_window_and_named_by_its_name(tmp_path:
     assert names == ["postgresql://audit"]
     assert reads == from_file
     assert asked == [window]
+
+
+# found by a sixth mutation draw (seed 2030) -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (lambda **kw: Returned(note="n", by="pat", at=AT, **kw), "returned"),
+        (lambda **kw: Completed(by="pat", at=AT, **kw), "completed"),
+        (lambda **kw: Failed(note="n", by="pat", at=AT, **kw), "failed"),
+    ],
+    ids=["returned", "completed", "failed"],
+)
+def test_a_decisions_kind_is_its_class_and_no_argument(make: Any, kind: str) -> None:
+    # `init=False` -> `True` on Returned.kind survived: a Returned(kind="failed") could be
+    # made, a return that says it is a failure.
+    assert make().kind == kind
+    assert make().to_json()["kind"] == kind
+    with pytest.raises(TypeError):
+        make(kind="failed" if kind != "failed" else "returned")
+
+
+def test_decisions_and_resolutions_are_made_by_keyword_only() -> None:
+    from checkprofile.human import Resolution
+
+    for make in (
+        lambda: Returned("n", "pat", AT),  # type: ignore[call-arg]
+        lambda: Failed("n", "pat", AT),  # type: ignore[call-arg]
+        lambda: Completed("pat", AT),  # type: ignore[call-arg]
+        lambda: Resolution(None, Completed(by="pat", at=AT)),  # type: ignore[call-arg, arg-type]
+    ):
+        with pytest.raises(TypeError):
+            make()
