@@ -1143,3 +1143,14 @@ def test_decisions_and_resolutions_are_made_by_keyword_only() -> None:
     ):
         with pytest.raises(TypeError):
             make()
+
+
+# found by a seventh mutation draw (seed 2031) -----------------------------------------------------
+
+
+def test_the_hosts_time_for_a_decision_is_given_by_keyword_only() -> None:
+    # `*` -> `/` survived: a time given by position was taken as the host's clock.
+    data = {"kind": "failed", "note": "gone", "by": "pat"}
+    assert decision_from_json(data=data, at=LATER).at == LATER
+    with pytest.raises(TypeError):
+        decision_from_json(data, LATER)  # type: ignore[call-arg]
