@@ -434,3 +434,13 @@ def test_a_miss_shows_the_submission_and_run_data_indented_by_two(tmp_path: Path
         assert line in lines
     for line in ['-    "vendor": "ACME"', '+    "vendor": "ACME Ltd"', '   "steps": {}']:
         assert line in lines
+
+
+def test_a_cassette_is_named_by_its_label_or_else_its_file(tmp_path: Path) -> None:
+    # Found by an eighth mutation draw (seed 2032): the label's test negated survived, so a
+    # label given was dropped and one not given was None.
+    path = tmp_path / "expenses.json"
+    recorded(path)
+    assert Cassette(path).label == "expenses"
+    assert Cassette(path, label="the expense report").label == "the expense report"
+    assert Cassette(path).evaluator().model == "cassette:expenses"

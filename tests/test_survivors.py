@@ -645,3 +645,34 @@ def test_the_library_imports_no_asyncio_until_it_waits() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
     )
     assert done.stdout.strip() == "False"
+
+
+# found by an eighth mutation draw (seed 2032) -----------------------------------------------------
+
+
+def test_an_outcome_made_from_a_verdict_alone_took_one_attempt() -> None:
+    # The default `attempts=1` -> `0` survived.
+    verdict = combine(parse_check("Is it right?"), [YesNoAnswer(0.95)], model="m-1", at=AT)
+    assert outcome_for(verdict).attempts == 1
+
+
+class Slow(Reports):
+    """Answers yes after `wait` seconds."""
+
+    def __init__(self, wait: float) -> None:
+        super().__init__(YesNoAnswer(0.95))
+        self.wait = wait
+
+    async def answer(self, bundle: Any) -> Reply:
+        import asyncio
+
+        await asyncio.sleep(self.wait)
+        return await super().answer(bundle)
+
+
+def test_a_calls_seconds_are_the_time_it_took() -> None:
+    # `perf_counter() - start` -> `/ start` survived: the ratio is close to 1 for any call,
+    # inside the bound the usage tests set. A call 0.3 s slower takes 0.3 s longer.
+    quick, slow = (_run_with(evaluator=Slow(wait)).calls[0].seconds for wait in (0.0, 0.3))
+    assert 0 <= quick < slow
+    assert slow - quick >= 0.29
