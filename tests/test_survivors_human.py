@@ -26,6 +26,7 @@ from checkprofile.human import (
     Failed,
     JsonLinesRecorder,
     Returned,
+    TornLineWarning,
     calibrate,
     decision_from_json,
     decision_record,
@@ -1154,3 +1155,50 @@ def test_the_hosts_time_for_a_decision_is_given_by_keyword_only() -> None:
     assert decision_from_json(data=data, at=LATER).at == LATER
     with pytest.raises(TypeError):
         decision_from_json(data, LATER)  # type: ignore[call-arg]
+
+
+# found by an eighth mutation draw (seed 2032) -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("last", "torn"),
+    [
+        ('{"record":"verdict","seen":{},"next', True),
+        ('{"record":"verdict","seen":{"a":[]},', True),
+        ("{1", False),
+        ('{"a":{}}x', False),
+    ],
+    ids=["cut-after-an-empty-object", "cut-after-a-nested-one", "a-number-as-key", "more-after"],
+)
+def test_a_last_line_cut_after_an_empty_object_is_a_torn_line(
+    tmp_path: Path, last: str, torn: bool
+) -> None:
+    # `mark == "}"` -> `mark > "}"` survived in telling a torn line from one that is no JSON:
+    # a cut after `{}` was an error, and a number where a key goes raised a TypeError.
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    with path.open("a", encoding="utf-8") as file:
+        file.write(last)
+    if torn:
+        with pytest.warns(TornLineWarning, match=":2"):
+            assert [record.run for record in iter_records(path)] == ["a"]
+    else:
+        with pytest.raises(AuditError, match=":2: "):
+            list(iter_records(path))
+
+
+def test_a_torn_line_warning_points_at_the_code_reading_the_trail(tmp_path: Path) -> None:
+    # `stacklevel=2` -> `3` survived: the warning named a line of the reader's caller's caller.
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    with path.open("a", encoding="utf-8") as file:
+        file.write('{"record":"verdict","run')
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        runs = []
+        for record in iter_records(path):  # a loop here, not a comprehension (its own frame)
+            runs.append(record.run)
+    assert runs == ["a"]
+    (warned,) = caught
+    assert warned.category is TornLineWarning
+    assert warned.filename == __file__
