@@ -412,3 +412,35 @@ def test_what_was_left_out_needs_both_its_steps_and_its_fields(
     recorded(path, cut=True)
     edited(path, lambda entry: entry["shown"].update(left_out=kept))
     assert "left_out: expected steps and fields" in refused(path)
+
+
+def test_a_miss_shows_the_submission_and_run_data_indented_by_two(tmp_path: Path) -> None:
+    # Found by a fifth mutation draw (seed 2029): `indent=2` -> `3` for the submission, the
+    # run data and what was left out survived; only the questions' indent was pinned.
+    path = tmp_path / "c.json"
+    recorded(path)
+    shown = Material(
+        instructions="Check the report.\nBoth lists.",
+        body="# Expenses\n",
+        run_data={"inputs": {"vendor": "ACME Ltd"}, "steps": {}},
+        submission=Submission({"total": 13.5}, summary="Filed."),
+    )
+    evaluator = Cassette(path).evaluator()
+    with pytest.raises(pytest.fail.Exception):
+        run_check_sync(CHECK, shown, evaluator, limits=Limits(), now=AT)
+    (message,) = set(evaluator.misses)
+    lines = message.split("\n")
+    for line in ['-    "total": 12.5', '+    "total": 13.5', '   "summary": "Filed."']:
+        assert line in lines
+    for line in ['-    "vendor": "ACME"', '+    "vendor": "ACME Ltd"', '   "steps": {}']:
+        assert line in lines
+
+
+def test_a_cassette_is_named_by_its_label_or_else_its_file(tmp_path: Path) -> None:
+    # Found by an eighth mutation draw (seed 2032): the label's test negated survived, so a
+    # label given was dropped and one not given was None.
+    path = tmp_path / "expenses.json"
+    recorded(path)
+    assert Cassette(path).label == "expenses"
+    assert Cassette(path, label="the expense report").label == "the expense report"
+    assert Cassette(path).evaluator().model == "cassette:expenses"

@@ -4,6 +4,7 @@ error is named, and how an answer is read from a chat completion's first-token l
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import pytest
@@ -363,3 +364,84 @@ def test_with_the_openai_sdk_loaded_its_timeout_is_a_timeout_and_its_other_error
     assert failure_from_exception(openai.APITimeoutError(request)).reason == "timeout"
     refused = openai.APIConnectionError(message="refused", request=request)
     assert failure_from_exception(refused).reason == "unavailable"
+
+
+# found by a fourth mutation draw (seed 2028) ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        (RuntimeError("x" * 1000), "unknown"),
+        (TimeoutError("x" * 1000), "timeout"),
+        (ConnectionRefusedError("x" * 1000), "unavailable"),
+    ],
+    ids=["unknown", "timeout", "unavailable"],
+)
+def test_an_exceptions_own_words_are_kept_up_to_four_hundred_characters(
+    error: BaseException, reason: str
+) -> None:
+    # `_DETAIL_CHARS * 2` -> `- 2` survived in naming an exception of no SDK's family.
+    failure = failure_from_exception(error)
+    assert failure.reason == reason
+    assert len(failure.detail) == 400 and failure.detail.endswith("x…")
+    kept = failure_from_exception(type(error)("y" * 300))
+    assert kept.detail == f"{type(error).__name__}: " + "y" * 300
+
+
+def _httpx_like() -> Any:
+    """A module with httpx's error classes: a host may have httpx itself installed."""
+    import types
+
+    module = types.ModuleType("httpx")
+    module.HTTPError = type("HTTPError", (Exception,), {})  # type: ignore[attr-defined]
+    module.TimeoutException = type("TimeoutException", (module.HTTPError,), {})  # type: ignore[attr-defined]
+    module.HTTPStatusError = type("HTTPStatusError", (module.HTTPError,), {})  # type: ignore[attr-defined]
+    return module
+
+
+def test_an_httpx_error_is_read_as_such_when_httpx2_is_loaded_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `continue` -> `break` survived: with httpx2 loaded, an httpx error was never looked at,
+    # and a timeout of httpx's was "unknown".
+    import httpx2
+
+    httpx = _httpx_like()
+    monkeypatch.setitem(sys.modules, "httpx", httpx)
+    assert "httpx2" in sys.modules and not isinstance(httpx.TimeoutException(), httpx2.HTTPError)
+    assert failure_from_exception(httpx.TimeoutException("slow")).reason == "timeout"
+    assert failure_from_exception(httpx.HTTPError("refused")).reason == "unavailable"
+
+
+# found by a sixth mutation draw (seed 2030) -------------------------------------------------------
+
+ESCAPED = ["`", "<", ">", "\x7f", "\u2028", "\u2029", *map(chr, range(0x80, 0xA0))]
+
+
+@pytest.mark.parametrize("char", ESCAPED, ids=[f"U+{ord(c):04X}" for c in ESCAPED])
+def test_each_character_a_prompt_must_not_hold_raw_is_sent_as_an_escape(char: str) -> None:
+    # `range(0x80, 0xA0)` -> `range(129, 0xA0)` survived: U+0080 went into the prompt raw.
+    import json
+
+    from checkprofile import Material, Submission, build_bundle
+    from checkprofile.adapters.openai_chat import _material_message_json, material_message
+
+    value = f"a{char}b"
+    bundle = build_bundle(
+        parse_check("Is it right?"),
+        Material(
+            instructions="Check it.",
+            body=value,
+            run_data={"inputs": {}, "steps": {}},
+            submission=Submission({"note": value}),
+        ),
+        state_bytes=65536,
+    )
+    message = material_message(bundle)
+    line = message.split("\n")[2]  # the material, between the fence's lines
+    assert char not in line
+    assert f"\\u{ord(char):04x}" in line
+    state = json.loads(line)
+    assert state["submission"]["output"] == {"note": value}
+    assert _material_message_json(bundle) == json.dumps(message, ensure_ascii=False)

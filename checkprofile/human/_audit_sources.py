@@ -15,7 +15,7 @@ import os
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import PurePath
 from typing import NoReturn, Protocol, cast, runtime_checkable
 
@@ -23,6 +23,7 @@ import attrs
 
 from .._files import file_name
 from .._shown import show
+from .._time import instant
 from .._types import of_type
 from .._verdict import format_at
 from ._audit_fast import Facts, _Reader
@@ -146,16 +147,16 @@ def _bound(name: str, value: object) -> str | None:
             f"{name} must be an RFC 3339 time (2026-11-01T00:00:00Z, with Z or an offset) or a"
             f" date (2026-11-01, midnight UTC), got {show(value)}"
         )
-    date, clock, fraction, offset = match.groups()
-    fraction = (fraction or "").rstrip("0").rstrip(".")
+    date, clock = match.group(1, 2)
+    # A time is read by the one reading of RFC 3339 (instant): its field ranges, an offset's
+    # hours 00-23 and minutes 00-59, its calendar, and the moment in UTC without trailing
+    # zeros in its fraction. A date alone is its midnight, UTC.
+    moment = f"{date}T00:00:00" if clock is None else instant(value)
     try:
-        if offset is None or offset in "Zz":
-            return format_at(f"{date}T{clock or '00:00:00'}{fraction}Z")
-        moment = datetime.fromisoformat(f"{date}T{clock}")
-        shift = timedelta(hours=int(offset[1:3]), minutes=int(offset[4:6]))
-        moment = moment - shift if offset[0] == "+" else moment + shift
-        return format_at(moment.isoformat(timespec="seconds") + fraction + "Z")
-    except (ValueError, OverflowError):
+        if moment is None:
+            raise ValueError(value)
+        return format_at(moment + "Z")
+    except ValueError:
         raise ValueError(f"{name} names no real time: {show(value)}") from None
 
 
