@@ -55,14 +55,11 @@ def decision_line(text: str) -> DecisionFacts | None:
     return DecisionFacts(key, run, step, digest, escalated, *made)
 
 
-def decision_facts(
-    data: dict[str, Any], text: str | None = None, *, checked: bool = False
-) -> DecisionFacts | None:
+def decision_facts(data: dict[str, Any], text: str | None = None) -> DecisionFacts | None:
     """The facts of decision record ``data``, or ``None`` to read it the full way.
     ``text``: ``data`` was parsed from this line without the check for repeated keys, so the
-    keys must be counted against it (:func:`_keys_add_up`); ``checked``: its keys are known
-    to be right."""
-    if not checked and data.keys() != _DECISION_FIELDS:
+    keys must be counted against it (:func:`_keys_add_up`)."""
+    if data.keys() != _DECISION_FIELDS:
         return None
     run, step, digest, key = data["run"], data["step"], data["submission_sha256"], data["key"]
     escalated, body = data["escalated_at"], data["decision"]

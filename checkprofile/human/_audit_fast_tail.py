@@ -26,7 +26,7 @@ from .._usage import ModelCall, recorded_call
 from .._verdict import Source, grade_value, is_at_text
 from ._audit_plain import Body, _distribution, _worst
 
-__all__ = ["PLAIN_TEXT", "Tail", "tail_reader", "written_calls"]
+__all__ = ["Tail", "tail_reader", "written_calls"]
 
 #: Reads the end of a verdict line from where its check ends: the verdict's name, advisory,
 #: model, at, truncated, its body (answers, results, distributions, sources; see
@@ -35,7 +35,7 @@ __all__ = ["PLAIN_TEXT", "Tail", "tail_reader", "written_calls"]
 Tail = Callable[[str, int], "tuple[str, bool, str, str, bool, Body, str | None] | None"]
 
 #: A text as the writer writes it in a line that holds no backslash (so it holds no escape).
-PLAIN_TEXT = r'[^"\\\x00-\x1f]*'
+_PLAIN_TEXT = r'[^"\\\x00-\x1f]*'
 _RESULT = "pass|fail|unsure"
 # A float in [0, 1] as the writer (Python's repr) writes it: 0.0 to 0.999..., 1.0, or below
 # 1e-4 with an exponent (the mantissa is below 10, the exponent at least 1). Anything else,
@@ -111,7 +111,7 @@ def tail_reader(check: Check) -> Tail | None:
     when an ask or an option's name is not plain text (then the line holds escapes, and is
     read the other way)."""
     texts = [q.ask for q in check] + [n for q in check if q.kind == "choice" for n in _options(q)]
-    if not all(re.fullmatch(PLAIN_TEXT, text) for text in texts):
+    if not all(re.fullmatch(_PLAIN_TEXT, text) for text in texts):
         return None
     pattern = _Pattern()
     scope: dict[str, Any] = {
@@ -126,7 +126,7 @@ def tail_reader(check: Check) -> Tail | None:
     pattern.literal('","advisory":')
     advisory = pattern.group("advisory", "true|false")
     pattern.literal(',"model":"')
-    model = pattern.group("model", PLAIN_TEXT)
+    model = pattern.group("model", _PLAIN_TEXT)
     pattern.literal('","questions":[')
     # Each answer: its value and confidence read, its recorded result judged.
     code, answers, results = [], [], []
@@ -162,7 +162,7 @@ def tail_reader(check: Check) -> Tail | None:
     pattern.literal("]")
     truncated = pattern.group("truncated", re.escape(',"truncated":true'), optional=True)
     pattern.literal(',"at":"')
-    at = pattern.group("at", PLAIN_TEXT)
+    at = pattern.group("at", _PLAIN_TEXT)
     pattern.literal('"}')
     code += [
         f"results = ({', '.join(results)},)",

@@ -321,7 +321,7 @@ def verdict_line(checks: _Checks, text: str) -> VerdictFacts | None:
         name, advisory, model, at, truncated, body, listed = tail
         # The calls' text is one JSON list whose keys the pattern pinned, each once.
         calls = () if listed is None else written_calls(listed, int(attempts))
-        if body is None or calls is None:
+        if calls is None:
             return None
         return VerdictFacts(
             key, run, step, digest, bundle, found.key, action, int(attempts), found.check,

@@ -158,7 +158,7 @@ class _Options:
 
 def _calibrate_check(group: CheckColumns, options: _Options) -> CheckCalibration:
     min_cases = options.min_cases
-    refused = bytes(map("refused".__eq__, group.people))
+    refused = group.refused
     columns = group.columns
     graded = [grades(q, column) for q, column in zip(group.check, columns, strict=True)]
     labelled = bool(group.labels)
@@ -219,7 +219,7 @@ def _columns(group: CheckCases) -> CheckColumns:
             column_of(question, [case.answers[i] for case in group.cases], names)
             for i, question in enumerate(group.check)
         ),
-        people=[case.person for case in group.cases],
+        refused=bytes(case.person == "refused" for case in group.cases),
         tested=bytes(in_test_half(case.key) for case in group.cases),
         labels=[case.labels for case in group.cases] if labelled else (),
         cost=group.cost,

@@ -143,6 +143,8 @@ def _table(kept: Callable[[int], object]) -> bytes:
 _IS_CASE = _table(lambda f: f & _VERDICT and f & _COUNTS and f & _DECIDED)
 _NO_DECISION = _table(lambda f: f & _VERDICT and f & _COUNTS and not f & _DECIDED)
 _NO_VERDICT = _table(lambda f: f & _DECIDED and not f & _CHECKED and f & _IN_WINDOW)
+# Whether the decision that counts refused the submission.
+_REFUSED = _table(lambda f: not f & _ACCEPTED)
 
 # The arrays of the join grow by this many submissions at a time.
 _CHUNK = 1 << 16
@@ -505,10 +507,8 @@ class Join:
                         )
                         for q, question in enumerate(check)
                     ),
-                    people=[
-                        "accepted" if flags[index] & _ACCEPTED else "refused" for index in cases
-                    ],
-                    tested=bytes(tested[group]),
+                    refused=bytes(map(flags.__getitem__, cases)).translate(_REFUSED),
+                    tested=tested[group],
                     labels=labelled[group] if any(labelled[group]) else (),
                     cost=self.costs[group].cost(),
                 )
