@@ -321,6 +321,11 @@ BAD_RECORDS = [
     pytest.param(changed(verdict_json, format=2), "format 2 is not 1", id="format"),
     pytest.param(changed(verdict_json, format=True), "format true is not 1", id="format-bool"),
     pytest.param(changed(verdict_json, format=1.0), "format 1.0 is not 1", id="format-float"),
+    pytest.param(
+        {key: value for key, value in verdict_json().items() if key != "format"},
+        'a verdict record needs "format"',
+        id="no-format",
+    ),
     pytest.param(changed(verdict_json, extra=1), 'no key "extra"', id="unknown-key"),
     pytest.param(changed(verdict_json, run="run-8"), "key is not the submission key", id="key"),
     pytest.param(changed(verdict_json, key="sha256:00"), "key must be sha256:", id="key-form"),

@@ -987,6 +987,37 @@ def test_a_record_holding_a_value_of_a_hostile_type_is_refused_running_none_of_i
         record_from_json(data)
 
 
+def _decision_json() -> dict[str, Any]:
+    record = decision_record(
+        Returned(note="n", by="pat", at=AT),
+        run_id="a",
+        step_id="review",
+        submission=Submission({"r": 1}),
+    )
+    data: dict[str, Any] = json.loads(json.dumps(record.to_json()))
+    return data
+
+
+@pytest.mark.parametrize(
+    ("kind", "keys_of", "needs"),
+    [("verdict", _decision_json, "bundle_sha256"), ("decision", _verdict_json, "escalated_at")],
+)
+def test_a_record_with_the_keys_of_the_other_kind_is_refused_naming_the_first_key_it_needs(
+    tmp_path: Path, kind: str, keys_of: Any, needs: str
+) -> None:
+    # A record that says one kind and holds exactly the other kind's keys: the quick check of
+    # its keys must be against its own kind's, or what it lacks is read as a KeyError.
+    data = keys_of()
+    data["record"] = kind
+    with pytest.raises(ValueError, match=f'^a {kind} record needs "{needs}"$') as raised:
+        record_from_json(data)
+    assert type(raised.value) is ValueError
+    path = tmp_path / "trail.jsonl"
+    path.write_text(json.dumps(data) + "\n", encoding="utf-8")
+    with pytest.raises(AuditError, match=f'^{re.escape(str(path))}:1: a {kind} record needs "'):
+        list(iter_records(path))
+
+
 # human/_audit_sources: where records are read from (open_sources; calibrate's tests, which
 # use it, do not judge this module's mutants) -------------------------------------------------
 

@@ -124,7 +124,8 @@ def record_from_json(data: object) -> AuditRecord:
     fields = (
         (_VERDICT_FIELDS, _VERDICT_FIELDS_PROVENANCE) if kind == "verdict" else (_DECISION_FIELDS,)
     )
-    # Another format is named as such, before its keys are judged by this format's.
+    # Another format is named as such, before its keys are judged by this format's (a record
+    # without one is then named as needing it).
     if "format" in data and (type(data["format"]) is not int or data["format"] != AUDIT_FORMAT):
         raise ValueError(f"format {show(data['format'])} is not {AUDIT_FORMAT}")
     keys = data.keys()
@@ -136,8 +137,6 @@ def record_from_json(data: object) -> AuditRecord:
         unknown = sorted((key for key in data if key not in (*expected, *optional)), key=str)
         if unknown:
             raise ValueError(f"a {kind} record has no key {show(unknown[0])}")
-    if type(data["format"]) is not int or data["format"] != AUDIT_FORMAT:
-        raise ValueError(f"format {show(data['format'])} is not {AUDIT_FORMAT}")
     run, step = _id("run", data["run"]), _id("step", data["step"])
     _hash_field(data, "key")
     _hash_field(data, "submission_sha256")
