@@ -545,6 +545,24 @@ def test_an_evaluator_that_names_no_model_is_a_type_error_before_any_attempt(mod
     assert evaluator.calls == 0
 
 
+class _RaisingModel(_Counting):
+    """Its ``model`` property raises: the evaluator's own defect."""
+
+    @property
+    def model(self) -> Any:
+        raise RuntimeError("the model setting is unreadable")
+
+
+def test_an_evaluator_whose_model_raises_is_a_type_error_naming_what_it_raised() -> None:
+    # Not the evaluator's own exception out of run_check: the host is told it is no evaluator,
+    # and what its model gave.
+    evaluator = _RaisingModel(None)
+    with pytest.raises(TypeError, match="names the model it is configured with") as raised:
+        run_check_sync(CHECK, material(), evaluator, limits=LIMITS, now=AT)
+    assert "RuntimeError" in str(raised.value)
+    assert evaluator.calls == 0
+
+
 def test_ask_evaluator_refuses_what_is_not_an_evaluator_too() -> None:
     from checkprofile import ask_evaluator, build_bundle
 
