@@ -38,7 +38,7 @@ def test_every_public_module_is_in_the_reference() -> None:
 
 def test_every_exported_name_is_on_the_page() -> None:
     page = gen_api.render()
-    for name in gen_api.MODULES:
+    for name in (*gen_api.MODULES, *gen_api.WRITER_MODULES):
         module = importlib.import_module(name)
         section = page.split(f"\n## `{name}`\n", 1)[1].split("\n## `", 1)[0]
         for public in module.__all__:
@@ -78,6 +78,16 @@ def test_the_tool_says_a_stale_page_is_out_of_date_and_writes_nothing(
     assert gen_api.main([]) == 0
     assert gen_api.main(["--check"]) == 0
     assert stale.read_text(encoding="utf-8") == gen_api.render()
+
+
+def test_the_helpers_a_backend_is_written_with_are_in_the_reference() -> None:
+    # Each private adapters module docs/writing-an-evaluator.md names a helper of (`_x.name`,
+    # `_x`, or imported from).
+    guide = (ROOT / "docs" / "writing-an-evaluator.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`_(\w+)[`.]", guide)) | set(
+        re.findall(r"adapters\._(\w+) import", guide)
+    )
+    assert {f"checkprofile.adapters._{name}" for name in named} == set(gen_api.WRITER_MODULES)
 
 
 def test_the_reference_is_listed_in_the_docs_index() -> None:

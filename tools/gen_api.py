@@ -45,6 +45,16 @@ MODULES: Final = (
     "checkprofile.cli",
 )
 
+# The helpers docs/writing-an-evaluator.md gives for a new backend inside the library: private
+# modules (a host never imports them), but a backend written against them relies on them too.
+WRITER_MODULES: Final = (
+    "checkprofile.adapters._common",
+    "checkprofile.adapters._errors",
+    "checkprofile.adapters._read",
+    "checkprofile.adapters._spec",
+    "checkprofile.adapters._transport",
+)
+
 # A constant's value is shown when its repr is this short; a longer one by its type and size.
 _SHORT: Final = 120
 
@@ -59,7 +69,9 @@ in the guides: [embedding](embedding.md), [the human side](human-side.md),
 [evaluators](evaluators.md), [testing](testing.md).
 
 A name exported by more than one module is described where it is first given, and listed
-after that as the same object. Annotations are shown as written in the source.
+after that as the same object. Annotations are shown as written in the source. The last
+sections are the private helpers [writing-an-evaluator.md](writing-an-evaluator.md) gives for
+a new backend inside the library: a host never imports them.
 """
 
 
@@ -67,7 +79,7 @@ def render() -> str:
     """The whole page."""
     seen: dict[int, str] = {}
     parts = [HEAD]
-    for name in MODULES:
+    for name in (*MODULES, *WRITER_MODULES):
         module = importlib.import_module(name)
         exported = list(getattr(module, "__all__", ()))
         parts.append(f"\n## `{name}`\n\n{_summary(module)}\n\n")
