@@ -52,6 +52,34 @@ with use_db(path, WorkDB.Mode.open) as db:
     print(len(items))
 """
 
+# Marks as skipped every work item the map's [equivalent] rules name: a mutant of `operator`
+# whose source text just before the mutated token ends with one of the rule's texts. The
+# count of items so marked is printed.
+_EQUIVALENT = """
+import json, sys
+from cosmic_ray.work_db import WorkDB, use_db
+from cosmic_ray.work_item import WorkResult, WorkerOutcome
+path, rules = sys.argv[1], json.loads(sys.argv[2])
+lines = {}
+with use_db(path, WorkDB.Mode.open) as db:
+    marked = []
+    for item in db.pending_work_items:
+        for mutation in item.mutations:
+            befores = rules.get(mutation.operator_name, ())
+            if not befores:
+                continue
+            source = mutation.module_path
+            if source not in lines:
+                lines[source] = source.read_text(encoding="utf-8").splitlines()
+            row, column = mutation.start_pos
+            if lines[source][row - 1][:column].endswith(tuple(befores)):
+                marked.append(item.job_id)
+    if marked:
+        db.set_multiple_results(marked, WorkResult(
+            worker_outcome=WorkerOutcome.SKIPPED, output="equivalent by a rule of the map"))
+    print(len(marked))
+"""
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -88,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
                     module,
                     tests_of[module],
                     config["run"],
+                    config.get("equivalent", {}),
                     tree,
                     scratch,
                     args.sample,
@@ -137,6 +166,7 @@ def _run_module(
     module: str,
     tests: list[str],
     run: dict[str, Any],
+    equivalent: dict[str, list[str]],
     tree: Path,
     scratch: Path,
     sample: int | None,
@@ -177,6 +207,8 @@ def _run_module(
     cosmic("cosmic-ray", "init", str(settings), str(session))
     cosmic("cr-filter-operators", str(session), str(settings))
     cosmic("cr-filter-pragma", str(session))
+    rules = json.dumps(equivalent)
+    cosmic(sys.executable, "-c", _EQUIVALENT, str(session), rules)
     total = None
     if sample is not None or count_only:
         # A sample of 0 skips every mutant: the count, with nothing run.
