@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
+import sys
 from datetime import timezone
 from typing import Any
 
@@ -222,6 +224,46 @@ def test_the_fast_path_takes_the_lines_a_writer_writes() -> None:
     read_decision = reader.read("a", 3, record_line(decision)[:-1])
     assert isinstance(read_verdict, VerdictFacts) and read_verdict.record() == GOOD
     assert isinstance(read_decision, DecisionFacts) and read_decision.record() == decision
+
+
+_ROUTE_PROBE = """
+import json, sys
+from checkprofile import Submission, combine, outcome_for, parse_check, YesNoAnswer
+from checkprofile.human import verdict_record
+from checkprofile.human import _audit_fast
+from checkprofile.human._audit_fast import _Reader, VerdictFacts
+from checkprofile.human._recorders import record_line
+check = parse_check("Is the report right?")
+verdict = combine(check, [YesNoAnswer(0.95)], model="m-1", at="2026-11-02T09:00:00Z")
+record = verdict_record(outcome_for(verdict), run_id="a", step_id="review",
+                        submission=Submission({"report": 1}))
+full = []  # the lines read the full way: by line_data, the strict parse
+strict = _audit_fast.line_data
+_audit_fast.line_data = lambda *args: full.append(args[1]) or strict(*args)
+reader = _Reader()
+reader.line("a", 1, record_line(record)[:-1])
+read = reader.read("a", 2, record_line(record)[:-1])
+got = read.record() if isinstance(read, VerdictFacts) else read
+print(json.dumps([full == [], got == record]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("digits", "quick"), [(0, False), (640, True), (4300, True), (10_000, True), (10_001, False)]
+)
+def test_the_quick_reading_is_taken_only_where_python_bounds_an_ints_digits(
+    digits: int, quick: bool
+) -> None:
+    # The quick reading lets the json module turn digits into ints: safe only where Python
+    # bounds their length (at most 10,000 digits, so a long run costs little). With the bound
+    # lifted (0) or set higher, every line goes the full way, and reads the same.
+    done = subprocess.run(
+        [sys.executable, "-X", f"int_max_str_digits={digits}", "-c", _ROUTE_PROBE],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(done.stdout) == [quick, True]
 
 
 def test_a_verdict_line_with_its_calls_is_read_without_parsing_its_json(
