@@ -152,6 +152,17 @@ def test_ece_brier_and_the_reliability_table_of_a_yes_no_question() -> None:
     ]
 
 
+@pytest.mark.parametrize(("min_cases", "too_few"), [(7, False), (8, False), (9, True)])
+def test_a_reliability_table_is_too_few_only_below_min_cases(min_cases: int, too_few: bool) -> None:
+    # Eight cases: trusted at a minimum of 7 or 8, too few at 9; each bin on its own count.
+    ps = [0.95, 0.95, 0.95, 0.85, 0.3, 0.15, 0.15, 0.05]
+    cases = [((YesNoAnswer(p),), "accepted" if i % 2 else "refused") for i, p in enumerate(ps)]
+    check = one_check("Fine?", cases, min_cases=min_cases)
+    (table,) = check.questions[0].reliability
+    assert (table.cases, table.too_few) == (8, too_few)
+    assert [b.observed.too_few for b in table.bins if b.cases] == [True] * 5
+
+
 def test_a_choice_question_is_calibrated_on_being_right() -> None:
     # "states" passes. Right: states/accepted, hedges/refused. Bins (0.8, 0.9]: 0.9 right and
     # 0.9 wrong (gap 0.4); (0.5, 0.6]: 0.6 right, 0.6 wrong (0.1); (0.6, 0.7]: 0.65 right
