@@ -345,6 +345,39 @@ def test_at_min_cases_a_figure_is_trusted(hand_records: Path) -> None:
 # --- joining the audit trail ------------------------------------------------------------------
 
 
+WIDE_CHECK = parse_check(
+    [
+        {"ask": "Is the report signed?", "pass": 0.9},
+        {"ask": "Does it cite its receipts?", "pass": 0.8, "fail": 0.3},
+        {
+            "ask": "How complete is it?",
+            "levels": ["Not at all.", "Partly.", "Fully."],
+            "pass": 2,
+            "confidence": 0.7,
+        },
+    ]
+)
+
+
+def test_a_trail_read_a_few_submissions_at_a_time_gives_the_same_report(
+    hand_records: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The join makes room for submissions a chunk at a time, and for more questions when a
+    # check asks more than any before it: with room for two at a time (so it grows many
+    # times, and widens after rows are filled), the report is the one made in one chunk.
+    from checkprofile.human import _calibrate_join
+
+    for number in range(7):
+        p, level = (0.95, 2) if number % 2 else (0.4, 0)
+        answers = (YesNoAnswer(p), YesNoAnswer(1 - p), RubricAnswer(level, 0.9))
+        decision = ACCEPT if number % 3 else RETURN
+        record(hand_records, WIDE_CHECK, answers, decision, run=f"wide-{number}", step="sign")
+    whole = calibrate(hand_records, min_cases=1).to_json()
+    assert [check["name"] for check in whole["checks"]] == ["review", "sign"]
+    monkeypatch.setattr(_calibrate_join, "_CHUNK", 2)
+    assert calibrate(hand_records, min_cases=1).to_json() == whole
+
+
 def test_records_left_out_are_counted_by_reason(tmp_path: Path) -> None:
     path = tmp_path / "records.jsonl"
     yes = (YesNoAnswer(0.95), ChoiceAnswer("states", 0.9))

@@ -247,6 +247,44 @@ def test_of_two_verdicts_on_one_submission_the_latest_counts(tmp_path: Path, ord
     assert dict(report.skipped)["superseded"] == 1
 
 
+@pytest.mark.parametrize("last", ["fail", "pass"])
+def test_of_two_verdicts_at_the_same_time_the_one_read_last_counts(
+    tmp_path: Path, last: str
+) -> None:
+    # docs/earning-trust.md: "at the same time, the one read last". Two verdicts on one
+    # submission at AT, one passing (0.95) and one failing (0.10); the person accepted it.
+    path = tmp_path / "trail.jsonl"
+    ps = {"pass": 0.95, "fail": 0.10}
+    first = "pass" if last == "fail" else "fail"
+    for name in (first, last):
+        write_verdict(path, "a", ps[name], at=AT)
+    write_decision(path, "a", Completed(by="pat", at=LATEST))
+    report = calibrate(path, min_cases=1)
+    (check,) = report.checks
+    confusion = check.at_current.confusion.to_json()
+    assert (confusion[last]["accepted"], confusion[first]["accepted"]) == (1, 0)
+    assert dict(report.skipped)["superseded"] == 1
+
+
+@pytest.mark.parametrize("last", ["returned", "completed"])
+def test_of_two_decisions_at_the_same_time_the_one_read_last_counts(
+    tmp_path: Path, last: str
+) -> None:
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a", 0.95, at=AT)
+    made = {
+        "returned": Returned(note="Attach the report.", by="pat", at=LATEST),
+        "completed": Completed(by="pat", at=LATEST),
+    }
+    first = "completed" if last == "returned" else "returned"
+    for name in (first, last):
+        write_decision(path, "a", made[name])
+    report = calibrate(path, min_cases=1)
+    (check,) = report.checks
+    person = "refused" if last == "returned" else "accepted"
+    assert check.at_current.confusion.to_json()["pass"][person] == 1
+
+
 def test_the_suggested_thresholds_add_no_fail_that_changes_nothing(tmp_path: Path) -> None:
     # The threshold search preferring a `fail` that changes nothing survived: `fail` equal to
     # `pass` grades as no `fail` at all, so the suggestion leaves it out, as the check does.

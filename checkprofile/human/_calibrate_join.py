@@ -301,17 +301,17 @@ class Join:
         if found is None:
             found = self.index[key] = len(self.index)
             if found == self.size:
-                self._grow(len(self.values))
+                self._grow()
         return found
 
-    def _grow(self, questions: int) -> None:
-        """Room for :data:`_CHUNK` more submissions (or, when ``questions`` is more than the
-        arrays hold, for answers to that many questions)."""
-        if questions > len(self.values):
-            for _ in range(questions - len(self.values)):
-                self.values.append(array("d", [0.0]) * self.size)
-                self.codes.append(array("i", [0]) * self.size)
-            return
+    def _widen(self, questions: int) -> None:
+        """Room for answers to ``questions`` questions, more than the arrays hold now."""
+        for _ in range(questions - len(self.values)):
+            self.values.append(array("d", [0.0]) * self.size)
+            self.codes.append(array("i", [0]) * self.size)
+
+    def _grow(self) -> None:
+        """Room for :data:`_CHUNK` more submissions."""
         self.size += _CHUNK
         self.flags.extend(bytes(_CHUNK))
         kept: tuple[array[Any], ...] = (
@@ -387,7 +387,7 @@ class Join:
         self.verdict_position[index] = self.position
         self.check[index] = number
         if len(answers) > len(self.values):
-            self._grow(len(answers))
+            self._widen(len(answers))
         values, codes = self.values, self.codes
         for q, (value, confidence) in enumerate(answers):
             if confidence is None:  # a yes/no answer
