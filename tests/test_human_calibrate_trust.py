@@ -385,6 +385,25 @@ def test_labels_join_by_submission_key_and_add_a_reliability(tmp_path: Path) -> 
     label_table = next(table for table in q2.reliability if table.against == "label")
     assert label_table.cases == 2
     assert label_table.brier == pytest.approx((0.1**2 + 0.7**2) / 2)
+    # The same labels in hand, as a map of submission key to labels: the same report, with
+    # no file named.
+    in_hand = {line["key"]: line["labels"] for line in lines}
+    from_map = calibrate(path, labels=in_hand, min_cases=1)
+    assert from_map.labels is None
+    assert from_map.to_json() == {**report.to_json(), "labels": None}
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [{1: {"Q": True}}, {"sha256:a": [True]}, {"sha256:a": "yes"}],
+    ids=["key-no-text", "labels-no-map", "labels-a-text"],
+)
+def test_labels_in_hand_that_are_no_map_of_keys_to_labels_are_refused(
+    tmp_path: Path, labels: dict[Any, Any]
+) -> None:
+    path, _ = labelled_trail(tmp_path)
+    with pytest.raises(TypeError, match="labels map a submission key to what each question"):
+        calibrate(path, labels=labels, min_cases=1)
 
 
 def test_a_bad_labels_line_is_refused_naming_it(tmp_path: Path) -> None:
