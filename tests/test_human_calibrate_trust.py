@@ -387,7 +387,7 @@ def test_labels_join_by_submission_key_and_add_a_reliability(tmp_path: Path) -> 
     assert label_table.brier == pytest.approx((0.1**2 + 0.7**2) / 2)
     # The same labels in hand, as a map of submission key to labels: the same report, with
     # no file named.
-    in_hand = {line["key"]: line["labels"] for line in lines}
+    in_hand: dict[str, Any] = {line["key"]: line["labels"] for line in lines}
     from_map = calibrate(path, labels=in_hand, min_cases=1)
     assert from_map.labels is None
     assert from_map.to_json() == {**report.to_json(), "labels": None}
