@@ -366,7 +366,7 @@ def test_labels_join_by_submission_key_and_add_a_reliability(tmp_path: Path) -> 
     labels = tmp_path / "labels.jsonl"
     ask1, ask2 = "The report matches its receipts.", "What does the summary do?"
     # Three labelled submissions: the first two yes/states, the third no/hedges.
-    lines = [
+    lines: list[dict[str, Any]] = [
         {"key": keys[0], "labels": {ask1: True, ask2: "states"}},
         {"key": keys[1], "labels": {ask1: True, ask2: None}},
         {"key": keys[2], "labels": {ask1: False, ask2: "hedges"}},
