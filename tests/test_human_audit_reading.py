@@ -25,6 +25,8 @@ from test_human_audit import SUBMISSION, json_leaves, nearby_values, paths_of, v
 from test_human_records import CHECK, MODEL, RUN, SCRIPTS, STEP, make_outcome
 
 from checkprofile import (
+    Answer,
+    ChoiceAnswer,
     ModelCall,
     RubricAnswer,
     Usage,
@@ -265,6 +267,34 @@ def test_the_quick_reading_is_taken_only_where_python_bounds_an_ints_digits(
         check=True,
     )
     assert json.loads(done.stdout) == [quick, True]
+
+
+@pytest.mark.parametrize(
+    ("question", "shares"),
+    [
+        (1, [["states", 1.0], ["hedges", 0.1], ["unclear", -0.1]]),
+        (2, [[2, 1.0], [1, 0.05], [0, -0.05]]),
+        (1, [["states", 1.1], ["hedges", -0.1]]),
+    ],
+    ids=["choice-negative", "rubric-negative", "choice-over-one"],
+)
+def test_a_distribution_with_a_share_outside_0_and_1_is_refused_though_it_sums_to_1(
+    question: int, shares: list[list[Any]]
+) -> None:
+    # One share below 0 (or above 1) and the others making the sum 1 again: no single changed
+    # value of the properties above makes it. Both readings refuse it, by the same words.
+    chosen: dict[str, Answer] = {
+        CHECK[1].ask: ChoiceAnswer(
+            "states", 0.91, source="native", distribution=(("states", 0.91), ("hedges", 0.09))
+        ),
+        CHECK[2].ask: RubricAnswer(2, 0.88, source="native", distribution=((2, 0.88), (1, 0.12))),
+    }
+    record = verdict_record(make_outcome({**SCRIPTS["pass"], **chosen}), run_id=RUN, step_id=STEP)
+    data = record.to_json()
+    assert assert_read_alike(dump(data)) == record
+    data["provenance"][question]["distribution"] = shares
+    said = assert_read_alike(dump(data))
+    assert isinstance(said, str) and "audit.jsonl:7: " in said
 
 
 def assert_read_by_layout(record: AuditRecord) -> None:
