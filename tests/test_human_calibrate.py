@@ -422,6 +422,49 @@ def test_a_step_whose_thresholds_changed_is_one_check_at_its_latest_thresholds(
     assert review.at_current.to_person == 2  # 0.93 is unsure under pass 0.95
 
 
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        # The earlier day's clock reads later; the earlier month's day too.
+        ("2026-11-01T23:00:00Z", "2026-11-02T01:00:00Z"),
+        ("2026-10-31T12:00:00Z", "2026-11-01T11:00:00Z"),
+        ("2025-12-31T23:59:59Z", "2026-01-01T00:00:00Z"),
+        # Within one second, by the fraction, read in either order.
+        ("2026-11-02T09:00:00.2Z", "2026-11-02T09:00:00.5Z"),
+        ("2026-11-02T09:00:00.05Z", "2026-11-02T09:00:00.5Z"),
+    ],
+)
+@pytest.mark.parametrize("read", ["in-time-order", "latest-first"])
+def test_the_latest_thresholds_and_the_first_check_are_found_by_the_whole_time(
+    tmp_path: Path, earlier: str, later: str, read: str
+) -> None:
+    # A step whose thresholds changed is one check at the thresholds of its latest verdict,
+    # and checks come in the order of their first verdict: by date, time and fraction, not
+    # by the order read.
+    path = tmp_path / "records.jsonl"
+    stricter = parse_check([{**HAND_CHECK.to_json()[0], "pass": 0.95}, HAND_CHECK.to_json()[1]])
+    answers = (YesNoAnswer(0.93), ChoiceAnswer("states", 0.9))
+    writes = [
+        (HAND_CHECK, "early", "review", earlier),
+        (stricter, "late", "review", later),
+        (HAND_CHECK, "first-sign-off", "sign_off", earlier),
+        (HAND_CHECK, "second-sign-off", "sign_off", later),
+    ]
+    if read == "latest-first":
+        writes.reverse()
+    for check, run, step, at in writes:
+        record(path, check, answers, ACCEPT, run=run, step=step, at=at)
+    checks = {check.name: check for check in calibrate(path, min_cases=1).checks}
+    review, sign_off = checks["review"], checks["sign_off"]
+    assert review.questions[0].current == Thresholds(pass_at=0.95, fail_below=0.5)
+    assert sign_off.questions[0].current == Thresholds(pass_at=0.9, fail_below=0.5)
+    # A step whose first verdict is later comes after one whose first verdict is earlier.
+    other = tmp_path / "ordered.jsonl"
+    record(other, HAND_CHECK, answers, ACCEPT, run="b", step="b_step", at=later)
+    record(other, HAND_CHECK, answers, ACCEPT, run="a", step="a_step", at=earlier)
+    assert [c.name for c in calibrate(other, min_cases=1).checks] == ["a_step", "b_step"]
+
+
 def test_checks_asking_different_things_on_one_step_are_numbered(tmp_path: Path) -> None:
     path = tmp_path / "records.jsonl"
     record(path, parse_check("Is it right?"), (YesNoAnswer(0.9),), ACCEPT, run="a")
