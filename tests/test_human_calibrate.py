@@ -248,6 +248,12 @@ def test_the_suggested_thresholds_are_the_hand_computed_ones(hand_records: Path)
     assert q1.at_suggested.agreement.low == pytest.approx(5 / (5 + 1.959963984540054**2))
     assert not q1.meets_target
     assert q1.at_suggested.to_person == 5
+    # Its curve: agreement against pass, from the suggested fail (0.61) up, fail held there;
+    # the point at the suggested pass is the suggestion's figures.
+    assert q1.curve_of == "pass"
+    assert [point.threshold for point in q1.curve] == [p / 100 for p in range(61, 101)]
+    at_suggested = next(point for point in q1.curve if point.threshold == 0.94)
+    assert (at_suggested.agreement, at_suggested.decided, at_suggested.to_person) == (1.0, 5, 5)
 
     # No confidence reaches 0.95 on 5 or more decided cases: the best agreement, nearest 0.8.
     assert q2.suggested == Thresholds(confidence=0.6)

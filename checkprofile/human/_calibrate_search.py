@@ -8,11 +8,11 @@ and optional ``fail`` (``fail <= pass``) for yes/no, ``confidence`` for choice a
 meets the target to trust (the low bound of its Wilson interval reaches it, on at least
 ``min_cases`` decided cases); then, when there are none, those whose agreement itself reaches
 it on that many. Among them the suggestion sends the fewest cases to a person; ties go to the
-higher agreement, then to the thresholds nearest the current ones, then to the stricter (and
-to no ``fail`` over a ``fail`` that changes nothing). When no thresholds reach the target, the
-suggestion is the one with the highest agreement, on enough decided cases where any
-thresholds have enough (then the fewest unsure, nearest, stricter). ``meets_target`` is true
-only in the first case.
+higher agreement, then to the thresholds nearest the current ones, then to the stricter (a
+``fail`` equal to ``pass`` is never suggested: it changes nothing). When no thresholds reach
+the target, the suggestion is the one with the highest agreement, on enough decided cases
+where any thresholds have enough (then the fewest unsure, nearest, stricter).
+``meets_target`` is true only in the first case.
 
 Every answer is graded with the core's own :func:`checkprofile.grade`, so the search can
 never disagree with what the check would really do.
@@ -199,10 +199,11 @@ def _candidates(yes_no: bool) -> tuple[tuple[Thresholds, tuple[int, ...]], ...]:
     if yes_no:
         found: list[tuple[Thresholds, tuple[int, ...]]] = []
         for p in range(101):
-            # fail=None grades as a fail equal to pass: below pass fails.
+            # fail=None grades as a fail equal to pass: below pass fails. So a fail equal to
+            # pass is no candidate of its own: it would change nothing.
             found.append((Thresholds(pass_at=GRID[p]), (p, p)))
             found.extend(
-                (Thresholds(pass_at=GRID[p], fail_below=GRID[f]), (f, p)) for f in range(p + 1)
+                (Thresholds(pass_at=GRID[p], fail_below=GRID[f]), (f, p)) for f in range(p)
             )
         return tuple(found)
     return tuple((Thresholds(confidence=GRID[c]), (c,)) for c in range(101))
@@ -235,12 +236,9 @@ def _merit(figures: Figures, target: float) -> tuple[Any, ...]:
 
 def _closeness(thresholds: Thresholds, current: Thresholds) -> tuple[Any, ...]:
     """Among thresholds with equal figures: the nearest to the current ones, then the
-    stricter, then no ``fail`` over a ``fail`` that changes nothing."""
-    return (
-        _distance(thresholds, current),
-        tuple(-v for v in values(thresholds)),
-        thresholds.fail_below is not None,
-    )
+    stricter. (No two candidates have the same values: a ``fail`` equal to ``pass``, which
+    changes nothing, is not one.)"""
+    return (_distance(thresholds, current), tuple(-v for v in values(thresholds)))
 
 
 def calibrate_question(
