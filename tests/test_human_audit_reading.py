@@ -297,9 +297,10 @@ def test_a_distribution_with_a_share_outside_0_and_1_is_refused_though_it_sums_t
     assert isinstance(said, str) and "audit.jsonl:7: " in said
 
 
-def assert_read_by_layout(record: AuditRecord) -> None:
+def assert_read_by_layout(record: AuditRecord, *, first_quick: bool = False) -> None:
     """A verdict line the writer writes is read by its layout once its check is known: not
-    parsed whole, not the full way; and it reads as the record."""
+    parsed whole, not the full way; and it reads as the record. ``first_quick``: the first
+    line of its check is not read the full way either."""
     from unittest import mock
 
     from checkprofile.human import _audit_fast
@@ -307,8 +308,13 @@ def assert_read_by_layout(record: AuditRecord) -> None:
 
     line = record_line(record)[:-1]
     reader = _Reader()
-    assert reader.line("audit.jsonl", 1, line) == record
     full = AssertionError("read the full way")
+    if first_quick:
+        with mock.patch.object(_audit_fast, "line_data", side_effect=full):
+            first = reader.read("audit.jsonl", 1, line)
+    else:
+        first = reader.read("audit.jsonl", 1, line)
+    assert (first.record() if isinstance(first, VerdictFacts) else first) == record
     with (
         mock.patch.object(_audit_fast, "line_data", side_effect=full),
         mock.patch.object(_audit_fast, "verdict_facts", side_effect=full),
@@ -318,14 +324,43 @@ def assert_read_by_layout(record: AuditRecord) -> None:
     assert read.record() == record
 
 
+def _distributed(name: str) -> dict[str, Answer]:
+    """SCRIPTS[name] with a distribution beside the choice and rubric answers."""
+    script = SCRIPTS[name]
+    choice, rubric = script[CHECK[1].ask], script[CHECK[2].ask]
+    assert isinstance(choice, ChoiceAnswer) and isinstance(rubric, RubricAnswer)
+    rest = round(1 - choice.confidence, 6)
+    return {
+        **script,
+        CHECK[1].ask: ChoiceAnswer(
+            choice.name,
+            choice.confidence,
+            source="logprobs",
+            distribution=((choice.name, choice.confidence), ("unclear", rest)),
+        ),
+        CHECK[2].ask: RubricAnswer(
+            rubric.level,
+            rubric.confidence,
+            source="native",
+            distribution=((rubric.level, rubric.confidence), (0, round(1 - rubric.confidence, 6))),
+        ),
+    }
+
+
+@pytest.mark.parametrize("provenance", [False, True], ids=["plain", "distributions"])
 @pytest.mark.parametrize("advisory", [False, True], ids=["enforcing", "advisory"])
 @pytest.mark.parametrize("name", list(SCRIPTS))
-def test_a_verdict_line_of_every_verdict_is_read_by_its_layout(name: str, advisory: bool) -> None:
-    # Not a test of speed: that no verdict, answer kind or mode falls off the quick reading,
-    # which the properties above cannot see (they pass when a line goes the full way).
-    outcome = make_outcome(SCRIPTS[name], advisory=advisory)
+def test_a_verdict_line_of_every_verdict_is_read_by_its_layout(
+    name: str, advisory: bool, provenance: bool
+) -> None:
+    # Not a test of speed: that no verdict, answer kind, mode or provenance falls off the
+    # quick reading, which the properties above cannot see (they pass when a line goes the
+    # full way), the first line of its check included.
+    script = _distributed(name) if provenance and name != "error" else SCRIPTS[name]
+    outcome = make_outcome(script, advisory=advisory)
     assert outcome.verdict.verdict == name
-    assert_read_by_layout(verdict_record(outcome, run_id=RUN, step_id=STEP))
+    record = verdict_record(outcome, run_id=RUN, step_id=STEP)
+    assert_read_by_layout(record, first_quick=True)
 
 
 @settings(max_examples=200)
