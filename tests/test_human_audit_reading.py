@@ -27,6 +27,7 @@ from test_human_records import CHECK, MODEL, RUN, SCRIPTS, STEP, make_outcome
 from checkprofile import (
     Answer,
     ChoiceAnswer,
+    Failure,
     ModelCall,
     RubricAnswer,
     Usage,
@@ -324,7 +325,7 @@ def assert_read_by_layout(record: AuditRecord, *, first_quick: bool = False) -> 
     assert read.record() == record
 
 
-def _distributed(name: str) -> dict[str, Answer]:
+def _distributed(name: str) -> dict[str, Answer | Failure]:
     """SCRIPTS[name] with a distribution beside the choice and rubric answers."""
     script = SCRIPTS[name]
     choice, rubric = script[CHECK[1].ask], script[CHECK[2].ask]
@@ -356,6 +357,7 @@ def test_a_verdict_line_of_every_verdict_is_read_by_its_layout(
     # Not a test of speed: that no verdict, answer kind, mode or provenance falls off the
     # quick reading, which the properties above cannot see (they pass when a line goes the
     # full way), the first line of its check included.
+    script: dict[str, Answer | Failure]
     script = _distributed(name) if provenance and name != "error" else SCRIPTS[name]
     outcome = make_outcome(script, advisory=advisory)
     assert outcome.verdict.verdict == name
