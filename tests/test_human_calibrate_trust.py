@@ -18,7 +18,7 @@ import pytest
 from checkprofile import ChoiceAnswer, RubricAnswer, YesNoAnswer, grade, parse_check
 from checkprofile._verdict import worst_of
 from checkprofile.cli import main
-from checkprofile.human import AuditError, Completed, Returned
+from checkprofile.human import AuditError, Completed, Figure, Returned
 from checkprofile.human._calibrate import Case, CheckCases, Person, calibrate, calibrate_cases
 from checkprofile.human._calibrate_figures import wilson
 from checkprofile.human._calibrate_labels import read_labels
@@ -52,6 +52,38 @@ def test_wilson_intervals_are_the_textbook_ones() -> None:
     bounds = wilson(0, 5)
     assert bounds == (0.0, pytest.approx(Z2 / (5 + Z2)))
     assert wilson(0, 0) is None
+
+
+@pytest.mark.parametrize("n", [10, 13, 7, 9, 1000])
+def test_an_interval_of_all_or_none_ends_exactly_at_1_or_starts_exactly_at_0(n: int) -> None:
+    # The textbook formula rounds to 0.9999999999999999 at 10 of 10, 13 of 13, ..., and to
+    # a hair above 0 at 0 of 7, 0 of 9: a share of 100% must be shown as reaching 1.
+    all_of, none_of = wilson(n, n), wilson(0, n)
+    assert all_of is not None and none_of is not None
+    assert (all_of[1], none_of[0]) == (1.0, 0.0)
+    # One short of all (or one above none) is not held at the edge.
+    one_short, one_above = wilson(n - 1, n), wilson(1, n)
+    assert one_short is not None and one_above is not None
+    assert one_short[1] < 1.0 and one_above[0] > 0.0
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "too_few", "least", "most"),
+    [
+        (0.96, 0.99, False, True, False),  # reaches 0.95, not within 0.05
+        (0.90, 0.99, False, False, False),
+        (0.01, 0.04, False, False, True),  # within 0.05, not reaching 0.95
+        (0.01, 0.06, False, False, False),
+        (0.95, 0.05, False, True, True),  # at the bounds themselves: both hold
+        (0.96, 0.04, True, False, False),  # too few cases: neither, whatever the bounds
+        (None, None, False, False, False),  # a figure with no interval
+    ],
+)
+def test_a_share_is_at_least_or_at_most_a_rate_only_by_its_interval_on_enough_cases(
+    low: float | None, high: float | None, too_few: bool, least: bool, most: bool
+) -> None:
+    figure = Figure(value=0.5, cases=40, too_few=too_few, low=low, high=high)
+    assert (figure.at_least(0.95), figure.at_most(0.05)) == (least, most)
 
 
 def test_binomial_tails_and_clopper_pearson_bounds() -> None:
