@@ -276,8 +276,11 @@ def test_the_quick_reading_is_taken_only_where_python_bounds_an_ints_digits(
         (1, [["states", 1.0], ["hedges", 0.1], ["unclear", -0.1]]),
         (2, [[2, 1.0], [1, 0.05], [0, -0.05]]),
         (1, [["states", 1.1], ["hedges", -0.1]]),
+        # A hair over 1 with the rest at 0: the sum is within the core's tolerance of 1.
+        (1, [["states", 1.005], ["hedges", 0.0], ["unclear", 0.0]]),
+        (2, [[2, 1.005], [1, 0.0]]),
     ],
-    ids=["choice-negative", "rubric-negative", "choice-over-one"],
+    ids=["choice-negative", "rubric-negative", "choice-over-one", "choice-hair", "rubric-hair"],
 )
 def test_a_distribution_with_a_share_outside_0_and_1_is_refused_though_it_sums_to_1(
     question: int, shares: list[list[Any]]

@@ -3,6 +3,7 @@ the change that survived (named in its comment) and passes on the code."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import time
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from checkprofile import (
     YesNoAnswer,
     answer_problem,
     combine,
+    format_at,
     outcome_for,
     parse_check,
     run_check_sync,
@@ -676,3 +678,48 @@ def test_a_calls_seconds_are_the_time_it_took() -> None:
     quick, slow = (_run_with(evaluator=Slow(wait)).calls[0].seconds for wait in (0.0, 0.3))
     assert 0 <= quick < slow
     assert slow - quick >= 0.29
+
+
+# found by hunting in the usual modules (seed 4002) ----------------------------------------------
+
+
+@pytest.mark.parametrize("at", ["2026-11-02 09:00", "2026-11-02T09:00:00+00:00", " "])
+def test_a_verdict_record_whose_time_is_no_time_says_so_not_that_it_is_blank(at: str) -> None:
+    # `and` -> `or` survived: every pattern a record breaks was named as a blank text, though
+    # the time's pattern is another one.
+    data = combine(CHOICE, [ChoiceAnswer("calm", 0.95)], model="m-1", at=AT).to_json()
+    data["at"] = at
+    with pytest.raises(VerdictError) as caught:
+        Verdict.from_json(data)
+    assert str(caught.value) == (
+        "not a check verdict: at /at: expected an RFC 3339 time in UTC ending in Z,"
+        f" got {json.dumps(at)}"
+    )
+
+
+class _Offset(dt.tzinfo):
+    """A tzinfo of one's own, whose offset is ``offset`` (a timedelta, or anything else)."""
+
+    def __init__(self, offset: object) -> None:
+        self.offset = offset
+
+    def utcoffset(self, when: dt.datetime | None) -> Any:
+        return self.offset
+
+    def dst(self, when: dt.datetime | None) -> None:
+        return None
+
+
+@pytest.mark.parametrize(
+    "offset",
+    [dt.timedelta(hours=24), dt.timedelta(hours=-25), "+02:00"],
+    ids=["a-day", "over-a-day-west", "a-text"],
+)
+def test_a_time_whose_own_tzinfo_gives_no_offset_python_takes_is_refused_as_no_time(
+    offset: object,
+) -> None:
+    # Python refuses an offset of a day or more with a ValueError, and one of another type
+    # with a TypeError: both are the host's time that is no time, never Python's words.
+    at = dt.datetime(2026, 11, 2, 9, tzinfo=_Offset(offset))
+    with pytest.raises(ValueError, match=r"^at must be a time in UTC's years 1 to 9999, got "):
+        format_at(at)

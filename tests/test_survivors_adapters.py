@@ -445,3 +445,36 @@ def test_each_character_a_prompt_must_not_hold_raw_is_sent_as_an_escape(char: st
     state = json.loads(line)
     assert state["submission"]["output"] == {"note": value}
     assert _material_message_json(bundle) == json.dumps(message, ensure_ascii=False)
+
+
+# found by hunting in the usual modules (seed 4002) ----------------------------------------------
+
+
+def test_a_servers_message_is_read_as_far_as_four_times_what_the_detail_keeps() -> None:
+    # A message padded with whitespace (collapsed to one space) is quoted when its words
+    # start within the first 800 characters, and not read further: a body's message may be
+    # megabytes, and only what a detail of 200 characters can show is looked at.
+    words = "Slow down"
+    within = failure_from_status(500, {"error": {"message": " " * (800 - len(words)) + words}}, {})
+    beyond = failure_from_status(500, {"error": {"message": " " * 800 + words}}, {})
+    assert within.detail == f"HTTP 500: {words}"
+    assert beyond.detail == "HTTP 500"
+
+
+@pytest.mark.parametrize("how", ["cause", "context", "both"])
+def test_an_evaluator_error_inside_an_sdks_error_keeps_its_reason_however_it_was_chained(
+    how: str,
+) -> None:
+    # `__cause__ or __context__` -> `and` survived: an SDK that raises its connection error
+    # inside its own `except` (a context, no cause) hid the boundary's reason.
+    from checkprofile.adapters._transport import BoundaryError
+
+    boundary = BoundaryError("a redirect to http://elsewhere", reason="redirected")
+    raised = ConnectionError("Connection error.")
+    # `raise ... from boundary` sets the cause; raising inside `except` sets the context.
+    if how in ("cause", "both"):
+        raised.__cause__ = boundary
+    if how in ("context", "both"):
+        raised.__context__ = boundary
+    assert failure_from_exception(raised).reason == "redirected"
+    assert failure_from_exception(ConnectionError("Connection error.")).reason == "unavailable"
