@@ -709,6 +709,9 @@ class _Offset(dt.tzinfo):
     def dst(self, when: dt.datetime | None) -> None:
         return None
 
+    def tzname(self, when: dt.datetime | None) -> str:
+        return "own"
+
 
 @pytest.mark.parametrize(
     "offset",
