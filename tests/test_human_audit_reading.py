@@ -32,6 +32,7 @@ from checkprofile import (
     RubricAnswer,
     Usage,
     Verdict,
+    YesNoAnswer,
     canonical_json,
     format_at,
     outcome_for,
@@ -365,6 +366,22 @@ def test_a_verdict_line_of_every_verdict_is_read_by_its_layout(
     outcome = make_outcome(script, advisory=advisory)
     assert outcome.verdict.verdict == name
     record = verdict_record(outcome, run_id=RUN, step_id=STEP)
+    assert_read_by_layout(record, first_quick=True)
+
+
+@pytest.mark.parametrize("edge", [0.0, 1.0])
+def test_a_verdict_line_with_answers_at_the_ends_of_their_range_is_read_by_its_layout(
+    edge: float,
+) -> None:
+    # A probability or confidence of exactly 0 or 1 is in range: the quick reading takes the
+    # line as it takes any other.
+    script: dict[str, Answer | Failure] = {
+        CHECK[0].ask: YesNoAnswer(edge),
+        CHECK[1].ask: ChoiceAnswer("states", edge),
+        CHECK[2].ask: RubricAnswer(2, edge),
+    }
+    record = verdict_record(make_outcome(script), run_id=RUN, step_id=STEP)
+    assert b'"answer":%r,' % edge in record_line(record)
     assert_read_by_layout(record, first_quick=True)
 
 
