@@ -368,12 +368,29 @@ def test_every_figure_is_what_grading_each_case_gives_for_a_check_of_many_questi
 
 @pytest.mark.parametrize(
     ("option", "value"),
-    [("max_wrong_pass", 0), ("max_wrong_fail", 1.0), ("confidence", 1), ("confidence", True)],
+    [
+        ("max_wrong_pass", 0),
+        ("max_wrong_pass", -0.05),
+        ("max_wrong_fail", 1.0),
+        ("max_wrong_fail", -1),
+        ("confidence", 1),
+        ("confidence", 1.5),
+        ("confidence", -0.9),
+        ("confidence", True),
+        ("confidence", "0.9"),
+    ],
 )
 def test_bad_rates_are_refused_naming_them(option: str, value: object) -> None:
     options: Any = {option: value}
     with pytest.raises(ValueError, match=f"{option} must be a number above 0 and below 1"):
         calibrate_cases([], **options)
+
+
+@pytest.mark.parametrize("option", ["max_wrong_pass", "max_wrong_fail", "confidence"])
+@pytest.mark.parametrize("value", [1e-9, 0.5, 0.999999])
+def test_a_rate_just_inside_0_and_1_is_taken(option: str, value: float) -> None:
+    options: Any = {option: value}
+    assert getattr(calibrate_cases([], **options), option) == value
 
 
 # --- people's labels ----------------------------------------------------------------------------
