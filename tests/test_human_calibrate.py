@@ -529,6 +529,33 @@ def test_a_case_must_answer_every_question() -> None:
         )
 
 
+@pytest.mark.parametrize(
+    ("person", "shown"),
+    [("unsure", '"unsure"'), ("Refused", '"Refused"'), (None, "null"), (1, "1"), (True, "true")],
+)
+def test_a_case_whose_person_neither_accepted_nor_refused_is_refused(
+    person: object, shown: str
+) -> None:
+    # Each was counted as accepted: a host's "Refused" moved every figure the wrong way.
+    with pytest.raises(ValueError, match=f'person is "accepted" or "refused", got {shown}$'):
+        Case(key="k", answers=(YesNoAnswer(0.5),), person=person)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("key", [None, 7, b"sha256:00"])
+def test_a_case_whose_key_is_no_text_is_refused(key: object) -> None:
+    with pytest.raises(ValueError, match="a case's key is the submission key's text, got "):
+        Case(key=key, answers=(YesNoAnswer(0.5),), person="accepted")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("person", ["accepted", "refused"])
+def test_cases_in_hand_count_each_persons_decision_as_given(person: Person) -> None:
+    case = Case(key="k", answers=(YesNoAnswer(0.95), ChoiceAnswer("states", 0.9)), person=person)
+    (check,) = calibrate_cases(
+        [CheckCases(name="s", check=HAND_CHECK, cases=(case,))], min_cases=1
+    ).checks
+    assert check.at_current.confusion.to_json()["pass"][person] == 1
+
+
 def test_the_report_is_plain_json(hand_records: Path) -> None:
     data = hand_calibration(hand_records).to_json()
     assert json.loads(json.dumps(data)) == data

@@ -53,10 +53,21 @@ class Case:
     ``labels`` are the person's own answers to the questions, where a host keeps them (one per
     question, ``None`` where there is none; empty for none at all)."""
 
-    key: str
+    key: str = attrs.field()
     answers: tuple[Answer, ...]
-    person: Person
+    person: Person = attrs.field()
     labels: tuple[Label | None, ...] = ()
+
+    @key.validator
+    def _key_is_text(self, _: attrs.Attribute[Any], key: object) -> None:
+        if type(key) is not str:
+            raise ValueError(f"a case's key is the submission key's text, got {show(key)}")
+
+    @person.validator
+    def _person_decided(self, _: attrs.Attribute[Any], person: object) -> None:
+        # Anything else would be counted as accepted, so it is refused here.
+        if type(person) is not str or person not in ("accepted", "refused"):
+            raise ValueError(f'a case\'s person is "accepted" or "refused", got {show(person)}')
 
 
 @attrs.frozen(kw_only=True)
