@@ -246,13 +246,18 @@ def test_a_distribution_of_other_than_pairs_is_named_as_such(distribution: Any) 
 @pytest.mark.parametrize("model", ["", " ", "\u3000\t"])
 def test_a_verdict_record_naming_a_blank_model_says_the_model_is_blank(model: str) -> None:
     # `==` -> `is` survived on the pattern: the message fell back to the schema's own words.
-    data = combine(CHOICE, [ChoiceAnswer("calm", 0.95)], model="m-1", at=AT).to_json()
-    data["model"] = model
-    with pytest.raises(VerdictError) as caught:
-        Verdict.from_json(data)
-    assert str(caught.value) == (
+    assert refusal_of_record_with("model", model) == (
         f"not a check verdict: at /model: expected a non-blank string, got {json.dumps(model)}"
     )
+
+
+def refusal_of_record_with(field: str, value: object) -> str:
+    """The words refusing a good verdict record whose ``field`` holds ``value``."""
+    data = combine(CHOICE, [ChoiceAnswer("calm", 0.95)], model="m-1", at=AT).to_json()
+    data[field] = value
+    with pytest.raises(VerdictError) as caught:
+        Verdict.from_json(data)
+    return str(caught.value)
 
 
 class LimitsImpostor(metaclass=SaysItIsText):
@@ -687,11 +692,7 @@ def test_a_calls_seconds_are_the_time_it_took() -> None:
 def test_a_verdict_record_whose_time_is_no_time_says_so_not_that_it_is_blank(at: str) -> None:
     # `and` -> `or` survived: every pattern a record breaks was named as a blank text, though
     # the time's pattern is another one.
-    data = combine(CHOICE, [ChoiceAnswer("calm", 0.95)], model="m-1", at=AT).to_json()
-    data["at"] = at
-    with pytest.raises(VerdictError) as caught:
-        Verdict.from_json(data)
-    assert str(caught.value) == (
+    assert refusal_of_record_with("at", at) == (
         "not a check verdict: at /at: expected an RFC 3339 time in UTC ending in Z,"
         f" got {json.dumps(at)}"
     )
