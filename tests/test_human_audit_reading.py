@@ -271,6 +271,13 @@ def test_the_quick_reading_is_taken_only_where_python_bounds_an_ints_digits(
     assert json.loads(done.stdout) == [quick, True]
 
 
+def test_the_quick_reading_is_not_taken_on_a_python_that_bounds_no_ints_digits() -> None:
+    # Before Python 3.10.7 there is no bound (and no sys.get_int_max_str_digits).
+    probe = "import sys\ndel sys.get_int_max_str_digits\n" + _ROUTE_PROBE
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == [False, True]
+
+
 @pytest.mark.parametrize(
     ("question", "shares"),
     [

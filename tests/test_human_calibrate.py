@@ -529,6 +529,17 @@ def test_a_case_must_answer_every_question() -> None:
         )
 
 
+def test_cases_of_a_check_of_300_questions_answered_in_full_are_taken() -> None:
+    # Counts of 300 are two int objects: compared by identity, full answers were refused.
+    check = parse_check([{"ask": f"Is part {i} right?", "pass": 0.9} for i in range(300)])
+    answers = tuple(YesNoAnswer(0.95) for _ in range(300))
+    cases = tuple(Case(key=f"k{i}", answers=answers, person="accepted") for i in range(2))
+    assert CheckCases(name="s", check=check, cases=cases).cases == cases
+    short = (Case(key="k0", answers=answers[1:], person="accepted"),)
+    with pytest.raises(ValueError, match=r'case "k0" has 299 answers for the 300 questions'):
+        CheckCases(name="s", check=check, cases=short)
+
+
 @pytest.mark.parametrize(
     ("person", "shown"),
     [("unsure", '"unsure"'), ("Refused", '"Refused"'), (None, "null"), (1, "1"), (True, "true")],
