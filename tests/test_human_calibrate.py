@@ -529,6 +529,29 @@ def test_a_case_must_answer_every_question() -> None:
         )
 
 
+def test_of_thresholds_whose_agreement_reaches_the_target_the_higher_agreement_wins() -> None:
+    # None of these reaches 0.7 to trust (four cases: the interval starts near 0.51), so the
+    # suggestion is among those whose agreement itself reaches it, the fewest to a person,
+    # then the highest agreement: pass 0.79 agrees on all four, the current 0.9 on three
+    # (the 0.79 accepted would fail). The nearer 0.9 does not win on nearness.
+    check = parse_check([{"ask": "Fine?", "pass": 0.9}])
+    people: list[tuple[float, Person]] = [
+        (0.76, "refused"), (0.12, "refused"), (0.47, "refused"), (0.79, "accepted"),
+    ]  # fmt: skip
+    cases = tuple(
+        Case(key=f"k{i}", answers=(YesNoAnswer(p),), person=who)
+        for i, (p, who) in enumerate(people)
+    )
+    report = calibrate_cases(
+        [CheckCases(name="s", check=check, cases=cases)], target=0.7, min_cases=1
+    )
+    (question,) = report.checks[0].questions
+    assert question.suggested == Thresholds(pass_at=0.79)
+    assert question.at_suggested is not None and question.at_suggested.agreement.value == 1.0
+    assert not question.meets_target
+    assert question.at_current.agreement.value == 0.75
+
+
 def test_cases_of_a_check_of_300_questions_answered_in_full_are_taken() -> None:
     # Counts of 300 are two int objects: compared by identity, full answers were refused.
     check = parse_check([{"ask": f"Is part {i} right?", "pass": 0.9} for i in range(300)])
