@@ -34,8 +34,10 @@ from checkprofile import (
     Verdict,
     YesNoAnswer,
     canonical_json,
+    combine,
     format_at,
     outcome_for,
+    parse_check,
 )
 from checkprofile._shown import is_blank
 from checkprofile.errors import VerdictError
@@ -389,6 +391,14 @@ def test_a_verdict_line_with_answers_at_the_ends_of_their_range_is_read_by_its_l
     }
     record = verdict_record(make_outcome(script), run_id=RUN, step_id=STEP)
     assert b'"answer":%r,' % edge in record_line(record)
+    assert_read_by_layout(record, first_quick=True)
+
+
+def test_a_verdict_line_of_a_check_of_300_questions_is_read_by_its_layout() -> None:
+    # Counts of 300 are two int objects: compared by identity, such a line went the full way.
+    check = parse_check([{"ask": f"Is part {i} right?", "pass": 0.9} for i in range(300)])
+    verdict = combine(check, [YesNoAnswer(0.95)] * 300, model=MODEL, at=AT)
+    record = verdict_record(outcome_for(verdict), run_id=RUN, step_id=STEP, submission=SUBMISSION)
     assert_read_by_layout(record, first_quick=True)
 
 
