@@ -279,8 +279,8 @@ def _rows(path: Path) -> Any:
     """The rows ``record_many`` would store for the records of ``path``, read from its lines
     (the generator writes each record's line as the library does: the first lines are checked
     against the rows of their typed records)."""
-    from checkprofile.human._audit_sources import at_order
-    from checkprofile.human._postgres import _row
+    from checkprofile._time import at_order
+    from checkprofile.human._audit._postgres import _row
 
     with path.open("rb") as file:
         checked = zip(range(200), iter_records(path), strict=False)

@@ -42,8 +42,8 @@ from checkprofile import (
     parse_check,
 )
 from checkprofile.human import calibrate_cases
-from checkprofile.human._calibrate import Case, CheckCases, Thresholds
-from checkprofile.human._calibrate_search import Label
+from checkprofile.human._calibration._calibrate import Case, CheckCases, Thresholds
+from checkprofile.human._calibration._search import Label
 
 CHECK = parse_check(
     [

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
-
 if TYPE_CHECKING:  # what type checkers and editors see; at run time, _MODULES below
     from ._bundle import Bundle, Evidence, Material, Submission, build_bundle, canonical_json
     from ._check import Check, ChoiceQuestion, Kind, Question, RubricQuestion, YesNoQuestion
+    from ._evaluator import Evaluator, Reply, ask_evaluator
     from ._limits import Limits
     from ._lines import answer_text, issue_lines, js_number
+    from ._outcome import Action, Outcome, outcome_for
     from ._process import (
         PROFILE,
         Process,
@@ -37,16 +37,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, _MODULES b
         publication_problems,
         read_process,
     )
-    from ._run import (
-        Action,
-        Evaluator,
-        Outcome,
-        Reply,
-        ask_evaluator,
-        outcome_for,
-        run_check,
-        run_check_sync,
-    )
+    from ._run import run_check, run_check_sync
     from ._schemas import check_schema, core_schema, process_schema, schema_registry, verdict_schema
     from ._shapes import check_run_data, run_data_problems, submission_problems
     from ._usage import ModelCall, Usage, reported_usage
@@ -68,6 +59,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, _MODULES b
         format_at,
         grade,
     )
+    from ._version import __version__
     from .errors import (
         AnswerError,
         CheckError,
@@ -112,12 +104,12 @@ _MODULES: dict[str, str] = {
     "process_problems": "._process",
     "publication_problems": "._process",
     "read_process": "._process",
-    "Action": "._run",
-    "Evaluator": "._run",
-    "Outcome": "._run",
-    "Reply": "._run",
-    "ask_evaluator": "._run",
-    "outcome_for": "._run",
+    "Action": "._outcome",
+    "Evaluator": "._evaluator",
+    "Outcome": "._outcome",
+    "Reply": "._evaluator",
+    "ask_evaluator": "._evaluator",
+    "outcome_for": "._outcome",
     "run_check": "._run",
     "run_check_sync": "._run",
     "check_schema": "._schemas",
@@ -158,6 +150,7 @@ _MODULES: dict[str, str] = {
     "Problem": ".errors",
     "VerdictError": ".errors",
     "pointer_token": ".errors",
+    "__version__": "._version",
 }
 
 # The public submodules, for ``checkprofile.errors`` after a bare ``import checkprofile``.

@@ -25,7 +25,7 @@ from ._check import Check
 from ._verdict import Answer, ChoiceAnswer, Failure, RubricAnswer, Verdict
 
 if TYPE_CHECKING:
-    from ._run import Outcome
+    from ._outcome import Outcome
     from ._usage import ModelCall, Usage
 
 __all__ = ["CAPTURE_ENV", "EVALUATION_EVENT", "Telemetry", "evaluation_name", "telemetry"]
@@ -53,7 +53,7 @@ class Telemetry:
     def __init__(self) -> None:
         from opentelemetry import metrics, trace
 
-        from . import __version__
+        from ._version import __version__
 
         self._trace = trace
         self.tracer = trace.get_tracer(_SCOPE, __version__)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["days_in", "instant"]
+__all__ = ["at_order", "days_in", "instant"]
 
 # RFC 3339 `date-time` (section 5.6), exactly its grammar: ASCII digits only ([0-9] and
 # re.ASCII, never \d, which takes any script's digits), "T" or "t" (ABNF literals are
@@ -101,3 +101,13 @@ def _year_key(year: int) -> str:
     if year < 0:
         return "-001"
     return ":000" if year > 9999 else f"{year:04d}"
+
+
+def at_order(at: str) -> str:
+    """A text that sorts as the times do: ``at`` (RFC 3339, UTC, ``Z``) without the ``Z`` and
+    without trailing zeros in its fraction (``…:00.5Z`` is after ``…:00Z``, though ``.`` sorts
+    before ``Z``). Compare these bytewise (in PostgreSQL, ``COLLATE "C"``)."""
+    if len(at) == 20:
+        return at[:19]
+    fraction = at[20:-1].rstrip("0")
+    return at[:19] + "." + fraction if fraction else at[:19]

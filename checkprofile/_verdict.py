@@ -39,6 +39,7 @@ __all__ = [
     "Answer",
     "ChoiceAnswer",
     "Failure",
+    "Provenance",
     "QuestionResult",
     "Result",
     "RubricAnswer",
@@ -51,6 +52,8 @@ __all__ = [
     "error_verdict",
     "format_at",
     "grade",
+    "provenance_json",
+    "provenance_of_answer",
 ]
 
 Result = Literal["pass", "fail", "unsure"]
@@ -596,3 +599,37 @@ def error_verdict(
         at=format_at(at),
         check=check,
     )
+
+
+# --- where an answer came from ----------------------------------------------------------------
+
+
+@attrs.frozen
+class Provenance:
+    """Where one answer came from: its ``source`` (``native``, ``logprobs``, ...) and, when the
+    evaluator gave one, the ``distribution`` over the question's options (choice names or
+    rubric levels), most probable first. Both ``None`` for a question not answered."""
+
+    source: str | None = None
+    distribution: tuple[tuple[str | int, float], ...] | None = None
+
+
+def provenance_json(origin: Provenance) -> dict[str, Any]:
+    """``{"source", "distribution"?}`` (the distribution as ``[option, p]`` pairs), or ``{}``
+    for a question not answered."""
+    if origin.source is None:
+        return {}
+    shown: dict[str, Any] = {"source": origin.source}
+    if origin.distribution is not None:
+        shown["distribution"] = [[option, p] for option, p in origin.distribution]
+    return shown
+
+
+def provenance_of_answer(answer: Answer | None) -> Provenance:
+    """The :class:`Provenance` of one answer (``None``: a question not answered)."""
+    if answer is None:
+        return Provenance()
+    distribution = getattr(answer, "distribution", None)
+    if distribution is not None:
+        distribution = tuple(sorted(distribution, key=lambda pair: -pair[1]))
+    return Provenance(answer.source, distribution)

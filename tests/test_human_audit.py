@@ -50,6 +50,7 @@ from checkprofile import (
     parse_check,
 )
 from checkprofile._shown import is_blank
+from checkprofile._time import at_order
 from checkprofile.errors import MaterialError, VerdictError
 from checkprofile.human import (
     AUDIT_FORMAT,
@@ -82,9 +83,8 @@ from checkprofile.human import (
     submission_sha256,
     verdict_record,
 )
-from checkprofile.human._audit_fast import _Reader
-from checkprofile.human._audit_sources import at_order
-from checkprofile.human._recorders import record_line
+from checkprofile.human._audit._fast._reader import _Reader
+from checkprofile.human._audit._recorders import record_line
 from support import AT, SPEC_ONE_OF, SPEC_RUBRIC_ASK, material
 
 WHEN = "2026-10-06T10:15:00Z"

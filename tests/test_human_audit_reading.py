@@ -52,8 +52,8 @@ from checkprofile.human import (
     decision_record,
     verdict_record,
 )
-from checkprofile.human._audit_fast import _Reader
-from checkprofile.human._recorders import record_line
+from checkprofile.human._audit._fast._reader import _Reader
+from checkprofile.human._audit._recorders import record_line
 from support import AT, SPEC_RUBRIC_ASK
 
 GOOD = verdict_record(make_outcome(SCRIPTS["pass"]), run_id=RUN, step_id=STEP)
@@ -217,7 +217,7 @@ def test_lines_broken_as_text_are_read_or_refused_alike(
 def test_the_fast_path_takes_the_lines_a_writer_writes() -> None:
     # Not a test of speed: that the fast path is taken at all (the properties above would
     # pass with none). Its facts come back as what record_from_json makes of the line.
-    from checkprofile.human._audit_fast import DecisionFacts, VerdictFacts
+    from checkprofile.human._audit._fast._reader import DecisionFacts, VerdictFacts
 
     reader = seasoned()
     decision = decision_record(
@@ -236,9 +236,9 @@ _ROUTE_PROBE = """
 import json, sys
 from checkprofile import Submission, combine, outcome_for, parse_check, YesNoAnswer
 from checkprofile.human import verdict_record
-from checkprofile.human import _audit_fast
-from checkprofile.human._audit_fast import _Reader, VerdictFacts
-from checkprofile.human._recorders import record_line
+from checkprofile.human._audit._fast import _reader as _audit_fast
+from checkprofile.human._audit._fast._reader import _Reader, VerdictFacts
+from checkprofile.human._audit._recorders import record_line
 check = parse_check("Is the report right?")
 verdict = combine(check, [YesNoAnswer(0.95)], model="m-1", at="2026-11-02T09:00:00Z")
 record = verdict_record(outcome_for(verdict), run_id="a", step_id="review",
@@ -316,8 +316,8 @@ def assert_read_by_layout(record: AuditRecord, *, first_quick: bool = False) -> 
     line of its check is not read the full way either."""
     from unittest import mock
 
-    from checkprofile.human import _audit_fast
-    from checkprofile.human._audit_fast import VerdictFacts
+    from checkprofile.human._audit._fast import _reader as _audit_fast
+    from checkprofile.human._audit._fast._reader import VerdictFacts
 
     line = record_line(record)[:-1]
     reader = _Reader()
@@ -406,7 +406,7 @@ def test_a_verdict_line_with_its_calls_is_read_without_parsing_its_json(
 ) -> None:
     # A line that keeps its calls is read by the writer's layout too, not by parsing what
     # follows the check as JSON (which cost it nearly twice the time of a line without).
-    from checkprofile.human._audit_fast import VerdictFacts
+    from checkprofile.human._audit._fast._reader import VerdictFacts
 
     reader = seasoned()
 

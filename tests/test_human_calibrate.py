@@ -52,9 +52,10 @@ from checkprofile.human import (
     read_records,
     verdict_record,
 )
-from checkprofile.human._audit_fast import _Reader
-from checkprofile.human._audit_sources import _lines
-from checkprofile.human._calibrate import (
+from checkprofile.human._audit._fast._reader import _Reader
+from checkprofile.human._audit._recorders import record_line
+from checkprofile.human._audit._sources import _lines
+from checkprofile.human._calibration._calibrate import (
     GRID,
     Calibration,
     CallCost,
@@ -67,9 +68,8 @@ from checkprofile.human._calibrate import (
     calibrate,
     calibrate_cases,
 )
-from checkprofile.human._calibrate_figures import wilson
-from checkprofile.human._calibrate_report import calibration_html, calibration_text
-from checkprofile.human._recorders import record_line
+from checkprofile.human._calibration._figures import wilson
+from checkprofile.human._calibration._report import calibration_html, calibration_text
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "advisory_records.jsonl"
@@ -371,7 +371,7 @@ def test_a_trail_read_a_few_submissions_at_a_time_gives_the_same_report(
     # The join makes room for submissions a chunk at a time, and for more questions when a
     # check asks more than any before it: with room for two at a time (so it grows many
     # times, and widens after rows are filled), the report is the one made in one chunk.
-    from checkprofile.human import _calibrate_join
+    from checkprofile.human._calibration import _join as _calibrate_join
 
     for number in range(7):
         p, level = (0.95, 2) if number % 2 else (0.4, 0)

@@ -19,11 +19,17 @@ from checkprofile import ChoiceAnswer, RubricAnswer, YesNoAnswer, grade, parse_c
 from checkprofile._verdict import worst_of
 from checkprofile.cli import main
 from checkprofile.human import AuditError, Completed, Figure, Returned
-from checkprofile.human._calibrate import Case, CheckCases, Person, calibrate, calibrate_cases
-from checkprofile.human._calibrate_figures import wilson
-from checkprofile.human._calibrate_labels import read_labels
-from checkprofile.human._calibrate_recommend import binomial_cdf, upper_bound
-from checkprofile.human._calibrate_report import calibration_html, calibration_text
+from checkprofile.human._calibration._calibrate import (
+    Case,
+    CheckCases,
+    Person,
+    calibrate,
+    calibrate_cases,
+)
+from checkprofile.human._calibration._figures import wilson
+from checkprofile.human._calibration._labels import read_labels
+from checkprofile.human._calibration._recommend import binomial_cdf, upper_bound
+from checkprofile.human._calibration._report import calibration_html, calibration_text
 
 ROOT = Path(__file__).resolve().parent.parent
 Z2 = 1.959963984540054**2

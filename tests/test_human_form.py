@@ -23,7 +23,7 @@ from checkprofile.human import (
     Returned,
     decision_from_form,
 )
-from checkprofile.human._form import output_field
+from checkprofile.human._decide._form import output_field
 
 AT = "2026-10-06T10:15:00Z"
 REF = "9f86d081884c7d659a2feaa0c55ad015"

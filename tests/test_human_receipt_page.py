@@ -54,7 +54,7 @@ from checkprofile.human import (
     receipt_for,
     receipt_html,
 )
-from checkprofile.human._receipts import shown_words
+from checkprofile.human._decide._receipts import shown_words
 from checkprofile.testing import ScriptedEvaluator
 
 ROOT = Path(__file__).resolve().parent.parent

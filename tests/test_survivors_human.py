@@ -35,7 +35,7 @@ from checkprofile.human import (
     record_from_json,
     verdict_record,
 )
-from checkprofile.human._decisions import plain_decision, plain_decision_of
+from checkprofile.human._decide._decisions import plain_decision, plain_decision_of
 
 AT = "2026-11-02T09:00:00Z"
 LATER = "2026-11-02T15:30:00Z"
@@ -472,7 +472,7 @@ def test_a_new_trail_is_made_rw_r__r__(tmp_path: Path) -> None:
 
 def test_a_window_holds_its_since_and_not_its_until() -> None:
     # What a record source is handed to filter by (`order < until` -> `<=` survived).
-    from checkprofile.human._audit_sources import Window
+    from checkprofile.human._audit._sources import Window
 
     window = Window.of(since=AT, until=LATER)
     assert window.holds(AT)
@@ -847,7 +847,7 @@ def test_a_window_given_with_an_offset_is_read_as_the_same_moment_in_utc(
     given: str, utc: str
 ) -> None:
     # `moment + shift` -> `moment * shift` survived: no test gave an offset west of UTC.
-    from checkprofile.human._audit_sources import Window
+    from checkprofile.human._audit._sources import Window
 
     window = Window.of(since=given, until="2026-11-03")
     assert window.since == utc
@@ -857,7 +857,7 @@ def test_a_window_given_with_an_offset_is_read_as_the_same_moment_in_utc(
 def test_a_window_tells_times_apart_to_the_last_digit_of_their_fraction() -> None:
     # `at[20:-1]` -> `at[20:~1]` survived: the last digit of a fraction was dropped, so a
     # verdict a fraction of a millisecond before `since` was counted inside the window.
-    from checkprofile.human._audit_sources import Window
+    from checkprofile.human._audit._sources import Window
 
     window = Window.of(since="2026-11-02T09:00:00.123Z", until="2026-11-02T09:00:00.5Z")
     assert window.holds("2026-11-02T09:00:00.123Z")
@@ -903,7 +903,7 @@ def test_a_window_that_is_no_window_is_refused_naming_what_is_wrong(
 ) -> None:
     # The same checks calibrate makes (tests/test_human_calibrate.py), asked of the window
     # itself: those tests do not judge _audit_sources' mutants.
-    from checkprofile.human._audit_sources import Window
+    from checkprofile.human._audit._sources import Window
 
     with pytest.raises(ValueError) as caught:
         Window.of(**options)
@@ -924,14 +924,14 @@ def test_a_window_that_is_no_window_is_refused_naming_what_is_wrong(
     ],
 )
 def test_a_windows_bound_is_one_text_for_one_moment(given: object, utc: str | None) -> None:
-    from checkprofile.human._audit_sources import Window
+    from checkprofile.human._audit._sources import Window
 
     assert Window.of(until=given).until == utc
     assert Window.of(since=given).since == utc
 
 
 def test_times_sort_by_their_order_texts_as_the_moments_do() -> None:
-    from checkprofile.human._audit_sources import at_order
+    from checkprofile._time import at_order
 
     times = [
         "2026-11-02T08:59:59.999Z",
@@ -950,7 +950,7 @@ def test_times_sort_by_their_order_texts_as_the_moments_do() -> None:
 
 
 def test_a_window_without_bounds_holds_every_time() -> None:
-    from checkprofile.human._audit_sources import Window
+    from checkprofile.human._audit._sources import Window
 
     assert Window.of().holds("1970-01-01T00:00:00Z")
     assert Window.of(since=AT).holds("9999-12-31T23:59:59Z")
@@ -1061,7 +1061,7 @@ def test_a_record_with_the_keys_of_the_other_kind_is_refused_naming_the_first_ke
 
 
 def _sources(*sources: object, window: Any = None) -> tuple[list[str], list[Any]]:
-    from checkprofile.human._audit_sources import Window, open_sources
+    from checkprofile.human._audit._sources import Window, open_sources
 
     names, reads = open_sources(sources, window or Window())
     return names, list(reads)
@@ -1102,7 +1102,7 @@ def test_a_file_named_twice_in_any_form_is_read_once(tmp_path: Path) -> None:
 
 
 def test_every_file_is_listed_before_any_is_read(tmp_path: Path) -> None:
-    from checkprofile.human._audit_sources import Window, open_sources
+    from checkprofile.human._audit._sources import Window, open_sources
 
     path = tmp_path / "trail.jsonl"
     write_verdict(path, "a")
@@ -1111,7 +1111,7 @@ def test_every_file_is_listed_before_any_is_read(tmp_path: Path) -> None:
 
 
 def test_records_in_hand_are_read_with_the_fingerprint_of_their_line(tmp_path: Path) -> None:
-    from checkprofile.human._audit_strict import TornLine
+    from checkprofile.human._audit._strict import TornLine
 
     path = tmp_path / "trail.jsonl"
     write_verdict(path, "a")
@@ -1160,7 +1160,7 @@ def test_what_is_no_source_of_records_is_refused_naming_it(source: object, said:
 
 
 def test_a_record_source_is_asked_for_the_window_and_named_by_its_name(tmp_path: Path) -> None:
-    from checkprofile.human._audit_sources import Window
+    from checkprofile.human._audit._sources import Window
 
     path = tmp_path / "trail.jsonl"
     write_verdict(path, "a")

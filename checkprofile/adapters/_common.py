@@ -20,11 +20,13 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from .. import Answer, Bundle, Failure, Usage, canonical_json, reported_usage
+from .._bundle import Bundle, canonical_json
 from .._convert import is_finite, plain_text
 from .._run import on_sync_loop_close
 from .._shown import escape_surrogates, is_blank, show
 from .._types import is_mapping
+from .._usage import Usage, reported_usage
+from .._verdict import Answer, Failure
 
 __all__ = [
     "DEFAULT_TIMEOUT",

@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 from types import ModuleType
 
-from .. import Failure
 from .._shown import error_text, escaped_text, one_line
 from .._types import is_mapping
+from .._verdict import Failure
 from ..errors import EvaluatorError, FailureReason
 
 __all__ = ["failure_from_exception", "failure_from_status", "retry_after_seconds"]

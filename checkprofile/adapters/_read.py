@@ -13,9 +13,8 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
-from .. import ChoiceAnswer, RubricAnswer, Source, YesNoAnswer
 from .._shown import show
-from .._verdict import DISTRIBUTION_TOLERANCE
+from .._verdict import DISTRIBUTION_TOLERANCE, ChoiceAnswer, RubricAnswer, Source, YesNoAnswer
 from ._common import sendable
 
 __all__ = [

@@ -13,8 +13,8 @@ from typing import Any
 
 import attrs
 
-from .. import Evaluator
 from .._convert import plain_text
+from .._evaluator import Evaluator
 from .._shown import WHITESPACE, show
 
 __all__ = ["SCHEMES", "evaluator_from_spec", "install_hint"]

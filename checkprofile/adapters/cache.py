@@ -26,28 +26,15 @@ import tempfile
 from pathlib import Path, PurePath
 from typing import Any, Final, Protocol, cast, runtime_checkable
 
-from .. import (
-    Answer,
-    Bundle,
-    Check,
-    ChoiceAnswer,
-    ChoiceQuestion,
-    Evaluator,
-    Failure,
-    Question,
-    Reply,
-    RubricAnswer,
-    RubricQuestion,
-    YesNoAnswer,
-    answer_problem,
-    ask_evaluator,
-    canonical_json,
-)
+from .._bundle import Bundle, canonical_json
+from .._check import Check, ChoiceQuestion, Question, RubricQuestion
 from .._convert import is_finite, plain_text
+from .._evaluator import Evaluator, Reply, ask_evaluator
 from .._files import read_bounded
 from .._log import logger as _logger
 from .._shown import is_blank, show
 from .._types import is_mapping, is_sequence
+from .._verdict import Answer, ChoiceAnswer, Failure, RubricAnswer, YesNoAnswer, answer_problem
 
 __all__ = [
     "CacheStore",

@@ -32,22 +32,15 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeGuard
 
-from .. import (
-    Answer,
-    Bundle,
-    ChoiceQuestion,
-    Failure,
-    Question,
-    Reply,
-    RubricQuestion,
-    Usage,
-    canonical_json,
-)
+from .._bundle import Bundle, canonical_json
+from .._check import ChoiceQuestion, Question, RubricQuestion
 from .._convert import is_probability, plain_scalar
+from .._evaluator import Reply
 from .._shown import escaped_text, is_blank, one_line, show
 from .._telemetry import telemetry
 from .._types import is_mapping
-from .._usage import total_usage
+from .._usage import Usage, total_usage
+from .._verdict import Answer, Failure
 from ._common import (
     DEFAULT_TIMEOUT,
     checked_model,

@@ -20,17 +20,12 @@ except ImportError as error:  # the extra is not installed
         f"checkprofile.adapters.openai_decisions needs openai: {install_hint('openai')}"
     ) from error
 
-from .. import (
-    Answer,
-    Bundle,
-    ChoiceQuestion,
-    Failure,
-    Question,
-    Reply,
-    RubricQuestion,
-)
+from .._bundle import Bundle
+from .._check import ChoiceQuestion, Question, RubricQuestion
+from .._evaluator import Reply
 from .._shown import is_blank, show
 from .._types import is_mapping
+from .._verdict import Answer, Failure
 from ._common import (
     DEFAULT_TIMEOUT,
     checked_model,

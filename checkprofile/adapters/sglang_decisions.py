@@ -26,19 +26,13 @@ except ImportError as error:  # the extra is not installed
         f"checkprofile.adapters.sglang_decisions needs httpx2: {install_hint('sglang')}"
     ) from error
 
-from .. import (
-    Answer,
-    Bundle,
-    ChoiceQuestion,
-    Failure,
-    Question,
-    Reply,
-    RubricAnswer,
-    RubricQuestion,
-    Usage,
-)
+from .._bundle import Bundle
+from .._check import ChoiceQuestion, Question, RubricQuestion
+from .._evaluator import Reply
 from .._shown import show
 from .._types import is_mapping
+from .._usage import Usage
+from .._verdict import Answer, Failure, RubricAnswer
 from ._common import (
     DEFAULT_TIMEOUT,
     checked_model,

@@ -21,17 +21,12 @@ except ImportError as error:  # the extra is not installed
         f"checkprofile.adapters.systemone needs typesafe-sdk: {install_hint('systemone')}"
     ) from error
 
-from .. import (
-    Answer,
-    Bundle,
-    ChoiceQuestion,
-    Failure,
-    Question,
-    Reply,
-    RubricQuestion,
-)
+from .._bundle import Bundle
+from .._check import ChoiceQuestion, Question, RubricQuestion
+from .._evaluator import Reply
 from .._shown import bare, names_text, show
 from .._types import is_mapping
+from .._verdict import Answer, Failure
 from ._common import (
     DEFAULT_TIMEOUT,
     checked_model,

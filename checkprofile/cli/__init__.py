@@ -15,7 +15,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Final, NoReturn
 
-from .. import __version__
+from .._version import __version__
 
 __all__ = ["COMMANDS", "main", "parser"]
 

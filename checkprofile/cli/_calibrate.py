@@ -10,12 +10,12 @@ from pathlib import Path
 
 from .._shown import escaped_text
 from ..human import AuditError
-from ..human._audit_sources import Window
-from ..human._calibrate import MIN_CASES, Calibration, calibrate
-from ..human._calibrate_drift import drift, drift_text
-from ..human._calibrate_recommend import CONFIDENCE, MAX_WRONG_FAIL, MAX_WRONG_PASS
-from ..human._calibrate_report import calibration_html, calibration_text
-from ..human._postgres import DEFAULT_TABLE, PostgresRecorder, StoreError
+from ..human._audit._postgres import DEFAULT_TABLE, PostgresRecorder, StoreError
+from ..human._audit._sources import Window
+from ..human._calibration._calibrate import MIN_CASES, Calibration, calibrate
+from ..human._calibration._drift import drift, drift_text
+from ..human._calibration._recommend import CONFIDENCE, MAX_WRONG_FAIL, MAX_WRONG_PASS
+from ..human._calibration._report import calibration_html, calibration_text
 from ._common import (
     EXIT_FAIL,
     EXIT_OK,

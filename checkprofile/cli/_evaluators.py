@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .._check import Check
-from .._run import Evaluator
+from .._evaluator import Evaluator
 from ..testing import ScriptedEvaluator
 from ._common import UsageError, read_data
 

@@ -385,10 +385,6 @@ def _files(paths: Sequence[Path]) -> Iterator[Path]:
             yield path
 
 
-def _is_process_name(name: str) -> bool:
-    return name.lower() == "process.md" or name.lower().endswith(".process.md")
-
-
 def _lint(args: argparse.Namespace) -> int:
     limits = _limits(args.limits)
     profiles = [name.strip(WHITESPACE) for name in args.profiles.split(",") if not is_blank(name)]

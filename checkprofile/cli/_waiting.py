@@ -14,7 +14,7 @@ from ..errors import EvaluatorError
 
 if TYPE_CHECKING:
     from .._bundle import Bundle
-    from .._run import Evaluator, Reply
+    from .._evaluator import Evaluator, Reply
 
 __all__ = ["StatusLine", "Watched"]
 

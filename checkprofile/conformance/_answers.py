@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from .. import Answer, ChoiceAnswer, Failure, Question, RubricAnswer, YesNoAnswer, answer_problem
+from .._check import Question
 from .._types import is_mapping
+from .._verdict import Answer, ChoiceAnswer, Failure, RubricAnswer, YesNoAnswer, answer_problem
 from ..testing import Step
 from ._shared import shown_json
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import LimitsError, parse_check, validate_check
+from .._validate import parse_check, validate_check
+from ..errors import LimitsError
 from ._shared import Mismatch, case_limits, expect_equal
 
 __all__ = ["run"]

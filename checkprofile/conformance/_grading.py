@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import Verdict, combine, error_verdict, issue_lines, js_number, parse_check
+from .._lines import issue_lines, js_number
+from .._validate import parse_check
+from .._verdict import Verdict, combine, error_verdict
 from ._answers import fitting_answer
 from ._shared import Mismatch, case_limits, expect_equal
 

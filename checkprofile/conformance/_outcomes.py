@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Coroutine, Mapping
 from typing import Any
 
-from .. import Material, Outcome, Submission, parse_check, run_check
+from .._bundle import Material, Submission
+from .._outcome import Outcome
+from .._run import run_check
+from .._validate import parse_check
 from ..testing import ScriptedEvaluator, Step
 from ._answers import scripted_step
 from ._shared import BODY, INSTRUCTIONS, RUN_DATA, case_limits, expect_equal

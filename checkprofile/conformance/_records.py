@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import Material, Submission, Verdict, build_bundle, outcome_for, parse_check
+from .._bundle import Material, Submission, build_bundle
+from .._outcome import outcome_for
+from .._validate import parse_check
+from .._verdict import Verdict
 from ..human import (
     DecisionRequiredError,
     StateError,

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import PROFILE, process_problems, run_data_problems, submission_problems
+from .._process import PROFILE, process_problems
+from .._shapes import run_data_problems, submission_problems
 from ._shared import Mismatch, case_limits, expect_equal
 
 __all__ = ["run"]

@@ -11,8 +11,9 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-from .. import Limits, pointer_token
+from .._limits import Limits
 from .._shown import show
+from ..errors import pointer_token
 
 __all__ = [
     "BODY",

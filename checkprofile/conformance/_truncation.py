@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import Material, MaterialError, Submission, build_bundle, parse_check
+from .._bundle import Material, Submission, build_bundle
+from .._validate import parse_check
+from ..errors import MaterialError
 from ._shared import BODY, INSTRUCTIONS, Mismatch, expect_equal, shown_json
 
 __all__ = ["run"]

@@ -18,7 +18,11 @@ See ``docs/human-side.md``.
 
 from __future__ import annotations
 
-from ._audit_records import (
+from .._bundle_bytes import SHOWN_PIECES, bundle_bytes, bundle_sha256, shown_pieces
+from .._verdict import Provenance
+from ._audit._postgres import PostgresRecorder, StoreError
+from ._audit._recorders import JsonLinesRecorder, Recorder
+from ._audit._records import (
     AUDIT_FORMAT,
     AuditRecord,
     DecisionRecord,
@@ -30,15 +34,9 @@ from ._audit_records import (
     submission_sha256,
     verdict_record,
 )
-from ._audit_sources import iter_records, read_records
-from ._audit_strict import (
-    MAX_LINE_BYTES,
-    AuditError,
-    TornLine,
-    TornLineWarning,
-    record_from_json,
-)
-from ._calibrate import (
+from ._audit._sources import iter_records, read_records
+from ._audit._strict import MAX_LINE_BYTES, AuditError, TornLine, TornLineWarning, record_from_json
+from ._calibration._calibrate import (
     MIN_CASES,
     Calibration,
     CallCost,
@@ -55,9 +53,9 @@ from ._calibrate import (
     calibrate,
     calibrate_cases,
 )
-from ._calibrate_report import calibration_html, calibration_text
-from ._checkpoint import CHECKPOINT_FORMAT, Checkpoint, CheckpointError, checkpoint_for
-from ._decisions import (
+from ._calibration._report import calibration_html, calibration_text
+from ._decide._checkpoint import CHECKPOINT_FORMAT, Checkpoint, CheckpointError, checkpoint_for
+from ._decide._decisions import (
     Completed,
     Decision,
     DecisionKind,
@@ -68,27 +66,20 @@ from ._decisions import (
     apply_decision,
     decision_from_json,
 )
-from ._form import FORM_CHOICES, FormRefusedError, decision_from_form
-from ._postgres import PostgresRecorder, StoreError
-from ._receipt_page import receipt_html
-from ._receipts import (
+from ._decide._form import FORM_CHOICES, FormRefusedError, decision_from_form
+from ._decide._page import receipt_html
+from ._decide._receipts import (
     RECEIPT_FORMAT,
-    SHOWN_PIECES,
-    Provenance,
     Receipt,
     ReceiptError,
     ShownPiece,
-    bundle_bytes,
-    bundle_sha256,
     distance_from_passing,
     drivers,
     receipt_for,
-    shown_pieces,
     threshold_text,
 )
-from ._recorders import JsonLinesRecorder, Recorder
-from ._records import Escalation, Handoff, Records, ReturnNote, records_for
-from ._state import (
+from ._decide._records import Escalation, Handoff, Records, ReturnNote, records_for
+from ._decide._state import (
     STATE_FORMAT,
     StateError,
     StepState,

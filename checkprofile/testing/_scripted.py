@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import attrs
 
 from .._bundle import Bundle
-from .._run import Evaluator, Reply
+from .._evaluator import Evaluator, Reply
 from .._shown import show
 from .._types import is_mapping, is_sequence
 from .._usage import Usage

@@ -12,7 +12,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, get_args
 
-from .._run import Action, Outcome
+from .._outcome import Action, Outcome
 from .._shown import show
 from .._types import is_mapping, is_sequence
 from .._verdict import Result, VerdictName

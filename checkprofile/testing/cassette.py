@@ -35,8 +35,8 @@ import attrs
 from .._bundle import Bundle, Submission, canonical_json, evidence_items
 from .._check import Check
 from .._convert import is_finite
+from .._evaluator import Evaluator, Reply, ask_evaluator
 from .._files import read_bounded
-from .._run import Evaluator, Reply, ask_evaluator
 from .._shown import bare, error_text, show
 from .._validate import parse_check
 from .._verdict import Answer, Failure, Source, answer_problem

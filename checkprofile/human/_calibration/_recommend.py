@@ -1,0 +1,531 @@
+"""A recommendation for the whole check, with a guarantee: the thresholds of all its
+questions searched together, under the profile's worst-of rule, for the fewest cases sent to a
+person such that the check's wrong passes (a pass the person refused) and wrong fails (a fail
+the person accepted) stay, each as a share of all submissions, at most the rates the user sets,
+with the confidence the user sets.
+
+The method is Learn then Test with fixed-sequence testing (Angelopoulos, Bates, Candès,
+Jordan and Lei, 2021), which holds out of sample whatever the model or the people do:
+
+1. The cases are split in two by a hash of their submission key (never by anything the
+   model or the people said): a **fit** third and a **test** two thirds (the test needs the
+   more cases: its bounds, not the path, decide how far the thresholds can go).
+2. On the fit half a **path** of thresholds is built, from the strictest (every question
+   ``pass: 1``, no ``fail``, ``confidence: 1``: almost everything to a person) to laxer ones,
+   one step at a time: each step lowers one question's ``pass`` or ``confidence`` or raises its
+   ``fail`` to the next value where a fit case changes, choosing the step that spares the most
+   cases from a person for the least added risk, as long as the fit half's wrong passes and
+   wrong fails stay within the rates. On the path a case only ever moves from unsure to pass
+   or fail, so both risks grow and the cases sent to a person shrink along it.
+3. On the test half, the thresholds of the path are tested in order: for each, the null
+   hypothesis "wrong passes exceed their rate, or wrong fails exceed theirs" is rejected when
+   the exact binomial (Clopper–Pearson) p-value of both counts is at most ``1 - confidence``.
+   Testing stops at the first thresholds not rejected. Since the path was made without the
+   test half, every rejected thresholds keep both risks within their rates at once, with
+   probability at least ``confidence``; the recommendation is the last of them (the fewest
+   cases to a person).
+
+When not even the strictest thresholds are rejected (too few cases, or a model whose surest
+answers are wrong too often), nothing is promised, and the recommendation shows the path's
+thresholds with the lowest bounds as the closest.
+
+Every answer is graded with the core's :func:`checkprofile.grade` and every verdict is the
+core's :func:`checkprofile.worst_of`, so the recommendation is what the check would do.
+"""
+
+from __future__ import annotations
+
+import bisect
+import collections
+import functools
+import hashlib
+import itertools
+import math
+import operator
+from array import array
+from collections import Counter
+from collections.abc import Sequence
+from typing import Final
+
+import attrs
+
+from ..._check import Check, ChoiceQuestion, Question, YesNoQuestion
+from ..._verdict import Answer, ChoiceAnswer, Result, RubricAnswer, YesNoAnswer, grade, worst_of
+from ._columns import GRID, RESULTS, Column, Label, negated, selected
+from ._figures import Figures, Person, figures_of
+from ._search import Thresholds
+
+__all__ = [
+    "CONFIDENCE",
+    "MAX_WRONG_FAIL",
+    "MAX_WRONG_PASS",
+    "Recommendation",
+    "binomial_cdf",
+    "is_test_case",
+    "recommend",
+    "upper_bound",
+]
+
+#: Thresholds on the path move in steps of this many grid values (0.05): finer steps would
+#: follow the fit half's noise, and the test half would stop the path sooner.
+STRIDE: Final = 1
+
+#: The defaults: at most 5% of submissions passed that a person refused, at most 10% failed
+#: that a person accepted, promised with 90% confidence.
+MAX_WRONG_PASS: Final = 0.05
+MAX_WRONG_FAIL: Final = 0.10
+CONFIDENCE: Final = 0.90
+
+
+@attrs.frozen(kw_only=True)
+class Recommendation:
+    """The check's recommended ``thresholds`` (one per question, in order) and whether they
+    are ``promised`` to keep wrong passes within ``max_wrong_pass`` and wrong fails within
+    ``max_wrong_fail`` (each a share of all submissions) with ``confidence``. ``at_recommended``
+    holds the verdict's figures under them over every case; ``wrong_pass_bound`` and
+    ``wrong_fail_bound`` are the exact one-sided upper bounds, at ``confidence``, of the two
+    risks on the ``test_cases`` (the other ``fit_cases`` built the path; ``path`` thresholds
+    were on it, of which ``rejected`` passed the test)."""
+
+    promised: bool
+    max_wrong_pass: float
+    max_wrong_fail: float
+    confidence: float
+    thresholds: tuple[Thresholds, ...]
+    at_recommended: Figures
+    wrong_pass_bound: float
+    wrong_fail_bound: float
+    fit_cases: int
+    test_cases: int
+    path: int
+    rejected: int
+
+
+# --- exact binomial tails -----------------------------------------------------------------------
+
+
+def _continued_fraction(a: float, b: float, x: float) -> float:
+    # The continued fraction of the incomplete beta function (modified Lentz's method).
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 100_000):
+        m2 = 2 * m
+        for numerator in (
+            m * (b - m) * x / ((a - 1 + m2) * (a + m2)),
+            -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1 + m2)),
+        ):
+            d = 1 + numerator * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1) < 1e-15:
+            break
+    return h
+
+
+def _beta_regularized(a: float, b: float, x: float) -> float:
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    if x < (a + 1) / (a + b + 2):
+        return front * _continued_fraction(a, b, x) / a
+    return 1 - front * _continued_fraction(b, a, 1 - x) / b
+
+
+def binomial_cdf(k: int, n: int, rate: float) -> float:
+    """P(X <= ``k``) for X binomial with ``n`` trials of probability ``rate``."""
+    if k >= n:
+        return 1.0
+    if k < 0:
+        return 0.0
+    return min(1.0, max(0.0, _beta_regularized(n - k, k + 1, 1 - rate)))
+
+
+def upper_bound(k: int, n: int, confidence: float) -> float:
+    """The exact (Clopper–Pearson) one-sided upper bound, at ``confidence``, of a rate seen
+    ``k`` times in ``n``: the rate at which seeing ``k`` or fewer has probability
+    ``1 - confidence``."""
+    if n <= 0 or k >= n:
+        return 1.0
+    low, high = k / n, 1.0
+    for _ in range(60):
+        middle = (low + high) / 2
+        if binomial_cdf(k, n, middle) > 1 - confidence:
+            low = middle
+        else:
+            high = middle
+    return high
+
+
+# --- the cases of one half, under thresholds moved one step at a time -------------------------
+
+_worst_of = functools.cache(worst_of)
+
+# A question's setting: grid indexes (pass, fail) for yes/no, (confidence,) otherwise. Each
+# question's cases are kept by their cell (Column.cells: the answers of one code and one grid
+# bucket, which grade alike under every grid setting): a case reaches GRID[k] when its bucket
+# is above k.
+Setting = tuple[int, ...]
+
+# A case's state packs what its verdict needs into one int: bit 0 says whether the person
+# refused the submission, bits 2q+1 and 2q+2 hold question q's result as its index in
+# RESULTS. A move of question q adds one number to the state of every case it moves, and the
+# verdict of a state is the core's worst-of, found once for all the cases of that state.
+_INDEX: Final[dict[Result, int]] = {result: index for index, result in enumerate(RESULTS)}
+
+
+def thresholds_of(question: Question, setting: Setting) -> Thresholds:
+    """The thresholds a setting stands for."""
+    if isinstance(question, YesNoQuestion):
+        passing, failing = setting
+        return Thresholds(
+            pass_at=GRID[passing], fail_below=None if failing == passing else GRID[failing]
+        )
+    return Thresholds(confidence=GRID[setting[0]])
+
+
+def _strictest(question: Question) -> Setting:
+    return (100, 0) if isinstance(question, YesNoQuestion) else (100,)
+
+
+@attrs.frozen
+class _Change:
+    """The cases of one cell whose result changes under a new setting: the ``cell``, its
+    result ``before`` and ``after``, and how many of its cases are in each state."""
+
+    cell: int
+    before: Result
+    after: Result
+    states: Counter[int]
+
+
+def _tally(moves: Counter[tuple[Result, Result, bool]]) -> tuple[int, int, int]:
+    """How wrong passes, wrong fails and unsure results change by ``moves``: counts of
+    (result before, result after, whether the result should not pass)."""
+    tally = [0, 0, 0]
+    for (before, after, refused), count in moves.items():
+        for value, sign in ((before, -count), (after, count)):
+            tally[0] += sign * (value == "pass" and refused)
+            tally[1] += sign * (value == "fail" and not refused)
+            tally[2] += sign * (value == "unsure")
+    return tally[0], tally[1], tally[2]
+
+
+class _Half:
+    """Cases under settings, with their verdicts' counts kept as settings move. Each case
+    keeps a state (see _INDEX); each question's cases are kept by their cells
+    (``cases_of[q][cell]``), so the cases a move changes are those of a few cells, and what a
+    move would change is counted by their states."""
+
+    def __init__(
+        self,
+        check: Check,
+        columns: Sequence[Column],
+        cells: Sequence[Sequence[int]],
+        refused: bytes,
+        wrong_to_pass: Sequence[bytes],
+    ):
+        """``cells`` of each question's cases, whether the person ``refused`` each, and per
+        question and case whether its own result should not pass."""
+        self.check = check
+        self.columns = columns
+        self.cases = len(refused)
+        self.settings = [_strictest(question) for question in check]
+        self._graded: dict[tuple[int, Setting], dict[int, Result]] = {}
+        # The changes of the settings tried since the last move (see _changes).
+        self._tried: dict[tuple[int, Setting], list[_Change]] = {}
+        self._verdicts: dict[int, Result] = {}
+        self.cases_of: list[dict[int, array[int]]] = []
+        # Per question: its cells by bucket, the buckets holding a case, and how many cases
+        # of each cell should not pass.
+        self.by_bucket: list[list[list[int]]] = []
+        self.occupied: list[list[int]] = []
+        self.wrong_in: list[Counter[int]] = []
+        state = list(refused)
+        for q, (mine, wrong) in enumerate(zip(cells, wrong_to_pass, strict=True)):
+            cases = {cell: array("i") for cell in sorted(set(mine))}
+            collections.deque(map(array.append, map(cases.__getitem__, mine), range(self.cases)), 0)
+            self.cases_of.append(cases)
+            by_bucket: list[list[int]] = [[] for _ in range(len(GRID) + 1)]
+            for cell in cases:
+                by_bucket[cell & 127].append(cell)
+            self.by_bucket.append(by_bucket)
+            self.occupied.append([bucket for bucket, found in enumerate(by_bucket) if found])
+            self.wrong_in.append(Counter(itertools.compress(mine, wrong)))
+            setting = self.settings[q]
+            packed = {cell: _INDEX[self._grade(q, cell, setting)] << 2 * q + 1 for cell in cases}
+            state = list(map(operator.add, state, map(packed.__getitem__, mine)))
+        self.state = state
+        self.counts: Counter[tuple[Result, Person]] = Counter()
+        for each, count in Counter(state).items():
+            self.counts[(self._verdict(each), _person(each))] += count
+
+    def _verdict(self, state: int) -> Result:
+        """The verdict of the cases in ``state``: the worst of their questions' results."""
+        found = self._verdicts.get(state)
+        if found is None:
+            results = (RESULTS[state >> 2 * q + 1 & 3] for q in range(len(self.check)))
+            found = self._verdicts[state] = _worst_of(tuple(results))
+        return found
+
+    def _grade(self, q: int, cell: int, setting: Setting) -> Result:
+        """The result of question ``q``'s answers in ``cell`` under ``setting``: an answer
+        of its code at ``GRID[bucket - 1]`` grades as every answer of the bucket does under
+        grid thresholds (see ``_calibrate_search._Sweep``)."""
+        graded = self._graded.get((q, setting))
+        if graded is None:
+            graded = self._graded[(q, setting)] = {}
+        found = graded.get(cell)
+        if found is None:
+            question = thresholds_of(self.check[q], setting).apply(self.check[q])
+            found = graded[cell] = grade(question, self.columns[q].of_cell(cell))
+        return found
+
+    def _changes(self, q: int, setting: Setting) -> list[_Change]:
+        """The cells of question ``q`` whose result changes under ``setting``, with the
+        states of their cases. Only the cells of the buckets between the old and the new
+        thresholds can change."""
+        tried = self._tried.get((q, setting))
+        if tried is not None:
+            return tried
+        old = self.settings[q]
+        touched = dict.fromkeys(
+            cell
+            for a, b in zip(old, setting, strict=True)
+            for bucket in range(min(a, b) + 1, max(a, b) + 1)
+            for cell in self.by_bucket[q][bucket]
+        )
+        changes = []
+        for cell in touched:
+            before, after = self._grade(q, cell, old), self._grade(q, cell, setting)
+            if before != after:
+                states = Counter(map(self.state.__getitem__, self.cases_of[q][cell]))
+                changes.append(_Change(cell, before, after, states))
+        self._tried[(q, setting)] = changes
+        return changes
+
+    @staticmethod
+    def _moved(q: int, change: _Change) -> int:
+        """What ``change`` adds to the state of each of its cases."""
+        return _INDEX[change.after] - _INDEX[change.before] << 2 * q + 1
+
+    def delta(self, q: int, setting: Setting) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        """How wrong passes, wrong fails and cases to a person would change: of the verdicts,
+        and of question ``q``'s own results (against the decision on the whole submission)."""
+        verdicts: Counter[tuple[Result, Result, bool]] = Counter()
+        own: Counter[tuple[Result, Result, bool]] = Counter()
+        for change in self._changes(q, setting):
+            moved = self._moved(q, change)
+            for state, count in change.states.items():
+                verdicts[(self._verdict(state), self._verdict(state + moved), state & 1 == 1)] += (
+                    count
+                )
+            wrong = self.wrong_in[q][change.cell]
+            own[(change.before, change.after, True)] += wrong
+            own[(change.before, change.after, False)] += len(self.cases_of[q][change.cell]) - wrong
+        return _tally(verdicts), _tally(own)
+
+    def move(self, q: int, setting: Setting) -> None:
+        state = self.state
+        for change in self._changes(q, setting):
+            moved = self._moved(q, change)
+            for case in self.cases_of[q][change.cell]:
+                state[case] += moved
+            for each, count in change.states.items():
+                person = _person(each)
+                self.counts[(self._verdict(each), person)] -= count
+                self.counts[(self._verdict(each + moved), person)] += count
+        self.settings[q] = setting
+        self._tried.clear()
+
+    @property
+    def wrong(self) -> tuple[int, int]:
+        return self.counts[("pass", "refused")], self.counts[("fail", "accepted")]
+
+    def steps(self, q: int) -> list[Setting]:
+        """The next settings of question ``q``: each threshold moved, in steps of
+        :data:`STRIDE` grid values, to the next where a case of this half changes (a pass
+        lowered, a fail raised, a confidence lowered)."""
+        occupied, setting = self.occupied[q], self.settings[q]
+        found = []
+        # Lowering a threshold at GRID[k] to GRID[j] lets through the buckets in (j, k].
+        below = bisect.bisect_right(occupied, setting[0])
+        if below:
+            lowered = (occupied[below - 1] - 1) // STRIDE * STRIDE
+            if len(setting) == 1 or lowered >= setting[1]:
+                found.append((max(lowered, 0), *setting[1:]))
+        if len(setting) == 2:
+            # Raising fail from GRID[f] to GRID[g] fails the buckets in (f, g].
+            above = bisect.bisect_right(occupied, setting[1])
+            if above < len(occupied):
+                raised = min(-(-occupied[above] // STRIDE) * STRIDE, setting[0])
+                if occupied[above] <= raised:
+                    found.append((setting[0], raised))
+        return [step for step in found if step != setting]
+
+
+def _half(
+    check: Check,
+    columns: Sequence[Column],
+    refused: bytes,
+    labels: Sequence[Sequence[Label | None]],
+    half: bytes,
+) -> _Half:
+    """The cases where ``half`` is 1, as a :class:`_Half`."""
+    mine = bytes(itertools.compress(refused, half))
+    return _Half(
+        check,
+        columns,
+        [selected(column.cells(), half) for column in columns],
+        mine,
+        _wrong_to_pass(check, mine, list(itertools.compress(labels, half)) if labels else ()),
+    )
+
+
+def _person(state: int) -> Person:
+    return "refused" if state & 1 else "accepted"
+
+
+def _wrong_to_pass(
+    check: Check, refused: bytes, labels: Sequence[Sequence[Label | None]]
+) -> list[bytes]:
+    """Per question and case: whether the question's own result should not pass, by the
+    person's label of it where there is one, else by their decision on the whole."""
+    if not labels:
+        return [refused] * len(check)
+    return [
+        bytes(
+            no if not row or (label := row[q]) is None else _label_refuses(question, label)
+            for row, no in zip(labels, refused, strict=True)
+        )
+        for q, question in enumerate(check)
+    ]
+
+
+def _label_refuses(question: Question, label: Label) -> bool:
+    """Whether a person's ``label`` of ``question`` says its answer should not pass."""
+    answer: Answer
+    if isinstance(question, YesNoQuestion):
+        answer = YesNoAnswer(1.0 if label is True else 0.0)
+    elif isinstance(question, ChoiceQuestion):
+        answer = ChoiceAnswer(str(label), 1.0)
+    else:
+        answer = RubricAnswer(int(label), 1.0)
+    return grade(question, answer) != "pass"
+
+
+def is_test_case(key: str) -> bool:
+    """Whether a case is among the test cases (two in three): a hash of its submission key
+    decides, never what the model or the person said."""
+    return hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest()[0] % 3 != 0
+
+
+def recommend(
+    check: Check,
+    tested: bytes,
+    columns: Sequence[Column],
+    refused: bytes,
+    *,
+    labels: Sequence[Sequence[Label | None]] = (),
+    max_wrong_pass: float = MAX_WRONG_PASS,
+    max_wrong_fail: float = MAX_WRONG_FAIL,
+    confidence: float = CONFIDENCE,
+    min_cases: int,
+) -> Recommendation:
+    """The recommendation for ``check`` from its cases (whether each is ``tested``, by
+    :func:`is_test_case` of its key; the ``columns`` of its answers, one per question; whether
+    the person ``refused`` each, 1 or 0), as the module docstring describes."""
+    fit, test = (_half(check, columns, refused, labels, half) for half in (negated(tested), tested))
+    path = _path(fit, max_wrong_pass, max_wrong_fail, 1 - confidence)
+    n = test.cases
+    level = 1 - confidence
+    rejected = 0
+    chosen: tuple[list[Setting], Counter[tuple[Result, Person]], tuple[int, int]] | None = None
+    closest = chosen
+    for q, setting in path:
+        if q >= 0:
+            test.move(q, setting)
+            fit.move(q, setting)
+        wrong_pass, wrong_fail = test.wrong
+        p_value = max(
+            binomial_cdf(wrong_pass, n, max_wrong_pass),
+            binomial_cdf(wrong_fail, n, max_wrong_fail),
+        )
+        here = (list(test.settings), fit.counts + test.counts, test.wrong)
+        if n >= min_cases and p_value <= level:
+            rejected += 1
+            chosen = here
+            continue
+        # Fixed-sequence testing stops at the first thresholds not rejected. When that is the
+        # first, the strictest, they are the closest: the bounds only grow along the path.
+        closest = here
+        break
+    picked = chosen if chosen is not None else closest
+    assert picked is not None
+    settings, counts, (wrong_pass, wrong_fail) = picked
+    return Recommendation(
+        promised=chosen is not None,
+        max_wrong_pass=max_wrong_pass,
+        max_wrong_fail=max_wrong_fail,
+        confidence=confidence,
+        thresholds=tuple(
+            thresholds_of(question, setting)
+            for question, setting in zip(check, settings, strict=True)
+        ),
+        at_recommended=figures_of(+counts, min_cases),
+        wrong_pass_bound=upper_bound(wrong_pass, n, confidence),
+        wrong_fail_bound=upper_bound(wrong_fail, n, confidence),
+        fit_cases=fit.cases,
+        test_cases=n,
+        path=len(path),
+        rejected=rejected,
+    )
+
+
+def _path(
+    half: _Half, max_wrong_pass: float, max_wrong_fail: float, level: float
+) -> list[tuple[int, Setting]]:
+    """The path from the strictest thresholds, as moves (question, its new setting); the
+    first, (-1, ()), stands for the strictest themselves. ``half`` is moved to its end and
+    back to the strictest thresholds. The path goes as far as the fit half itself would pass
+    the test (the test half, about as large, then passes about as far): were it to go on
+    until the fit half's rates were used up, the test would stop at the first of the two
+    risks used up, and the other's budget would be left unspent."""
+    n = max(half.cases, 1)
+    allowed = (max_wrong_pass * n, max_wrong_fail * n)
+    moves: list[tuple[int, Setting]] = [(-1, ())]
+    start = list(half.settings)
+    while True:
+        best: tuple[tuple[float, float], int, Setting] | None = None
+        wrong_pass, wrong_fail = half.wrong
+        for q in range(len(half.check)):
+            for setting in half.steps(q):
+                (more_pass, more_fail, unsure), own = half.delta(q, setting)
+                if wrong_pass + more_pass > allowed[0] or wrong_fail + more_fail > allowed[1]:
+                    continue
+                # The verdicts' change counts; while the other questions keep a case unsure,
+                # the question's own change stands in for it, at a tenth of the weight, so
+                # the questions loosen together rather than one of them all the way.
+                spared = -unsure - own[2] / 10
+                cost = (more_pass + own[0] / 10) / allowed[0]
+                cost += (more_fail + own[1] / 10) / allowed[1]
+                if spared <= 0 and cost <= 0:
+                    continue  # nothing changes: not a step
+                score = (math.inf if cost <= 0 else spared / cost, spared)
+                if best is None or score > best[0]:
+                    best = (score, q, setting)
+        if best is None:
+            break
+        _, q, setting = best
+        half.move(q, setting)
+        moves.append((q, setting))
+    for q, setting in enumerate(start):
+        half.move(q, setting)
+    return moves
