@@ -10,6 +10,35 @@ Two kinds of error are kept apart, because a host reacts to them differently:
 * *the model misbehaved* -- :class:`AnswerError` (an answer that does not fit its question) and
   :class:`EvaluatorError` (an evaluator that could not answer). These never become a pass or a
   fail; :func:`checkprofile.run_check` turns them into an ``error`` verdict.
+
+The whole family, wherever each class is defined (each is imported from the public module
+named, never from where it lives)::
+
+    CheckprofileError(Exception)
+    +-- CheckError(ValueError)             checkprofile, checkprofile.errors: a check key
+    +-- LimitsError(ValueError)            checkprofile.errors: profile limits
+    +-- MaterialError(ValueError)          checkprofile.errors: a submission, run data, a text
+    +-- VerdictError(ValueError)           checkprofile.errors: a recorded verdict
+    +-- AnswerError(ValueError)            checkprofile.errors: an answer that does not fit
+    +-- EvaluatorError(RuntimeError)       checkprofile.errors: an evaluator could not answer
+    +-- ProcessError(ValueError)           checkprofile: a PROCESS.md file
+    +-- YamlError(ValueError)              (internal) a PROCESS.md's frontmatter, read as YAML
+    +-- CorpusError(ValueError)            checkprofile.conformance: a conformance case
+    +-- CassetteError(ValueError)          checkprofile.testing: a cassette file
+    +-- ReplayError(ValueError)            checkprofile.testing: recorded answers to replay
+    +-- ReceiptError(ValueError)           checkprofile.human: a receipt's JSON
+    +-- StateError(ValueError)             checkprofile.human: a step's state or event
+    |   +-- CheckpointError                checkprofile.human: an escalation's checkpoint
+    +-- DecisionRequiredError(TypeError, ValueError)
+    |                                      checkprofile.human: a person's decision
+    +-- FormRefusedError(PermissionError)  checkprofile.human: a decision form's post
+    +-- AuditError(ValueError)             checkprofile.human: an audit record or trail
+    +-- StoreError(OSError)                checkprofile.human: the PostgreSQL store
+
+The adapters' transport raises an :class:`EvaluatorError` of its own (a boundary broken: a
+redirect, a body past its cap, a deadline), which the evaluator reports as a failure. Outside
+the family, on purpose: the command line's usage error (it only sets the exit status), and the
+private markers readers use inside one module.
 """
 
 from __future__ import annotations

@@ -177,3 +177,33 @@ def test_problem_rerooted_prefixes_the_path() -> None:
     assert moved.pointer == "/steps/3/check/0/pass"
     assert moved.message == "too high"
     assert problem.path == (0, "pass")
+
+
+def test_the_family_drawn_in_the_errors_docstring_is_every_class_of_it() -> None:
+    # A maintainer reads the family in one place: every CheckprofileError the package defines,
+    # wherever it lives, is drawn there with the standard exception it also is.
+    import importlib
+    import pkgutil
+
+    import checkprofile as package
+
+    for module in pkgutil.walk_packages(package.__path__, "checkprofile."):
+        if ".cases" not in module.name and not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+    family: set[type] = set()
+    pending = [errors.CheckprofileError]
+    while pending:
+        for sub in pending.pop().__subclasses__():
+            if sub.__module__.startswith("checkprofile."):
+                family.add(sub)
+                pending.append(sub)
+    drawn = errors.__doc__ or ""
+    for kind in family:
+        if kind.__name__ == "BoundaryError":  # the transport's own, drawn in words
+            assert "The adapters' transport raises an :class:`EvaluatorError`" in drawn
+            continue
+        assert f"+-- {kind.__name__}" in drawn, kind
+        for base in kind.__bases__:
+            if base.__module__ == "builtins" and base is not Exception:
+                line = next(row for row in drawn.splitlines() if f"+-- {kind.__name__}" in row)
+                assert base.__name__ in line, (kind, base)
