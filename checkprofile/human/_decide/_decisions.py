@@ -7,7 +7,7 @@ what it needs raises :class:`DecisionRequiredError`, and nothing changes. The er
 *shape* it received (types and keys), never the contents: a decision is caller data, and an
 error message ends up in logs.
 
-Choices the profile leaves open, each pinned by ``tests/test_human_decisions.py``:
+Choices the profile leaves open, each pinned by ``tests/human/decide/test_human_decisions.py``:
 
 * ``returned`` and ``failed`` need a non-blank ``note``; ``completed`` may have one (core-2's
   completed decision carries a note).

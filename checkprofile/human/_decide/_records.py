@@ -6,7 +6,7 @@ Every record is in core-2's shape (``schemas/handoff.schema.json``,
 ``escalation.schema.json``, ``candidate.schema.json``), and is read back by ``from_json``
 only in that shape.
 
-Choices the profile leaves open, each pinned by ``tests/test_human_records.py``:
+Choices the profile leaves open, each pinned by ``tests/human/decide/test_human_records.py``:
 
 * The ``escalation`` of an unsure verdict: ``at`` is the verdict's ``at``; ``by`` is the host's
   (default ``"check"``: the check, not the agent, asked for a person); ``note`` is the host's,

@@ -33,7 +33,7 @@ A state read from JSON (:meth:`StepState.from_json`) is checked whole, each piec
 core-2 shape; a piece that is not one raises :class:`StateError` naming where, and nothing
 is made.
 
-Choices the profile leaves open, each pinned by ``tests/test_human_state.py``:
+Choices the profile leaves open, each pinned by ``tests/human/decide/test_human_state.py``:
 
 * When a step completes again (after rework, or a later pass of the same step), its earlier
   record, without ``history``, is appended to ``history``: core-2's history is the step's

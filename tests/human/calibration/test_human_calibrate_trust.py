@@ -31,7 +31,7 @@ from checkprofile.human._calibration._labels import read_labels
 from checkprofile.human._calibration._recommend import binomial_cdf, upper_bound
 from checkprofile.human._calibration._report import calibration_html, calibration_text
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 Z2 = 1.959963984540054**2
 
 

@@ -55,7 +55,7 @@ from checkprofile.human import (
 )
 from support import AT, SPEC_ASK, SPEC_CHOICE_ASK, SPEC_ONE_OF, SPEC_RUBRIC_ASK, material
 
-PAGE = Path(__file__).resolve().parent.parent / "docs" / "human-side.md"
+PAGE = Path(__file__).resolve().parents[3] / "docs" / "human-side.md"
 
 
 def unsure_receipt() -> Receipt:

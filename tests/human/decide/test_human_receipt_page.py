@@ -57,7 +57,7 @@ from checkprofile.human import (
 from checkprofile.human._decide._receipts import shown_words
 from checkprofile.testing import ScriptedEvaluator
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "review-queue"
 ACTION = "http://127.0.0.1:8025/checkpoints/abc/decision"
 DECIDED_AT = "2026-10-06T10:15:00Z"

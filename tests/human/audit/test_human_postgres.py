@@ -45,7 +45,7 @@ from checkprofile.human import (
 )
 from support import unavailable
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 NO_SERVER = (
     f"no PostgreSQL server: set {pgcluster.ENV} to a conninfo, or install PostgreSQL"
     " (apt-get install postgresql; .ci/run does)"

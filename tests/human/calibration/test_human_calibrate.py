@@ -71,7 +71,7 @@ from checkprofile.human._calibration._calibrate import (
 from checkprofile.human._calibration._figures import wilson
 from checkprofile.human._calibration._report import calibration_html, calibration_text
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "advisory_records.jsonl"
 AT = "2026-11-02T09:00:00Z"
 LATER = "2026-11-02T15:30:00Z"

@@ -31,7 +31,7 @@ from checkprofile.human import (
     escalate_error,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 LEVEL_LINE = "check: How complete is the screening? → level 1: One list is covered. (0.9)"
 RETURNED = {"kind": "returned", "note": "Name both lists.", "by": "ana@example.com"}
 DECIDED_AT = "2026-10-06T10:15:00Z"

@@ -18,7 +18,7 @@ from checkprofile.adapters import evaluator_from_spec
 from checkprofile.adapters._spec import SCHEMES
 from support import spec_full_form
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def material() -> Material:
