@@ -410,8 +410,10 @@ def _rubric(question: dict[Any, Any], at: Path) -> Iterator[Problem]:
     for index, text in enumerate(levels):
         if not isinstance(text, str):
             continue  # the structural pass reported it
-        read = as_read(text)
-        if read and read in first:
+        if not _is_text(text):
+            continue  # a blank level is its own problem, and takes no part in repeats
+        read = as_read(text)  # "" for a text of invisible characters alone: not blank
+        if read in first:
             earlier = first[read]
             yield Problem(
                 (*at, "levels", index),

@@ -172,6 +172,34 @@ def test_a_model_of_white_space_only_is_refused() -> None:
         combine(check, [YesNoAnswer(0.9)], model="\x85\u3000", at="2026-10-06T09:04:20Z")
 
 
+@pytest.mark.parametrize(("first", "second"), [("\u200b", "\u2060"), ("\ufeff", "\u180e\u200b")])
+def test_texts_of_invisible_characters_alone_repeat_alike_everywhere(
+    first: str, second: str
+) -> None:
+    # Not blank, and both read as nothing: two such asks, answer names or level texts are one
+    # text read twice, in every place the rule applies (levels once let them through).
+    one_of = {first: "Hidden.", second: "Also hidden.", "fine": "Fine."}
+    check = [
+        {"ask": first},
+        {"ask": second},
+        {"ask": "Tone?", "one_of": one_of, "pass": ["fine"]},
+        {"ask": "How far?", "levels": [first, second, "All."], "pass": 2},
+    ]
+    pointers = [problem.pointer for problem in validate_check(check)]
+    assert pointers == ["/1/ask", f"/2/one_of/{second}", "/3/levels/1"]
+
+
+def test_blank_texts_take_no_part_in_repeats() -> None:
+    # A blank name or level is one problem, its own: never also a repeat of another blank.
+    one_of = {" ": "Blank.", "\u3000": "Blank too.", "fine": "Fine."}
+    check = [
+        {"ask": "Tone?", "one_of": one_of, "pass": ["fine"]},
+        {"ask": "How far?", "levels": [" ", "\t", "All."], "pass": 2},
+    ]
+    pointers = [problem.pointer for problem in validate_check(check)]
+    assert pointers == ["/0/one_of/ ", "/0/one_of/\u3000", "/1/levels/0", "/1/levels/1"]
+
+
 def test_issue_lines_collapse_exactly_white_space() -> None:
     ask = "\u3000Is\x85the\xa0report\ufeffattached?\x1c "
     check = parse_check([{"ask": ask}])

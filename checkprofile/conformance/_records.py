@@ -9,6 +9,7 @@ from .._bundle import Material, Submission, build_bundle
 from .._outcome import outcome_for
 from .._validate import parse_check
 from .._verdict import Verdict
+from ..errors import MaterialError, VerdictError
 from ..human import (
     DecisionRequiredError,
     StateError,
@@ -25,7 +26,9 @@ __all__ = ["run"]
 
 def run(case: Mapping[str, Any]) -> None:
     # One event on a step's state (decision 17): the state before, the event, the state after.
-    # A refused event, or a state before that is not one, changes nothing.
+    # A refused event (a verdict that is not one of the case's check, a submission not in
+    # core-2's shape, a decision missing what it needs), or a state before that is not one,
+    # changes nothing.
     expect = case["expect"]
     limits = case_limits(case)
     check = parse_check(case["check"], limits=limits)
@@ -58,7 +61,7 @@ def run(case: Mapping[str, Any]) -> None:
             after = after_decision(before, event["decision"], at=event.get("at"))
         else:
             after = after_rework(before)
-    except (StateError, DecisionRequiredError) as error:
+    except (StateError, DecisionRequiredError, VerdictError, MaterialError) as error:
         if expect.get("refused"):
             return
         raise Mismatch("/expect/refused", False, f"refused: {error}") from None

@@ -169,6 +169,15 @@ class StepState:
                     f" {show(self.escalation.run_id)}, not step {show(self.step_id)} of run"
                     f" {show(self.run_id)}"
                 )
+            # While the escalation waits, run data shows its verdict as the step's check: the
+            # record is `previous` with that check, and nothing else. A record that is not
+            # would be put back wrong by `returned`, or kept in history wrong by the others.
+            if self._record != _showing(self._previous, self.escalation.check):
+                raise StateError(
+                    "a step state whose escalation waits has as its record the previous record"
+                    " with the escalation's verdict as its check ({history: [], check} when"
+                    " previous is null), and nothing else"
+                )
         elif self._previous is not None:
             raise StateError("a state keeps a previous record only while an escalation waits")
 

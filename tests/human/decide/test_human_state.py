@@ -446,6 +446,38 @@ def test_a_waiting_state_that_is_not_one_is_refused() -> None:
         StepState.from_json(data, check=CHECK)
 
 
+@pytest.mark.parametrize(
+    "change",
+    [
+        # the record shows another verdict than the one waiting
+        lambda d: d["record"].update(check=outcome_of("pass").verdict.to_json()),
+        # the record is not the previous one (which returned would put back)
+        lambda d: d["record"].update(summary="Screened again."),
+        lambda d: d.update(previous={"output": {"cleared": False}, "history": []}),
+        # a record of history alone where the escalation's verdict should show
+        lambda d: d.update(record={"history": []}),
+        lambda d: d.update(record=None),
+    ],
+)
+def test_a_waiting_record_is_previous_showing_the_escalations_verdict(change: Any) -> None:
+    # "While an unsure verdict waits on a person, run data shows it as steps.<id>.check": a
+    # state whose record is anything else would be put back wrong by returned.
+    data = json.loads(json.dumps(waiting(passed()).to_json()))
+    StepState.from_json(data, check=CHECK)  # as written, it is one
+    change(data)
+    with pytest.raises(StateError, match="previous record with the escalation's verdict"):
+        StepState.from_json(data, check=CHECK)
+    state = waiting(passed())
+    with pytest.raises(StateError, match="previous record with the escalation's verdict"):
+        StepState(
+            run_id=RUN,
+            step_id=STEP,
+            record=data["record"],
+            escalation=state.escalation,
+            previous=data["previous"],
+        )
+
+
 @pytest.mark.parametrize("data", [None, "state", 3, [1], {1: 1}, {"state": float("inf")}])
 def test_anything_else_is_a_state_error(data: object) -> None:
     with pytest.raises(StateError):
