@@ -8,8 +8,8 @@ stopped with ``pg_ctl``. Durability is off: the cluster lives for one test run.
     python tests/pgcluster.py start DIR    # prints the conninfo to give CHECKPROFILE_TEST_PG
     python tests/pgcluster.py stop DIR
 
-The test fixture (``tests/human/audit/test_human_postgres.py``) does the same when ``CHECKPROFILE_TEST_PG``
-is not set and PostgreSQL's programs are installed.
+The test fixture (``tests/human/audit/test_human_postgres.py``) does the same when
+``CHECKPROFILE_TEST_PG`` is not set and PostgreSQL's programs are installed.
 """
 
 from __future__ import annotations

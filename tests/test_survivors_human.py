@@ -901,8 +901,8 @@ def test_a_window_tells_times_apart_to_the_last_digit_of_their_fraction() -> Non
 def test_a_window_that_is_no_window_is_refused_naming_what_is_wrong(
     options: dict[str, Any], message: str
 ) -> None:
-    # The same checks calibrate makes (tests/human/calibration/test_human_calibrate.py), asked of the window
-    # itself: those tests do not judge _audit_sources' mutants.
+    # The same checks calibrate makes (tests/human/calibration/test_human_calibrate.py), asked of
+    # the window itself: those tests do not judge _audit_sources' mutants.
     from checkprofile.human._audit._sources import Window
 
     with pytest.raises(ValueError) as caught:
