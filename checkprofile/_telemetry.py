@@ -166,7 +166,6 @@ class Telemetry:
         return self._span(
             "check",
             {"gen_ai.request.model": _bounded(model), "checkprofile.questions": questions},
-            record_exception=True,
         )
 
     def call_span(self, operation: str, model: str) -> AbstractContextManager[Any]:
@@ -174,18 +173,15 @@ class Telemetry:
         return self._span(
             _bounded(f"{operation} {model}"),
             {"gen_ai.operation.name": operation, "gen_ai.request.model": _bounded(model)},
-            record_exception=False,
         )
 
     @contextmanager
-    def _span(
-        self, name: str, attributes: Mapping[str, Any], *, record_exception: bool
-    ) -> Iterator[Any]:
+    def _span(self, name: str, attributes: Mapping[str, Any]) -> Iterator[Any]:
         """A span named ``name``, current while the ``with`` runs, guarded: if it cannot be
         started the body runs with a span that records nothing; if it cannot be ended, the
         body's own result (or exception) stands. Nothing of the API reaches the body."""
         try:
-            opened = self.tracer.start_as_current_span(name, record_exception=record_exception)
+            opened = self.tracer.start_as_current_span(name, record_exception=True)
             span = opened.__enter__()
         except Exception as error:
             _failed("starting a span", error)
