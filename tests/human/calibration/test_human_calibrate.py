@@ -15,7 +15,7 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -897,9 +897,27 @@ def test_without_a_window_every_record_counts(tmp_path: Path) -> None:
         ({"until": "2026-02-30"}, 'until names no real time: "2026-02-30"'),
         ({"since": "２０２６-11-01"}, "since must be an RFC 3339 time"),  # not ASCII digits
         ({"since": datetime(2026, 11, 1)}, "since must be a timezone-aware datetime"),
+        (
+            {"since": datetime(9999, 12, 31, 23, tzinfo=timezone(timedelta(hours=-5)))},
+            "since names no time in UTC's years 1 to 9999 (its offset takes it past them), got",
+        ),
+        (
+            {"until": datetime(1, 1, 1, 1, tzinfo=timezone(timedelta(hours=5)))},
+            "until names no time in UTC's years 1 to 9999",
+        ),
         ({"until": 20261101}, "until must be an RFC 3339 time"),
     ],
-    ids=["reversed", "empty", "words", "no-such-day", "wide-digits", "naive", "number"],
+    ids=[
+        "reversed",
+        "empty",
+        "words",
+        "no-such-day",
+        "wide-digits",
+        "naive",
+        "past-year-9999-in-utc",
+        "before-year-1-in-utc",
+        "number",
+    ],
 )
 def test_a_bad_window_is_refused_naming_it(
     hand_records: Path, options: dict[str, Any], message: str
