@@ -1413,3 +1413,34 @@ def test_typed_records_join_by_any_key_and_one_that_does_not_fit_is_refused(
     bad = evolve(verdict, verdict=evolve(verdict.verdict, questions=(question,)))
     with pytest.raises(ValueError, match=r'case "sha256:.*question "Is it right\?"'):
         calibrate([bad, decision], min_cases=1)
+
+
+def test_calibrations_memory_grows_with_the_records_not_with_a_checks_questions(
+    tmp_path: Path,
+) -> None:
+    # Issue 34, finding 9: one advisory verdict of 2,000 questions (a 176 KB line) made the
+    # join allocate an array per question sized for 65,536 submissions: 1.6 GB. Its answers
+    # are now kept one after another, so joining this trail costs a few megabytes.
+    import tracemalloc
+
+    from checkprofile.human._audit._sources import Window, open_sources
+    from checkprofile.human._calibration._join import Join
+
+    check = parse_check([{"ask": f"Is part {i} right?", "pass": 0.9} for i in range(2000)])
+    path = tmp_path / "wide.jsonl"
+    record(path, check, [YesNoAnswer(0.95)] * 2000, ACCEPT, run="wide")
+    for number in range(3):  # and a few ordinary checks beside it
+        record(path, HAND_CHECK, hand_answers(0.95, "states", 0.9), ACCEPT, run=f"r{number}")
+    window = Window.of(None, None)
+    tracemalloc.start()
+    try:
+        join = Join(window)
+        for item, fingerprint in open_sources([path], window)[1]:
+            join.add(item, fingerprint)
+        made = join.cases()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [(len(each.columns), len(each)) for each in made] == [(2000, 1), (2, 3)]
+    assert [column.values[0] for column in made[0].columns] == [0.95] * 2000
+    assert peak < 64 * 2**20, peak
