@@ -24,7 +24,13 @@ from .._shown import error_text, escaped_text, one_line
 from .._types import is_mapping
 from ..errors import EvaluatorError, FailureReason
 
-__all__ = ["failure_from_exception", "failure_from_status", "retry_after_seconds"]
+__all__ = [
+    "ECHO_CHARS",
+    "failure_from_exception",
+    "failure_from_status",
+    "lead",
+    "retry_after_seconds",
+]
 
 # How much of an exception's text goes into a failure's detail (twice this).
 _DETAIL_CHARS = 200
@@ -86,7 +92,7 @@ def _number(raw: str | None) -> float | None:
 
 
 def failure_from_status(
-    status: int, body: object, headers: Mapping[str, str], *, where: str = ""
+    status: int, body: object, headers: Mapping[str, str], *, where: str = "", sent: str = ""
 ) -> Failure:
     """The failure an unsuccessful HTTP response stands for.
 
@@ -102,6 +108,9 @@ def failure_from_status(
     The detail holds only what the server says about the failure, never what it may quote of
     the request (which holds the submission): the error's code (when it is a plain
     identifier) and the message's lead, up to where hosts start quoting (see :func:`lead`).
+    ``sent`` is the material's texts (:func:`~checkprofile.adapters._common.material_words`):
+    a lead that holds :data:`ECHO_CHARS` characters in a row of them, case set aside (a host
+    that quotes the request without marking it), is left out, and the detail says so.
     """
     code = _code(body)
     said = _said(body)
@@ -128,10 +137,24 @@ def failure_from_status(
         reason = "server_error"
     else:
         reason = "unknown"
+    if said and sent and _echoes(said, sent):
+        said = "[its message quotes the request: left out]"
     detail = f"HTTP {status}" + (f" ({code})" if code else "") + (f": {said}" if said else "")
     if where:
         detail = f"{where}: {detail}"
     return Failure(reason, detail, retry_after=retry_after_seconds(headers))
+
+
+#: How many characters in a row of the material make a host's words a quote of it.
+ECHO_CHARS = 16
+
+
+def _echoes(said: str, sent: str) -> bool:
+    """Whether ``said`` holds :data:`ECHO_CHARS` characters in a row of ``sent``, case set
+    aside (a host may write what it quotes in capitals)."""
+    said, sent = said.casefold(), sent.casefold()
+    last = len(said) - ECHO_CHARS
+    return any(said[at : at + ECHO_CHARS] in sent for at in range(0, last + 1))
 
 
 def _message(body: object) -> object:
@@ -169,7 +192,7 @@ _QUOTING = re.compile(
 # before its message, as hosts and proxies render them; the colon after it is not a quote.
 _NAMED = re.compile(r"(?:\A|[ -])[A-Za-z_][\w.]{0,80}(?:Error|Exception|Warning)\Z", re.ASCII)
 # The most characters of a message's lead a detail keeps.
-_LEAD_CHARS = 160
+_LEAD_CHARS = 200
 
 
 def lead(message: str) -> str:
@@ -182,7 +205,7 @@ def lead(message: str) -> str:
     :data:`_LEAD_CHARS` characters (at a word, where one ends near there). What a host
     quotes of the request (the submission among it) is never in it, wherever the host puts
     it after its own words."""
-    head = message[: _LEAD_CHARS * 8]
+    head = message[: _LEAD_CHARS * 4]  # a message may be megabytes: only its head is read
     end = _quote_at(head)
     start = 0
     while True:
@@ -282,7 +305,7 @@ def _code(body: object) -> str:
     return ""
 
 
-def failure_from_exception(error: BaseException) -> Failure:
+def failure_from_exception(error: BaseException, *, sent: str = "") -> Failure:
     """The failure an exception raised while asking a model stands for.
 
     Understands the ``typesafe-sdk`` and ``openai`` exception families, ``httpx2``/``httpx``
@@ -291,13 +314,14 @@ def failure_from_exception(error: BaseException) -> Failure:
     (``malformed``) and connection failures (``unavailable``). An :class:`EvaluatorError` an
     SDK error was raised from (the transport's refusal of a redirect or of a body over its cap)
     gives its own reason. Anything else is ``unknown``, never a pass or a fail. The detail
-    names the exception type and its message.
+    names the exception type and its message; an HTTP error's is :func:`failure_from_status`'s,
+    with ``sent`` (the material's texts) as there.
     """
     ours = _evaluator_error(error)
     if ours is not None:
         return Failure(ours.reason, error_text(ours, _DETAIL_CHARS * 2))
     for check in (_typesafe_failure, _openai_failure, _transport_failure):
-        failure = check(error)
+        failure = check(error, sent)
         if failure is not None:
             return failure
     if isinstance(error, json.JSONDecodeError):
@@ -343,7 +367,7 @@ def _connection_failure(error: BaseException) -> Failure:
     return Failure("unavailable", _describe(error))
 
 
-def _typesafe_failure(error: BaseException) -> Failure | None:
+def _typesafe_failure(error: BaseException, sent: str) -> Failure | None:
     sdk = _loaded("typesafe_sdk")
     if sdk is None or not isinstance(error, sdk.TypeSafeError):
         return None
@@ -356,14 +380,14 @@ def _typesafe_failure(error: BaseException) -> Failure | None:
         return Failure("malformed", f"the response is not a System One response{where}")
     if isinstance(error, sdk.TypeSafeAPIError):
         return failure_from_status(
-            error.status, error.body, error.headers, where=error.endpoint or ""
+            error.status, error.body, error.headers, where=error.endpoint or "", sent=sent
         )
     if isinstance(error, sdk.TypeSafeAPIConnectionError):
         return _connection_failure(error)
     return Failure("unknown", _describe(error))
 
 
-def _openai_failure(error: BaseException) -> Failure | None:
+def _openai_failure(error: BaseException, sent: str) -> Failure | None:
     sdk = _loaded("openai")
     if sdk is None or not isinstance(error, sdk.OpenAIError):
         return None
@@ -378,14 +402,14 @@ def _openai_failure(error: BaseException) -> Failure | None:
         except RuntimeError:  # a response built without its request
             where = ""
         return failure_from_status(
-            error.status_code, error.body, error.response.headers, where=where
+            error.status_code, error.body, error.response.headers, where=where, sent=sent
         )
     if isinstance(error, sdk.APIConnectionError):
         return _connection_failure(error)
     return Failure("unknown", _describe(error))
 
 
-def _transport_failure(error: BaseException) -> Failure | None:
+def _transport_failure(error: BaseException, sent: str) -> Failure | None:
     for name in ("httpx2", "httpx"):
         http = _loaded(name)
         if http is None or not isinstance(error, http.HTTPError):
@@ -398,6 +422,6 @@ def _transport_failure(error: BaseException) -> Failure | None:
                 body: object = response.json()
             except ValueError:
                 body = response.text
-            return failure_from_status(response.status_code, body, response.headers)
+            return failure_from_status(response.status_code, body, response.headers, sent=sent)
         return _connection_failure(error)
     return None

@@ -38,6 +38,7 @@ from ._common import (
     marked_echoed,
     material_state,
     material_text,
+    material_words,
     sendable,
     usage_of,
 )
@@ -183,7 +184,7 @@ class DecisionsEvaluator:
                 # and the profile needs every field checked.
                 data: object = json.loads(raw.http_response.content)
             except Exception as error:  # every SDK, HTTP, transport and JSON error is a Failure
-                failures = [failure_from_exception(error)] * count
+                failures = [failure_from_exception(error, sent=material_words(bundle))] * count
                 return Reply(self._model, failures, usage=usage_of(None, ids))
         usage = usage_of(data.get("usage") if is_mapping(data) else None, ids)
         try:
