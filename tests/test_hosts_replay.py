@@ -68,6 +68,7 @@ def test_the_fixtures_are_there() -> None:
         "llama-cpp-python-0.3.36",
         "transformers-serve-5.24.0",
         "litellm-1.104.3",
+        "vllm-0.33.0",
     } <= hosts
 
 
@@ -230,6 +231,57 @@ def test_litellm_refuses_the_hosts_list_legend_and_unsupported_answers(
     )
     (unsupported,) = litellm("unsupported-answer")["upstream"]
     assert unsupported["response"]["answers"]["q1"]["type"] == "unsupported"
+
+
+# --- vLLM 0.33.0, built from its wheel --------------------------------------------------------
+
+
+def vllm(server: LoopbackServer, recorded: dict[str, Any]) -> Evaluator:
+    from checkprofile.adapters.openai_decisions import DecisionsEvaluator
+
+    if recorded["route"] == "systemone":
+        return systemone(server, "qwen3")
+    return DecisionsEvaluator(
+        "qwen3", base_url=f"{server.url}/v1", api_key="unused", timeout=5, **recorded["options"]
+    )
+
+
+@pytest.mark.parametrize("name", ["systemone-every-kind", "decisions-input-text-every-kind"])
+def test_vllm_answers_every_kind_and_its_numbers_are_read(
+    loopback: LoopbackServer, name: str
+) -> None:
+    recorded = fixture(f"vllm-0.33.0/{name}.json")
+    outcome = replay(loopback, recorded, vllm(loopback, recorded))
+    assert_sent_as_recorded(loopback, recorded)
+    assert outcome.failures == ()
+    body = recorded["response"]["body"]
+    assert outcome.verdict.model == body["model"]
+    yes_no, choice, rubric = outcome.answers
+    answers = body["answers"]
+    if isinstance(answers, dict):  # System One: by name, a noul and a legend map
+        assert type(yes_no) is YesNoAnswer and yes_no.p == answers["q0"]["noul"]
+        assert isinstance(answers["q2"]["legend"], dict)
+        choice_answer, score_answer = answers["q1"], answers["q2"]
+        probabilities = choice_answer["probabilities"]
+    else:  # Decisions: in question order
+        assert type(yes_no) is YesNoAnswer and yes_no.p == answers[0]["probability"]
+        choice_answer, score_answer = answers[1], answers[2]
+        probabilities = {e["value"]: e["probability"] for e in choice_answer["probabilities"]}
+    assert type(choice) is ChoiceAnswer and choice.name == choice_answer["choice"]
+    assert choice.confidence == choice_answer["confidence"]
+    assert dict(choice.distribution or ()) == probabilities
+    assert type(rubric) is RubricAnswer and rubric.confidence == score_answer["confidence"]
+
+
+def test_vllm_refuses_the_input_json_part(loopback: LoopbackServer) -> None:
+    recorded = fixture("vllm-0.33.0/decisions-input-json-refused.json")
+    outcome = replay(loopback, recorded, vllm(loopback, recorded))
+    assert_sent_as_recorded(loopback, recorded)
+    assert outcome.verdict.verdict == "error"
+    assert {failure.reason for _, failure in outcome.failures} == {"unknown"}
+    assert all(
+        failure.detail.endswith("HTTP 400: 5 validation errors") for _, failure in outcome.failures
+    )
 
 
 # --- The chat fallback: llama.cpp, llama-cpp-python, transformers serve ------------------------

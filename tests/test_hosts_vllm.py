@@ -19,7 +19,6 @@ skip, saying why; with ``CI`` set they fail instead.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -32,11 +31,10 @@ import vllmproto
 from loopback import (
     VENDOR_SUMMARY,
     LoopbackServer,
-    Recorded,
-    Scripted,
     loopback_fixture,  # noqa: F401 (a pytest fixture)
     run_example_check,
 )
+from vllmproto import LABEL_MASS, SERVED, label_probabilities, vllm_decisions, vllm_systemone
 
 from checkprofile import (
     ChoiceAnswer,
@@ -49,11 +47,6 @@ from checkprofile import (
 from checkprofile.adapters.openai_decisions import DecisionsEvaluator
 from checkprofile.adapters.systemone import SystemOneEvaluator
 from support import SPEC_LEVELS, SPEC_ONE_OF, spec_full_form, unavailable
-
-#: The name vLLM answers with: its served model's (``--served-model-name``), not the request's.
-SERVED = "Qwen/Qwen3-0.6B"
-#: The labels' share of the whole vocabulary's probability, as vLLM reports it.
-LABEL_MASS = 0.875
 
 YES_NO, CHOICE, RUBRIC = spec_full_form()
 
@@ -71,97 +64,6 @@ def protocol() -> Any:
             f" vllm=={vllmproto.VERSION}` fetches (.ci/run does)",
             "check the adapters against vLLM's own protocol",
         )
-
-
-def label_probabilities(count: int) -> list[float]:
-    """The probabilities the engine would read for ``count`` labels: rising, so the last
-    option is the most probable, and summing to 1."""
-    total = count * (count + 1) / 2
-    return [(index + 1) / total for index in range(count)]
-
-
-def refusal(error: Exception) -> Scripted:
-    """The 400 vLLM's handlers write: ``create_error_response`` for its own errors, and its
-    RequestValidationError handler for pydantic's (each error with its ``input``, which is
-    the request's)."""
-    if isinstance(error, pydantic.ValidationError):
-        errors = error.errors(include_url=False)
-        listed = "".join(
-            f"  {dict(e, loc='body.' + '.'.join(map(str, e['loc'])))}\n" for e in errors
-        )
-        label = "error" if len(errors) == 1 else "errors"
-        message = f"{len(errors)} validation {label}:\n{listed}".rstrip()
-        body = {"message": message, "type": "Bad Request", "param": "body", "code": 400}
-    else:
-        body = {"message": str(error), "type": "BadRequestError", "param": None, "code": 400}
-    return Scripted(status=400, json={"error": body})
-
-
-def vllm_decisions(protocol: Any) -> Callable[[Recorded], Scripted]:
-    """A host answering ``POST /v1/decisions`` as vLLM 0.33's route does."""
-    decisions, adapters = protocol.decisions, protocol.adapters
-
-    def respond(request: Recorded) -> Scripted:
-        try:
-            asked = decisions.DecisionRequest.model_validate(request.json)
-            read = [adapters.make_read_question(i, q) for i, q in enumerate(asked.questions)]
-        except (pydantic.ValidationError, ValueError) as error:
-            return refusal(error)
-        answers = [
-            adapters.make_answer(question, label_probabilities(len(q.options)), LABEL_MASS)
-            for question, q in zip(asked.questions, read, strict=True)
-        ]
-        response = decisions.DecisionResponse(
-            model=SERVED,
-            answers=answers,
-            usage=decisions.OpenAIDecisionUsage(
-                input_tokens=321,
-                output_tokens=len(answers),
-                total_tokens=321 + len(answers),
-                input_tokens_details=decisions.InputTokensDetails(cached_tokens=300),
-                output_tokens_details=decisions.OutputTokensDetails(),
-            ),
-        )
-        return Scripted(json=response.model_dump())
-
-    return respond
-
-
-def vllm_systemone(protocol: Any) -> Callable[[Recorded], Scripted]:
-    """A host answering ``POST /v1/systemone`` as vLLM 0.33's route does."""
-    systemone, types_ = protocol.systemone, protocol.question_types
-
-    def respond(request: Recorded) -> Scripted:
-        try:
-            asked = systemone.StructuredDecisionRequest.model_validate(request.json)
-            questions = []
-            for qid, spec in asked.questions.items():
-                if spec.model_extra:  # as its parse_questions refuses them
-                    raise types_.StructuredDecisionError(
-                        f"question {qid!r}: unknown field(s) {sorted(spec.model_extra)}"
-                    )
-                questions.append(
-                    types_.build_question(qid, spec.type, spec.instructions, spec.criteria, 26)
-                )
-        except (pydantic.ValidationError, ValueError) as error:
-            return refusal(error)
-        answers = {
-            q.id: q.type.answer(q, label_probabilities(len(q.options)), LABEL_MASS)
-            for q in questions
-        }
-        response = systemone.StructuredDecisionResponse(
-            id=f"decision-{asked.request_id}",
-            model=SERVED,
-            answers=answers,
-            usage=systemone.DecisionUsage(input_tokens=321, output_tokens=len(answers)),
-            diagnostics={
-                q.id: systemone.QuestionDiagnostics(label_mass=LABEL_MASS, argmax_is_label=True)
-                for q in questions
-            },
-        )
-        return Scripted(json=response.model_dump())
-
-    return respond
 
 
 ROUTES = ["systemone", "decisions"]

@@ -7,6 +7,7 @@ serve from loopback (tests/test_hosts_replay.py).
                                                      # pip install "transformers[serving]==5.24.0"
     python tests/hosts/record.py litellm             # live: CHECKPROFILE_TEST_LITELLM_PYTHON
                                                      # and CHECKPROFILE_TEST_JEV_PYTHON
+    python tests/hosts/record.py vllm                # wheel: CHECKPROFILE_TEST_VLLM_WHEEL
 
 ``jev`` starts jev-compatible-server with the tiny model (tests/jevhost.py), puts a recording
 relay on loopback between it and the library's own adapter, runs each check of
@@ -26,6 +27,10 @@ LiteLLM's proxy in front of that relay (tests/litellmhost.py); it runs each chec
 :data:`LITELLM_CASES` through the adapter of its route, with a recording relay between the
 adapter and the proxy, and writes each exchange to ``tests/hosts/litellm-<version>/`` with
 the jev server's own exchanges under ``upstream`` (what the proxy sent it, what it answered).
+
+``vllm`` cannot run the server (it needs a GPU): it answers the adapters' requests with the
+host of tests/vllmproto.py, built from vLLM's own request models, question types and answer
+code in the wheel, and writes each exchange to ``tests/hosts/vllm-<version>/``.
 
 Every fixture says where it came from: ``source`` is ``recorded live``, ``built from the
 wheel's source`` or (written by hand, not by this script) ``from the issue report``.
@@ -294,6 +299,87 @@ def record_litellm(jev_python: str, litellm_python: str) -> list[Path]:
     return written
 
 
+#: Each vLLM case: (file name, route, adapter options, about).
+VLLM_CASES: list[tuple[str, str, dict[str, Any], str]] = [
+    (
+        "systemone-every-kind",
+        "systemone",
+        {},
+        "/v1/systemone: a check of all three kinds; the legend is a map, and the noul answer and"
+        " the response carry fields the API does not document (probabilities, confidence,"
+        " diagnostics).",
+    ),
+    (
+        "decisions-input-text-every-kind",
+        "decisions",
+        {"material_part": "input_text"},
+        "/v1/decisions with the material as an input_text part: a check of all three kinds.",
+    ),
+    (
+        "decisions-input-json-refused",
+        "decisions",
+        {},
+        "/v1/decisions refuses the input_json part: vLLM takes text input only.",
+    ),
+]
+
+
+def record_vllm(wheel: str) -> list[Path]:
+    import vllmproto
+
+    from checkprofile.adapters.openai_decisions import DecisionsEvaluator
+    from checkprofile.adapters.systemone import SystemOneEvaluator
+
+    protocol = vllmproto.protocol(wheel)
+    folder = HERE / f"vllm-{vllmproto.VERSION}"
+    folder.mkdir(exist_ok=True)
+    written = []
+    check = spec_full_form()
+    for name, route, options, about in VLLM_CASES:
+        with LoopbackServer() as server:
+            evaluator: Any
+            if route == "systemone":
+                server.default = vllmproto.vllm_systemone(protocol)
+                evaluator = SystemOneEvaluator("qwen3", base_url=server.url, api_key="unused")
+            else:
+                server.default = vllmproto.vllm_decisions(protocol)
+                evaluator = DecisionsEvaluator(
+                    "qwen3", base_url=f"{server.url}/v1", api_key="unused", **options
+                )
+            bundle = build_bundle(
+                parse_check(check), vendor_material(), state_bytes=Limits().check_state_bytes
+            )
+            asyncio.run(evaluator.answer(bundle))
+            request = server.last()
+            answered = server.default(request)
+        fixture = {
+            "host": "vLLM",
+            "version": vllmproto.VERSION,
+            "model": f"none: the label probabilities are tests/vllmproto.py's, not a model's;"
+            f" vLLM names its served model, here {vllmproto.SERVED}",
+            "source": (
+                f"built from the vllm {vllmproto.VERSION} wheel's source by tests/hosts/record.py:"
+                " the request is the library's own; the response is what vLLM's request model,"
+                " question types, answer code and response model make of it (tests/vllmproto.py),"
+                " not a recording of a server"
+            ),
+            "about": about,
+            "route": route,
+            "options": options,
+            "check": check,
+            "request": {"method": request.method, "path": request.path, "body": request.json},
+            "response": {
+                "status": answered.status,
+                "content_type": "application/json",
+                "body": json.loads(answered.payload()),
+            },
+        }
+        path = folder / f"{name}.json"
+        path.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n")
+        written.append(path)
+    return written
+
+
 def record_sglang(wheel: str) -> list[Path]:
     import pydantic
     import sglangproto
@@ -442,6 +528,14 @@ def main(argv: list[str]) -> int:
             print(f"set {jevhost.ENV} and {litellmhost.ENV}", file=sys.stderr)
             return 2
         written = record_litellm(*pythons)  # type: ignore[arg-type]
+    elif which == "vllm":
+        import vllmproto
+
+        wheel = os.environ.get(vllmproto.ENV)
+        if not wheel:
+            print(f"set {vllmproto.ENV} to vLLM's wheel", file=sys.stderr)
+            return 2
+        written = record_vllm(wheel)
     elif which == "sglang":
         import sglangproto
 
@@ -451,7 +545,7 @@ def main(argv: list[str]) -> int:
             return 2
         written = record_sglang(wheel)
     else:
-        print("usage: record.py jev|sglang|transformers-serve|litellm", file=sys.stderr)
+        print("usage: record.py jev|sglang|transformers-serve|litellm|vllm", file=sys.stderr)
         return 2
     for path in written:
         print(path.relative_to(HERE.parent.parent))
