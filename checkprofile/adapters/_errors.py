@@ -114,10 +114,10 @@ def failure_from_status(
     """
     code = _code(body)
     said = _said(body)
-    # The reason is recognised in the whole message (never recorded), or in what is said of a
-    # structured one (its values are the request's, not the host's words).
+    # The reason is recognised in the message's head, quotes and all (never recorded), or in
+    # what is said of a structured one (its values are the request's, not the host's words).
     message = _message(body)
-    words = message if isinstance(message, str) else said
+    words = message[: _LEAD_CHARS * 4] if isinstance(message, str) else said
     reason: FailureReason
     if status in (401, 403) or (400 <= status < 500 and _PROXY_AUTH.match(code)):
         reason = "auth"
