@@ -95,6 +95,42 @@ def test_each_status_has_its_reason(status: int, body: object, reason: str) -> N
     assert failure.detail.startswith(f"POST /v1/x: HTTP {status}")
 
 
+@pytest.mark.parametrize(
+    ("status", "body", "reason"),
+    [
+        # LiteLLM's proxy, word for word (tests/hosts/litellm-1.104.3/).
+        (
+            400,
+            {"error": {"message": "No connected db.", "type": "no_db_connection", "code": "400"}},
+            "auth",
+        ),
+        (401, {"error": {"message": "x", "type": "auth_error", "code": "401"}}, "auth"),
+        (400, {"error": {"message": "x", "type": "key_model_access_denied"}}, "auth"),
+        (500, {"error": {"message": "x", "type": "no_db_connection"}}, "server_error"),
+        (
+            500,
+            {
+                "error": {
+                    "message": "litellm.APIConnectionError: TypesafeException - Cannot connect to"
+                    " host REDACTED:44083 ssl:<ssl.SSLContext object>",
+                    "type": "internal_server_error",
+                    "code": "500",
+                }
+            },
+            "unavailable",
+        ),
+        (500, {"error": {"message": "Connection refused by the model server"}}, "unavailable"),
+        # Only the host's own words count: the same words quoted from the request do not.
+        (500, {"error": {"message": "bad state: 'Cannot connect to host'"}}, "server_error"),
+        (400, {"error": {"message": "litellm.APIConnectionError: x"}}, "unknown"),
+    ],
+)
+def test_a_proxys_own_words_give_the_reason_where_they_say_it_plainly(
+    status: int, body: object, reason: str
+) -> None:
+    assert failure_from_status(status, body, {}).reason == reason
+
+
 def test_the_detail_quotes_the_server_briefly_and_keeps_the_hint() -> None:
     failure = failure_from_status(
         429,
