@@ -107,17 +107,7 @@ class PlainMap(Mapping[str, Any]):
         return 0
 
 
-class MetaOfMeta(type):
-    def __ne__(cls, other: object) -> bool:
-        return False
-
-    def __eq__(cls, other: object) -> bool:
-        return True
-
-    __hash__ = type.__hash__
-
-
-class Deceiving(type, metaclass=MetaOfMeta):
+class Deceiving(type, metaclass=SaysItIsText):
     """A metaclass whose own metaclass says it equals ``type``."""
 
 
