@@ -18,11 +18,12 @@ from typing import Any, NamedTuple, cast, get_args
 
 from ...._bundle import canonical_json
 from ...._check import Check, ChoiceQuestion, Question, YesNoQuestion
+from ...._json_read import load_json
 from ...._usage import ModelCall, call_from_json
 from ...._validate import parse_check
 from ...._verdict import Provenance, QuestionResult, Source, Verdict, grade_value, is_at_text
 from .._records import _ACTIONS, VerdictRecord, _key_from, check_key
-from .._strict import _DECODER, _VERDICT_KEYS, _is_hash
+from .._strict import _VERDICT_KEYS, _is_hash
 from ._plain import (
     _HASH_TEXT,
     _PLAIN_DECODER,
@@ -186,7 +187,7 @@ class _Checks:
             # prefix-free, and the cut starts where the value does. Read strictly, it holds no
             # repeated key, so the keys of a line can be counted around it.
             try:
-                _DECODER.decode(written)
+                load_json(written)
             except (ValueError, RecursionError):
                 return found
             names = [q.ask for q in found.check] + [
