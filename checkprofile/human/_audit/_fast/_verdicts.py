@@ -154,13 +154,25 @@ class _Checks:
     same check on every line. Keyed by its canonical JSON text, and, for lines in the writer's
     own key order, by the check's text as it stands in the line (no re-encoding at all). Only
     checks that are valid and in their full form are kept, with their key; anything else is
-    left to the full reading."""
+    left to the full reading.
 
-    _LIMIT = 1024  # a trail has a handful of checks; a hostile one cannot grow this further
+    Learning a check costs about a strict reading of its line, and making its tail reader
+    (:func:`tail_reader`) a few more; each pays for itself only over the lines that follow.
+    So the tail reader is made when a check's text is seen a second time, and past
+    :attr:`LIMIT` distinct checks no more are learned (:attr:`full`): a line of another check
+    is then read the strict way, at the strict reading's cost, and what is kept stays bounded
+    however many checks a trail holds."""
+
+    LIMIT = 64  # a trail has a handful of checks
 
     def __init__(self) -> None:
         self._known: dict[str, _Known] = {}
         self._written: dict[str, _Known] = {}
+
+    @property
+    def full(self) -> bool:
+        """Whether no more checks are learned."""
+        return len(self._known) >= self.LIMIT
 
     def get(self, value: object, written: str | None = None) -> _Known | None:
         """The check ``value`` and its key; ``written`` is its JSON text in the line, when
@@ -175,14 +187,16 @@ class _Checks:
             return None
         found = self._known.get(text)
         if found is None:
+            if self.full:
+                return None
             try:
                 check = parse_check(value)
                 if check.to_json() != value:
                     return None
             except Exception:  # the full reading explains it
                 return None
-            found = self._keep(self._known, text, _Known(check, check_key(check), _plan(check)))
-        if written is not None:
+            found = self._known[text] = _Known(check, check_key(check), _plan(check))
+        if written is not None and len(self._written) < self.LIMIT:
             # A cut that is one whole JSON value is the value's own text: JSON values are
             # prefix-free, and the cut starts where the value does. Read strictly, it holds no
             # repeated key, so the keys of a line can be counted around it.
@@ -194,20 +208,27 @@ class _Checks:
                 name for q in found.check if isinstance(q, ChoiceQuestion) for name in q.names
             ]
             colons = None if any(name.startswith(":") for name in names) else written.count('":')
-            found = found._replace(colons=colons, tail=tail_reader(found.check))
-            found = self._keep(self._written, written, found)
+            found = self._written[written] = found._replace(colons=colons)
         return found
 
     def written(self, text: str) -> _Known | None:
         """The check whose JSON text, as a line of the writer's holds it, is ``text``: one
-        seen before, read strictly (see :meth:`get`)."""
-        return self._written.get(text)
-
-    def _keep(self, table: dict[str, _Known], text: str, found: _Known) -> _Known:
-        if len(table) >= self._LIMIT:
-            table.clear()
-        table[text] = found
+        seen before, read strictly (see :meth:`get`), with its tail reader from the second
+        line that holds it on."""
+        found = self._written.get(text)
+        if found is not None and found.tail is None:
+            tail = tail_reader(found.check, found.key)
+            found = self._written[text] = found._replace(tail=tail or _NO_TAIL)
         return found
+
+
+def _no_tail(text: str, start: int) -> None:
+    """The tail reader of a check that has none (:func:`tail_reader`): the line is read the
+    plain way."""
+    return None
+
+
+_NO_TAIL: Tail = _no_tail
 
 
 _VERDICT_ORDER = (
