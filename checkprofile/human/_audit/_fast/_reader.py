@@ -110,7 +110,7 @@ class _Reader:
         if isinstance(data, TornLine):
             return data
         try:
-            return self.record(data)
+            return self.record(data, fast=len(text) <= FAST_LINE)
         except DecisionRequiredError as error:
             raise AuditError(name, number, f"decision: {error}") from None
         except (VerdictError, MaterialError, ValueError, TypeError) as error:
@@ -118,12 +118,15 @@ class _Reader:
         except RecursionError:
             raise AuditError(name, number, "not a record: nested too deeply") from None
 
-    def record(self, data: object) -> AuditRecord | Facts:
-        """The record ``data``, read strictly (no key repeated, no lone surrogate)."""
-        if self._fast and type(data) is dict:
+    def record(self, data: object, *, fast: bool = True) -> AuditRecord | Facts:
+        """The record ``data``, read strictly (no key repeated, no lone surrogate); ``fast``:
+        its facts may be taken by plain checks (not for a line past :data:`FAST_LINE`)."""
+        if self._fast and fast and type(data) is dict:
             kind = data.get("record")
             found: Facts | None = None
-            if kind == "verdict":
+            # Past the checks the reader learns, a verdict is taken fast only by its check's
+            # text in a writer's line (:meth:`read`): a check is not looked for here.
+            if kind == "verdict" and not self._checks.full:
                 found = verdict_facts(self._checks, data)
             elif kind == "decision":
                 found = decision_facts(data)

@@ -156,18 +156,22 @@ class _Checks:
     checks that are valid and in their full form are kept, with their key; anything else is
     left to the full reading.
 
-    Learning a check costs about a strict reading of its line, and making its tail reader
-    (:func:`tail_reader`) a few more; each pays for itself only over the lines that follow.
-    So the tail reader is made when a check's text is seen a second time, and past
+    Learning a check costs less than a strict reading of its line, but making its tail reader
+    (:func:`tail_reader`) costs about twenty, and pays for itself only over the lines that
+    follow. So the tail reader is made at a check's :attr:`TAIL_AFTER`th line, and past
     :attr:`LIMIT` distinct checks no more are learned (:attr:`full`): a line of another check
     is then read the strict way, at the strict reading's cost, and what is kept stays bounded
     however many checks a trail holds."""
 
     LIMIT = 64  # a trail has a handful of checks
+    # Making a tail reader costs what about 20 lines read the strict way do, and each line
+    # read by the plain fast way saves most of one: a check's tail is made at its 32nd line.
+    TAIL_AFTER = 32
 
     def __init__(self) -> None:
         self._known: dict[str, _Known] = {}
         self._written: dict[str, _Known] = {}
+        self._lines: dict[str, int] = {}  # of each check in _written without a tail yet
 
     @property
     def full(self) -> bool:
@@ -213,12 +217,17 @@ class _Checks:
 
     def written(self, text: str) -> _Known | None:
         """The check whose JSON text, as a line of the writer's holds it, is ``text``: one
-        seen before, read strictly (see :meth:`get`), with its tail reader from the second
-        line that holds it on."""
+        seen before, read strictly (see :meth:`get`), with its tail reader from the
+        :attr:`TAIL_AFTER`th line that holds it on."""
         found = self._written.get(text)
         if found is not None and found.tail is None:
-            tail = tail_reader(found.check, found.key)
-            found = self._written[text] = found._replace(tail=tail or _NO_TAIL)
+            seen = self._lines.get(text, 1) + 1
+            if seen < self.TAIL_AFTER:
+                self._lines[text] = seen
+            else:
+                self._lines.pop(text, None)
+                tail = tail_reader(found.check, found.key)
+                found = self._written[text] = found._replace(tail=tail or _NO_TAIL)
         return found
 
 
