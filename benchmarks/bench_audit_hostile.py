@@ -66,7 +66,8 @@ def choice_line(check: Check, rng: random.Random) -> bytes:
     rest = round(0.5 / (len(names) - 1), 9)
     top = 1 - rest * (len(names) - 1)
     pairs = tuple((name, top if name == chosen else rest) for name in names)
-    answer = ChoiceAnswer(chosen, round(rng.uniform(0.5, 1), 6), source="native", distribution=pairs)
+    confidence = round(rng.uniform(0.5, 1), 6)
+    answer = ChoiceAnswer(chosen, confidence, source="native", distribution=pairs)
     return _line(check, (answer,))
 
 
@@ -165,7 +166,8 @@ def main(argv: list[str]) -> int:
         strict = least(lambda lines=lines: read(lines, fast=False), args.repeat)
         fast = least(lambda lines=lines: read(lines, fast=True), args.repeat)
         size = sum(map(len, lines)) / len(lines) / 1024
-        row = f"{name:<24} {len(lines):>6} {size:>8.1f} {strict:>9.3f} {fast:>8.3f} {fast / strict:>6.2f}"
+        row = f"{name:<24} {len(lines):>6} {size:>8.1f} {strict:>9.3f} {fast:>8.3f}"
+        row += f" {fast / strict:>6.2f}"
         if not args.no_memory:
             path = args.dir / "lines.jsonl"
             path.write_bytes(b"".join(lines))
