@@ -24,6 +24,7 @@ within noise), and with memory (a process per reading, tracemalloc's peak) the t
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import random
 import subprocess
@@ -38,6 +39,7 @@ from checkprofile import (
     Answer,
     Check,
     ChoiceAnswer,
+    ChoiceQuestion,
     RubricAnswer,
     Submission,
     YesNoAnswer,
@@ -61,7 +63,9 @@ def choice_check(names: int, *, ask: str = "Which of the names fits?", width: in
 def choice_line(check: Check, rng: random.Random) -> bytes:
     """A verdict line of ``check`` (one choice): a native answer with a distribution over
     every name."""
-    names = list(check[0].names)  # type: ignore[attr-defined]
+    question = check[0]
+    assert isinstance(question, ChoiceQuestion)
+    names = list(question.names)
     chosen = rng.choice(names)
     rest = round(0.5 / (len(names) - 1), 9)
     top = 1 - rest * (len(names) - 1)
@@ -163,8 +167,8 @@ def main(argv: list[str]) -> int:
     header = f"{'shape':<24} {'lines':>6} {'KB/line':>8} {'strict s':>9} {'fast s':>8} {'ratio':>6}"
     print(header + ("" if args.no_memory else f" {'strict MB':>10} {'fast MB':>8}"))
     for name, lines in shapes(random.Random(34)).items():
-        strict = least(lambda lines=lines: read(lines, fast=False), args.repeat)
-        fast = least(lambda lines=lines: read(lines, fast=True), args.repeat)
+        strict = least(functools.partial(read, lines, fast=False), args.repeat)
+        fast = least(functools.partial(read, lines, fast=True), args.repeat)
         size = sum(map(len, lines)) / len(lines) / 1024
         row = f"{name:<24} {len(lines):>6} {size:>8.1f} {strict:>9.3f} {fast:>8.3f}"
         row += f" {fast / strict:>6.2f}"
