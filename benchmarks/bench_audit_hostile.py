@@ -47,7 +47,7 @@ from checkprofile import (
     outcome_for,
     parse_check,
 )
-from checkprofile.human import verdict_record
+from checkprofile.human import VerdictRecord, verdict_record
 from checkprofile.human._audit._fast._reader import _Reader
 from checkprofile.human._audit._recorders import record_line
 
@@ -60,19 +60,19 @@ def choice_check(names: int, *, ask: str = "Which of the names fits?", width: in
     return parse_check([{"ask": ask, "one_of": one_of, "pass": [next(iter(one_of))]}])
 
 
-def choice_line(check: Check, rng: random.Random) -> bytes:
-    """A verdict line of ``check`` (one choice): a native answer with a distribution over
-    every name."""
+def one_answer(check: Check, rng: random.Random) -> Answer:
+    """A native answer to ``check``'s one question: a choice's with a distribution over every
+    name, a yes/no's probability."""
     question = check[0]
-    assert isinstance(question, ChoiceQuestion)
+    if not isinstance(question, ChoiceQuestion):
+        return YesNoAnswer(round(rng.uniform(0, 1), 6), source="native")
     names = list(question.names)
     chosen = rng.choice(names)
     rest = round(0.5 / (len(names) - 1), 9)
     top = 1 - rest * (len(names) - 1)
     pairs = tuple((name, top if name == chosen else rest) for name in names)
     confidence = round(rng.uniform(0.5, 1), 6)
-    answer = ChoiceAnswer(chosen, confidence, source="native", distribution=pairs)
-    return _line(check, (answer,))
+    return ChoiceAnswer(chosen, confidence, source="native", distribution=pairs)
 
 
 def plain_line(check: Check, rng: random.Random) -> bytes:
@@ -82,29 +82,32 @@ def plain_line(check: Check, rng: random.Random) -> bytes:
         ChoiceAnswer(rng.choice(("states", "hedges")), round(rng.uniform(0.5, 1), 6)),
         RubricAnswer(rng.choice((0, 1, 2)), round(rng.uniform(0.5, 1), 6)),
     )
-    return _line(check, answers)
+    return record_line(verdict_of(check, answers))
+
+
+def line_of(check: Check, rng: random.Random) -> bytes:
+    """A verdict line of ``check`` (one question), answered by :func:`one_answer`."""
+    return record_line(verdict_of(check, (one_answer(check, rng),)))
 
 
 def distinct_lines(rng: random.Random, checks: int, each: int) -> list[bytes]:
     """``each`` lines of each of ``checks`` small checks of their own, one check after another."""
     lines = []
     for n in range(checks):
-        check = parse_check([dict(CHECK.to_json()[0], ask=f"Check {n}: is it so?")])
-        for _ in range(each):
-            answer = YesNoAnswer(round(rng.uniform(0, 1), 6), source="native")
-            lines.append(_line(check, (answer,)))
+        check = parse_check([{"ask": f"Check {n}: is it so?", "fail": 0.5}])
+        lines += [line_of(check, rng) for _ in range(each)]
     return lines
 
 
-def _line(check: Check, answers: tuple[Answer, ...]) -> bytes:
+def verdict_of(check: Check, answers: tuple[Answer, ...]) -> VerdictRecord:
+    """The verdict record the library makes of ``answers`` to ``check``."""
     verdict = combine(check, answers, model="example-evaluator-1", at=AT, advisory=True)
-    record = verdict_record(
+    return verdict_record(
         outcome_for(verdict, answers=answers),
         run_id="any",
         step_id="screen",
         submission=Submission({"vendor": "any"}),
     )
-    return record_line(record)
 
 
 def shapes(rng: random.Random) -> dict[str, list[bytes]]:
@@ -112,11 +115,11 @@ def shapes(rng: random.Random) -> dict[str, list[bytes]]:
     made["writer's trail"] = [plain_line(CHECK, rng) for _ in range(2000)]
     for names in (450, 600):
         check = choice_check(names)
-        made[f"choice of {names} names"] = [choice_line(check, rng) for _ in range(200)]
+        made[f"choice of {names} names"] = [line_of(check, rng) for _ in range(200)]
     made["2,000 distinct checks"] = distinct_lines(rng, 2000, 1)
     made["64 checks, 32 lines each"] = distinct_lines(rng, 64, 32)
     made["distinct 1 MB checks"] = [
-        choice_line(choice_check(40, ask=f"Check {n}?", width=25_000), rng) for n in range(20)
+        line_of(choice_check(40, ask=f"Check {n}?", width=25_000), rng) for n in range(20)
     ]
     return made
 

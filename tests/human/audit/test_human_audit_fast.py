@@ -19,35 +19,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench_audit_hostile import choice_check, one_answer, verdict_of
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from checkprofile import (
-    Answer,
     Check,
-    ChoiceAnswer,
-    ChoiceQuestion,
-    Submission,
-    YesNoAnswer,
-    combine,
-    outcome_for,
     parse_check,
 )
 from checkprofile.errors import CheckError
-from checkprofile.human import JsonLinesRecorder, VerdictRecord, read_records, verdict_record
+from checkprofile.human import JsonLinesRecorder, VerdictRecord, read_records
 from checkprofile.human._audit._fast import _tail
 from checkprofile.human._audit._fast._reader import FAST_LINE, _Reader
 from checkprofile.human._audit._fast._tail import tail_reader, tail_source
 from checkprofile.human._audit._fast._verdicts import VerdictFacts, _Checks
 from checkprofile.human._audit._recorders import record_line
 from checkprofile.human._audit._records import check_key
-
-AT = "2026-11-01T00:00:00Z"
-
-
-def choice_check(names: int, *, ask: str = "Which name fits?", width: int = 0) -> Check:
-    one_of = {f"n{n}{'x' * width}": f"The {n}th." for n in range(names)}
-    return parse_check([{"ask": ask, "one_of": one_of, "pass": [next(iter(one_of))]}])
 
 
 def yes_no_check(ask: str) -> Check:
@@ -57,25 +44,7 @@ def yes_no_check(ask: str) -> Check:
 def record_of(check: Check, rng: random.Random) -> VerdictRecord:
     """A verdict record of ``check`` (one question) as the library makes it: a choice answered
     with a distribution over every name, a yes/no with its probability."""
-    question = check[0]
-    answer: Answer
-    if isinstance(question, ChoiceQuestion):
-        names = list(question.names)
-        chosen = rng.choice(names)
-        rest = round(0.5 / (len(names) - 1), 9)
-        pairs = tuple(
-            (name, 1 - rest * (len(names) - 1) if name == chosen else rest) for name in names
-        )
-        answer = ChoiceAnswer(chosen, 0.75, source="native", distribution=pairs)
-    else:
-        answer = YesNoAnswer(round(rng.uniform(0, 1), 6), source="native")
-    verdict = combine(check, (answer,), model="example-evaluator-1", at=AT, advisory=True)
-    return verdict_record(
-        outcome_for(verdict, answers=(answer,)),
-        run_id="run",
-        step_id="step",
-        submission=Submission({"vendor": "any"}),
-    )
+    return verdict_of(check, (one_answer(check, rng),))
 
 
 def read_both(lines: list[bytes]) -> list[Any]:
