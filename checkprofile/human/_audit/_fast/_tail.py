@@ -12,6 +12,13 @@ one block per question, that judges what the pattern cannot (each recorded resul
 question's thresholds, the verdict against the worst of them, the time, each distribution),
 so a line costs little more than its match. Anything the pattern does not match, right or
 wrong, is left to the other readings.
+
+As attrs does, making the code is two steps: :func:`tail_source` gives its source text (print
+it to see what a check's lines are read by), and :func:`tail_reader` compiles it under a name
+made of the check's key, registered with :mod:`linecache` so a traceback shows its lines. The
+source is made from the check's shape alone; its texts stand in it only as string literals
+inside the pattern, whose depth is the same for every check (a choice of thousands of names
+adds no nesting: its answer and distribution are matched as plain texts and looked up).
 """
 
 from __future__ import annotations
