@@ -80,8 +80,10 @@ _CALL_TEXT = _call(lambda value: f"(?:{value})")
 # A distribution's pairs as the writer writes them: a choice's names are plain texts, a rubric's
 # levels integers of a few digits (which of them are the question's own, and the rest,
 # :func:`~._plain._distribution` judges).
-_CHOICE_PAIR = rf'\["({_PLAIN_TEXT})",({_UNIT})\]'
-_LEVEL_PAIR = rf"\[(0|[1-9][0-9]{{0,5}}),({_UNIT})\]"
+_CHOICE_NAME = _PLAIN_TEXT
+_LEVEL = "0|[1-9][0-9]{0,5}"
+_CHOICE_PAIR = rf'\["({_CHOICE_NAME})",({_UNIT})\]'
+_LEVEL_PAIR = rf"\[({_LEVEL}),({_UNIT})\]"
 _CHOICE_PAIRS = re.compile(_CHOICE_PAIR)
 _LEVEL_PAIRS = re.compile(_LEVEL_PAIR)
 
@@ -175,7 +177,7 @@ def tail_source(check: Check) -> tuple[str, dict[str, Any]] | None:
                 answer = pattern.group(f"answer{index}", _PLAIN_TEXT)
                 pattern.literal('"')
             else:
-                answer = pattern.group(f"answer{index}", "0|[1-9][0-9]{0,5}")
+                answer = pattern.group(f"answer{index}", _LEVEL)
             code.append(f"v{index} = _answers{index}.get({answer})")
             code.append(f"if v{index} is None:")
             code.append("    return None")
@@ -294,24 +296,53 @@ def _compiled(source: str, scope: dict[str, Any], filename: str, name: str) -> A
     return scope[name]
 
 
+#: Up to this many options, a distribution's pairs are each caught by the pattern (the pairs
+#: present the first ones: each later pair optional inside the one before, so nested as deep
+#: as this at most); a question of more has its list caught as one text and read after.
+_PAIRS_CAUGHT: Final = 8
+
+
 def _pairs(pattern: _Pattern, question: Question, index: int, scope: dict[str, Any]) -> list[str]:
     """Adds to ``pattern`` the distribution of choice or rubric ``question`` (the ``index``th)
-    in its provenance entry, and gives the code that reads it as ``d{index}``: a list of
-    pairs, each an option and a probability, matched as one text (a pattern of the same size
-    whatever the number of options) and read by :func:`_written_pairs`;
-    :func:`_distribution` checks that each is one of the question's options, listed once,
-    and the rest."""
+    in its provenance entry, and gives the code that reads it as ``d{index}``: a list of pairs,
+    each an option and a probability. Up to :data:`_PAIRS_CAUGHT` options, each pair is caught
+    by its own groups; past that, the list is caught as one text (a pattern of one size
+    whatever the number of options) and read by :func:`_written_pairs`.
+    :func:`_distribution` checks that each is one of the question's options, listed once, and
+    the rest."""
     choice = isinstance(question, ChoiceQuestion)
     options = _options(question)
     scope[f"_options{index}"] = frozenset(options.values())
     pair = _CHOICE_PAIR if choice else _LEVEL_PAIR
-    unnamed = re.sub(r"\((?!\?)", "(?:", pair)  # the pair's groups, not capturing
     pattern.text(r'(?:,"distribution":(?:null|\[')
-    listed = pattern.group(f"pairs{index}", f"{unnamed}(?:,{unnamed})*")
-    pattern.text(r"\]))?")
+    if len(options) > _PAIRS_CAUGHT:
+        unnamed = re.sub(r"\((?!\?)", "(?:", pair)  # the pair's groups, not capturing
+        listed = pattern.group(f"pairs{index}", f"{unnamed}(?:,{unnamed})*")
+        pattern.text(r"\]))?")
+        made = [f"    p{index} = _written_pairs({listed}, {choice})"]
+    else:
+        option, first = pair.split("(", 1)[0], ""
+        made = []
+        for place in range(len(options)):
+            pattern.text("(?:," if place else "")
+            pattern.text(option)  # the pair's opening: \[" or \[
+            name = pattern.group(f"option{index}_{place}", _CHOICE_NAME if choice else _LEVEL)
+            pattern.text('",' if choice else ",")
+            probability = pattern.group(f"probability{index}_{place}", _UNIT)
+            pattern.text(r"\]")
+            caught = f"({name if choice else f'int({name})'}, float({probability}))"
+            if not place:
+                first = name
+                made.append(f"    p{index} = [{caught}]")
+            else:
+                made += [f"    if {name} is not None:", f"        p{index}.append({caught})"]
+        pattern.text(")?" * (len(options) - 1))
+        pattern.text(r"\]))?")
+        listed = first
+        made.append(f"    p{index} = tuple(p{index})")
     return [
         f"if {listed} is not None:",
-        f"    p{index} = _written_pairs({listed}, {choice})",
+        *made,
         f"    d{index} = _distribution(p{index}, _options{index}, v{index})",
         f"    if d{index} is None:",
         "        return None",
