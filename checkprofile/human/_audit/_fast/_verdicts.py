@@ -324,13 +324,18 @@ def verdict_line(checks: _Checks, text: str) -> VerdictFacts | None:
     value plain), the check's own text (one whole JSON value: what follows it is not part
     of it), and ``,"verdict":…}``: read as the object ``{"verdict":…}``, with no key of
     the head in it, it gives what the whole line would."""
-    head = _VERDICT_HEAD.match(text)
-    if head is None:
+    # The check's text is looked up first (a line of a check not known costs two finds and a
+    # lookup), then the head is matched up to where the check starts.
+    cut = text.find(_CHECK_AT)
+    if cut < 0:
         return None
-    start = head.end()
+    start = cut + len(_CHECK_AT) - 1
     end = text.find(_CHECK_END, start)
     found = checks.written(text[start : end + 1]) if end > 0 else None
     if found is None:
+        return None
+    head = _VERDICT_HEAD.match(text)
+    if head is None or head.end() != start:
         return None
     key, run, step, digest, bundle, check, action, attempts = head.groups()
     if (
