@@ -32,9 +32,9 @@ from checkprofile import (
     validate_check,
 )
 from checkprofile._convert import plain
+from checkprofile._json_read import load_json
 from checkprofile._shown import show
 from checkprofile.cli._common import DataFile
-from checkprofile.cli._jsontext import load_json
 from checkprofile.human import receipt_for
 from checkprofile.testing import ScriptedEvaluator
 

@@ -18,8 +18,8 @@ from .._shown import IGNORABLE, error_text, escaped_text, shown_pointer
 from ..errors import Problem
 
 if TYPE_CHECKING:
+    from .._json_read import Place
     from .._yaml import Document, Mark
-    from ._jsontext import Place
 
 __all__ = [
     "EXIT_ERROR",
@@ -246,8 +246,8 @@ class DataFile:
         pass over its text, however many there are."""
         if self.document is not None:
             return {place: self.document.locate(place[0], key=place[1]) for place in places}
+        from .._json_read import line_column, locate
         from .._yaml import Mark  # JSON's places are found without reading it as YAML
-        from ._jsontext import line_column, locate
 
         starts = locate(self.text, places)
         lines = line_column(self.text, starts.values())
@@ -261,7 +261,7 @@ def read_data(path: Path | str, what: str) -> DataFile:
     ``Infinity`` and an integer too long to read, each at its place. Standard input (``-``)
     is read as JSON when it is JSON, and as YAML 1.2 otherwise.
     """
-    from ._jsontext import JsonFaultError, line_column, load_json
+    from .._json_read import JsonFaultError, line_column, load_json
 
     source = shown(path)
     text = read_text(path, what)
@@ -292,7 +292,7 @@ def read_data(path: Path | str, what: str) -> DataFile:
     read = DataFile(source, document.data, text, document)
     at = _too_long_integer(document.data)
     if at is not None:
-        # JSON's own bound (cli/_jsontext.py), for YAML's integers too: 0x and 20,000 f's
+        # JSON's own bound (_json_read.py), for YAML's integers too: 0x and 20,000 f's
         # is a number no message, verdict or JSON document could write.
         raise UsageError(
             f"{read.where(at)}: {what} is not valid YAML: an integer of over"

@@ -37,6 +37,7 @@ from .._check import Check
 from .._convert import is_finite
 from .._evaluator import Evaluator, Reply, ask_evaluator
 from .._files import read_bounded
+from .._json_read import JsonFaultError, line_column, load_json
 from .._shown import bare, error_text, show
 from .._validate import parse_check
 from .._verdict import Answer, Failure, Source, answer_problem
@@ -422,27 +423,22 @@ def _read(path: Path) -> dict[str, Entry]:
         problem = error_text(error, named=False)
         raise CassetteError(f"{_named(path)}: cannot read the cassette: {problem}") from None
     try:
-        data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+        data = load_json(text)
     except json.JSONDecodeError as error:
         where = f"{_named(path)}:{error.lineno}:{error.colno}"
         raise CassetteError(f"{where}: not JSON: {error.msg}") from None
-    except (ValueError, RecursionError) as error:
-        raise CassetteError(f"{_named(path)}: not a cassette: {error}") from None
+    except JsonFaultError as error:
+        line, column = line_column(text, [error.fault.index])[error.fault.index]
+        refused = error.fault.worded(
+            key="the key {} appears twice in one object",
+            constant="{} is not a JSON number",
+            integer="an integer of {} digits is too long to read",
+        )
+        raise CassetteError(f"{_named(path)}:{line}:{column}: not a cassette: {refused}") from None
+    except RecursionError:
+        raise CassetteError(f"{_named(path)}: not a cassette: nested too deeply") from None
     reader = _Reader(path)
     return reader.document(data)
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    data: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in data:
-            raise ValueError(f"the key {show(key)} appears twice in one object")
-        data[key] = value
-    return data
-
-
-def _no_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 @attrs.define

@@ -3,8 +3,9 @@
 :func:`record_from_json` judges one record's JSON object, its fields against each other (keys
 and hashes must match), its verdict against the verdict schema, its check parsed and its answers
 graded again, and says what is wrong with one that is not right. Below it, the reading of one
-line: UTF-8, then JSON read strictly (a repeated key, ``NaN``, an integer of over 100 digits or
-a lone surrogate makes a line no record), and the fragment a writer that died mid-line leaves
+line: UTF-8, then JSON read by the package's one strict reader (``_json_read``: a repeated key,
+``NaN``, an integer of over 100 digits makes a line no record) and this trail's own rule over what
+it reads (a lone surrogate makes none either), and the fragment a writer that died mid-line leaves
 (:class:`TornLine`), told apart from a line that is wrong. ``_audit_fast`` reads the same
 records faster and leaves to this module whatever it does not find plainly right.
 """
@@ -19,6 +20,7 @@ from typing import Any, Final
 import attrs
 
 from ..._check import Check
+from ..._json_read import JsonFaultError, load_json
 from ..._shown import show
 from ..._types import is_mapping
 from ..._usage import ModelCall, call_from_json
@@ -265,34 +267,6 @@ class TornLineWarning(UserWarning):
         super().__init__(str(torn))
 
 
-class _Refused(ValueError):
-    """A JSON text this reader will not take, though the json module would."""
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # json.loads keeps the last of two equal keys without a word; a record never repeats one,
-    # and a repeated key would let one line say two things.
-    data = dict(pairs)
-    if len(data) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _Refused(f"the key {show(key)} appears twice in one object")
-            seen.add(key)
-    return data
-
-
-def _integer(digits: str) -> int:
-    if len(digits.lstrip("-")) > _MAX_DIGITS:
-        raise _Refused(f"an integer of {len(digits.lstrip('-'))} digits")
-    return int(digits)
-
-
-def _constant(name: str) -> float:
-    raise _Refused(f"{name} is not JSON")
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_int=_integer, parse_constant=_constant)
 # A UTF-16 surrogate left alone: json.loads turns an escaped pair into one character, so any
 # surrogate still in the text after decoding had no partner.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -391,9 +365,17 @@ def line_data(name: str, number: int, text: str) -> object:
     integer of over 100 digits, no lone surrogate), or the :class:`TornLine` a writer left;
     raises :class:`AuditError` for anything else."""
     try:
-        data = _DECODER.decode(text)
-    except _Refused as error:
-        raise AuditError(name, number, f"not a record: {error}") from None
+        data = load_json(text, max_digits=_MAX_DIGITS)
+    except JsonFaultError as error:
+        refused = error.fault.worded(
+            key="the key {} appears twice in one object",
+            constant="{} is not JSON",
+            integer="an integer of {} digits",
+        )
+        # A line holds no line break: its column is one past the offset.
+        raise AuditError(
+            name, number, f"not a record: {refused} (column {error.fault.index + 1})"
+        ) from None
     except json.JSONDecodeError as error:
         if _torn(text):
             return TornLine(name, number)

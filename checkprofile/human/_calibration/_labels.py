@@ -11,32 +11,17 @@ given on two lines takes the later line's labels over the earlier's, question by
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
-from typing import Any
 
 from ..._check import Check, ChoiceQuestion, RubricQuestion, YesNoQuestion
+from ..._json_read import JsonFaultError, load_json
 from ..._shown import show
 from ..._types import of_type
 from .._audit._strict import AuditError
 from ._columns import Label
 
 __all__ = ["check_labels", "read_labels"]
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    data = dict(pairs)
-    if len(data) != len(pairs):
-        raise ValueError("a key appears twice in one object")
-    return data
-
-
-def _constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
 
 
 def read_labels(path: str | os.PathLike[str]) -> dict[str, dict[str, Label]]:
@@ -51,7 +36,16 @@ def read_labels(path: str | os.PathLike[str]) -> dict[str, dict[str, Label]]:
                 line = raw.decode("utf-8")
                 if not line.strip():
                     continue
-                data = _DECODER.decode(line)
+                data = load_json(line)
+            except JsonFaultError as error:
+                refused = error.fault.worded(
+                    key="a key appears twice in one object ({})",
+                    constant="{} is not a JSON number",
+                    integer="an integer of {} digits is too long to read",
+                )
+                # (A line's text ends at its line break: its column is one past the offset.)
+                where = f"column {error.fault.index + 1}"
+                raise AuditError(name, number, f"not JSON: {refused} ({where})") from None
             except (ValueError, RecursionError) as error:  # not UTF-8, not JSON, too deep
                 raise AuditError(name, number, f"not JSON: {error}") from None
             key, labels = _line(data)

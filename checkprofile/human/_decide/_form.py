@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Final, Literal, cast
 
+from ..._json_read import JsonFaultError, line_column, load_json
 from ..._shown import is_blank, show
 from ...errors import CheckprofileError
 from ._decisions import Decision, DecisionRequiredError, decision_from_json
@@ -127,17 +128,16 @@ def _lines(text: str) -> str:
 def _json_field(name: str, text: str, received: object) -> Any:
     """A field that holds JSON text, read strictly: a key twice, NaN, an infinity or an
     integer too long is refused, naming where (never the text)."""
-    from ...cli._jsontext import JsonFaultError, line_column, load_json
-
     try:
         return load_json(text)
     except json.JSONDecodeError as error:
         where = f"{error.msg} at line {error.lineno}, column {error.colno}"
     except JsonFaultError as error:
         line, column = line_column(text, [error.fault.index])[error.fault.index]
-        where = (
-            f"a key twice, NaN, an infinity or too long an integer at line {line}, column {column}"
+        what = error.fault.worded(  # what is wrong, never the key's text
+            key="a key twice", constant="{}, not a JSON number", integer="too long an integer"
         )
+        where = f"{what} at line {line}, column {column}"
     except RecursionError:
         where = "nested too deeply"
     raise DecisionRequiredError(f"the field {show(name, 40)} is not JSON ({where})", received)

@@ -10,6 +10,7 @@ a long trail has."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -62,6 +63,7 @@ from checkprofile.human import (
     verdict_record,
 )
 from checkprofile.human._audit._fast._reader import _Reader
+from checkprofile.human._audit._fast._verdicts import _Checks
 from checkprofile.human._audit._recorders import record_line
 from support import AT, SPEC_RUBRIC_ASK, TRAIL_AT, stamp, verdict, write_decision, write_verdict
 
@@ -73,11 +75,22 @@ def dump(data: Any) -> bytes:
     return json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode()
 
 
-def seasoned() -> _Reader:
-    """A reader that has read a verdict of CHECK already (as one has, a few lines into a
-    trail): the fast path then knows the check by its text."""
+@functools.cache
+def _seasoning() -> _Checks:
     reader = _Reader()
-    reader.line("audit.jsonl", 1, record_line(GOOD)[:-1])
+    for number in range(1, _Checks.TAIL_AFTER + 1):
+        reader.line("audit.jsonl", number, record_line(GOOD)[:-1])
+    return reader._checks
+
+
+def seasoned() -> _Reader:
+    """A reader that has read verdicts of CHECK already (as one has, a few dozen lines into a
+    trail): the fast path then knows the check by its text, and has made its tail reader.
+    (What it learned is read once, and copied into each new reader.)"""
+    reader, learned = _Reader(), _seasoning()
+    reader._checks._known.update(learned._known)
+    reader._checks._written.update(learned._written)
+    assert all(known.tail is not None for known in learned._written.values())
     return reader
 
 

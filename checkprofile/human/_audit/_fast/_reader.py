@@ -25,6 +25,11 @@ __all__ = ["DecisionFacts", "Distribution", "Facts", "Plain", "VerdictFacts"]
 #: A record as the fast path read it.
 Facts = VerdictFacts | DecisionFacts
 
+#: The longest line read the fast way, in characters: a writer's verdict of a check of dozens of
+#: questions is a few KB. A longer line goes the strict way, whose cost grows with the line
+#: alone (the fast way's pattern and reader grow with its check).
+FAST_LINE: Final = 64 * 1024
+
 # The plain decoder turns digits into ints itself: only where Python bounds their length
 # (3.10.7 and later, unless a host lifted the bound), so a long run of digits costs little.
 _PLAIN_ROUTE: Final = 0 < getattr(sys, "get_int_max_str_digits", lambda: 0)() <= 10_000
@@ -60,18 +65,29 @@ class _Reader:
         text = line_text(name, number, line)
         if isinstance(text, TornLine):
             return text
-        if self._fast and _PLAIN_ROUTE and text.startswith('{"record":"') and "\\" not in text:
+        if (
+            self._fast
+            and _PLAIN_ROUTE
+            and len(text) <= FAST_LINE
+            and text.startswith('{"record":"')
+            and "\\" not in text
+        ):
             # A line as the writer writes it: parsed by the json module alone (its hooks cost a
             # third more), and taken when the fast path finds it right and its keys add up to
             # what the text holds (a repeated key would not). A verdict whose check was seen
             # before, in a line of the same layout, has only what follows its check parsed.
             facts: Facts | None = None
-            if text.startswith('{"record":"verdict"'):
+            verdict = text.startswith('{"record":"verdict"')
+            if verdict:
                 facts = verdict_line(self._checks, text)
             elif text.startswith('{"record":"decision"'):
                 facts = decision_line(text)
             if facts is not None:
                 return facts
+            if verdict and self._checks.full:
+                # Past the checks it learns, a verdict is read fast only by a check it knows
+                # as written: any other line goes the strict way at once.
+                return self._strictly(name, number, text)
             try:
                 plain = _PLAIN_DECODER.decode(text)
             except (ValueError, RecursionError):
@@ -85,11 +101,16 @@ class _Reader:
                     found = decision_facts(plain, text)
                 if found is not None:
                     return found
+        return self._strictly(name, number, text)
+
+    def _strictly(self, name: str, number: int, text: str) -> AuditRecord | Facts | TornLine:
+        """The record on the line ``text`` read the strict way (its fields may still be taken
+        as facts: :meth:`record`)."""
         data = line_data(name, number, text)
         if isinstance(data, TornLine):
             return data
         try:
-            return self.record(data)
+            return self.record(data, fast=len(text) <= FAST_LINE)
         except DecisionRequiredError as error:
             raise AuditError(name, number, f"decision: {error}") from None
         except (VerdictError, MaterialError, ValueError, TypeError) as error:
@@ -97,12 +118,15 @@ class _Reader:
         except RecursionError:
             raise AuditError(name, number, "not a record: nested too deeply") from None
 
-    def record(self, data: object) -> AuditRecord | Facts:
-        """The record ``data``, read strictly (no key repeated, no lone surrogate)."""
-        if self._fast and type(data) is dict:
+    def record(self, data: object, *, fast: bool = True) -> AuditRecord | Facts:
+        """The record ``data``, read strictly (no key repeated, no lone surrogate); ``fast``:
+        its facts may be taken by plain checks (not for a line past :data:`FAST_LINE`)."""
+        if self._fast and fast and type(data) is dict:
             kind = data.get("record")
             found: Facts | None = None
-            if kind == "verdict":
+            # Past the checks the reader learns, a verdict is taken fast only by its check's
+            # text in a writer's line (:meth:`read`): a check is not looked for here.
+            if kind == "verdict" and not self._checks.full:
                 found = verdict_facts(self._checks, data)
             elif kind == "decision":
                 found = decision_facts(data)

@@ -18,11 +18,12 @@ from typing import Any, NamedTuple, cast, get_args
 
 from ...._bundle import canonical_json
 from ...._check import Check, ChoiceQuestion, Question, YesNoQuestion
+from ...._json_read import load_json
 from ...._usage import ModelCall, call_from_json
 from ...._validate import parse_check
 from ...._verdict import Provenance, QuestionResult, Source, Verdict, grade_value, is_at_text
 from .._records import _ACTIONS, VerdictRecord, _key_from, check_key
-from .._strict import _DECODER, _VERDICT_KEYS, _is_hash
+from .._strict import _VERDICT_KEYS, _is_hash
 from ._plain import (
     _HASH_TEXT,
     _PLAIN_DECODER,
@@ -153,13 +154,29 @@ class _Checks:
     same check on every line. Keyed by its canonical JSON text, and, for lines in the writer's
     own key order, by the check's text as it stands in the line (no re-encoding at all). Only
     checks that are valid and in their full form are kept, with their key; anything else is
-    left to the full reading."""
+    left to the full reading.
 
-    _LIMIT = 1024  # a trail has a handful of checks; a hostile one cannot grow this further
+    Learning a check costs less than a strict reading of its line, but making its tail reader
+    (:func:`tail_reader`) costs about twenty, and pays for itself only over the lines that
+    follow. So the tail reader is made at a check's :attr:`TAIL_AFTER`th line, and past
+    :attr:`LIMIT` distinct checks no more are learned (:attr:`full`): a line of another check
+    is then read the strict way, at the strict reading's cost, and what is kept stays bounded
+    however many checks a trail holds."""
+
+    LIMIT = 64  # a trail has a handful of checks
+    # Making a tail reader costs what about 20 lines read the strict way do, and each line
+    # read by the plain fast way saves most of one: a check's tail is made at its 32nd line.
+    TAIL_AFTER = 32
 
     def __init__(self) -> None:
         self._known: dict[str, _Known] = {}
         self._written: dict[str, _Known] = {}
+        self._lines: dict[str, int] = {}  # of each check in _written without a tail yet
+
+    @property
+    def full(self) -> bool:
+        """Whether no more checks are learned."""
+        return len(self._known) >= self.LIMIT
 
     def get(self, value: object, written: str | None = None) -> _Known | None:
         """The check ``value`` and its key; ``written`` is its JSON text in the line, when
@@ -174,39 +191,53 @@ class _Checks:
             return None
         found = self._known.get(text)
         if found is None:
+            if self.full:
+                return None
             try:
                 check = parse_check(value)
                 if check.to_json() != value:
                     return None
             except Exception:  # the full reading explains it
                 return None
-            found = self._keep(self._known, text, _Known(check, check_key(check), _plan(check)))
-        if written is not None:
+            found = self._known[text] = _Known(check, check_key(check), _plan(check))
+        if written is not None and len(self._written) < self.LIMIT:
             # A cut that is one whole JSON value is the value's own text: JSON values are
             # prefix-free, and the cut starts where the value does. Read strictly, it holds no
             # repeated key, so the keys of a line can be counted around it.
             try:
-                _DECODER.decode(written)
+                load_json(written)
             except (ValueError, RecursionError):
                 return found
             names = [q.ask for q in found.check] + [
                 name for q in found.check if isinstance(q, ChoiceQuestion) for name in q.names
             ]
             colons = None if any(name.startswith(":") for name in names) else written.count('":')
-            found = found._replace(colons=colons, tail=tail_reader(found.check))
-            found = self._keep(self._written, written, found)
+            found = self._written[written] = found._replace(colons=colons)
         return found
 
     def written(self, text: str) -> _Known | None:
         """The check whose JSON text, as a line of the writer's holds it, is ``text``: one
-        seen before, read strictly (see :meth:`get`)."""
-        return self._written.get(text)
-
-    def _keep(self, table: dict[str, _Known], text: str, found: _Known) -> _Known:
-        if len(table) >= self._LIMIT:
-            table.clear()
-        table[text] = found
+        seen before, read strictly (see :meth:`get`), with its tail reader from the
+        :attr:`TAIL_AFTER`th line that holds it on."""
+        found = self._written.get(text)
+        if found is not None and found.tail is None:
+            seen = self._lines.get(text, 1) + 1
+            if seen < self.TAIL_AFTER:
+                self._lines[text] = seen
+            else:
+                self._lines.pop(text, None)
+                tail = tail_reader(found.check, found.key)
+                found = self._written[text] = found._replace(tail=tail or _NO_TAIL)
         return found
+
+
+def _no_tail(text: str, start: int) -> None:
+    """The tail reader of a check that has none (:func:`tail_reader`): the line is read the
+    plain way."""
+    return None
+
+
+_NO_TAIL: Tail = _no_tail
 
 
 _VERDICT_ORDER = (
@@ -293,13 +324,18 @@ def verdict_line(checks: _Checks, text: str) -> VerdictFacts | None:
     value plain), the check's own text (one whole JSON value: what follows it is not part
     of it), and ``,"verdict":…}``: read as the object ``{"verdict":…}``, with no key of
     the head in it, it gives what the whole line would."""
-    head = _VERDICT_HEAD.match(text)
-    if head is None:
+    # The check's text is looked up first (a line of a check not known costs two finds and a
+    # lookup), then the head is matched up to where the check starts.
+    cut = text.find(_CHECK_AT)
+    if cut < 0:
         return None
-    start = head.end()
+    start = cut + len(_CHECK_AT) - 1
     end = text.find(_CHECK_END, start)
     found = checks.written(text[start : end + 1]) if end > 0 else None
     if found is None:
+        return None
+    head = _VERDICT_HEAD.match(text)
+    if head is None or head.end() != start:
         return None
     key, run, step, digest, bundle, check, action, attempts = head.groups()
     if (
