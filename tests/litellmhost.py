@@ -39,11 +39,13 @@ __all__ = [
     "DOWN",
     "ENV",
     "KEY",
+    "LEGEND_MAP",
     "LIMITED",
     "MODEL",
     "VERSION",
     "LiteLLMHost",
     "Relay",
+    "legend_as_map",
 ]
 
 #: The environment variable naming the Python of the proxy's virtual environment.
@@ -56,10 +58,13 @@ VERSION = "1.104.3"
 KEY = "sk-checkprofile-test"
 
 #: The proxy's model names: each routed to the jev model of the same name; ``DOWN`` to a port
-#: where nothing listens (a host that has stopped).
+#: where nothing listens (a host that has stopped); ``LEGEND_MAP`` (when the host is given a
+#: ``legend_as_map`` root) to ``MODEL`` through the relay's rewrite of a list ``legend`` into
+#: the map form (:class:`Relay`), as a host that writes the map form would answer.
 MODEL = jevhost.MODEL
 LIMITED = jevhost.LIMITED
 DOWN = "tiny-down"
+LEGEND_MAP = "tiny-legend-map"
 
 
 class Relay:
@@ -67,7 +72,20 @@ class Relay:
     root): each request is sent on as it came and answered with what ``target`` answered, and
     both are kept in :attr:`exchanges` (request body, status, response body, all parsed), so a
     test can compare what the adapter read with the upstream host's own numbers. Threaded: the
-    proxy's concurrent requests are relayed concurrently."""
+    proxy's concurrent requests are relayed concurrently.
+
+    One explicit mode changes an answer, and only for requests under :attr:`legend_as_map_url`
+    (the path :data:`LEGEND_AS_MAP` before the host's own): a ``score`` answer's ``legend``
+    given as a list (as jev-compatible-server 0.1.1 always writes it, ``list[Content]``) is
+    handed on as the map System One documents, the same texts keyed by level index (``"0"``,
+    ``"1"``, ..., the keys of its ``probabilities``). LiteLLM's response model takes only that
+    map (its ``ScoreAnswer.legend`` is a required ``Mapping[str, ...]``), so the relay stands in
+    for an upstream host that writes the map form; nothing else of the answer changes, and
+    :attr:`exchanges` keeps what the host itself answered. Every other path is relayed as it
+    came."""
+
+    #: The path prefix under which the relay rewrites a list ``legend`` into the map form.
+    LEGEND_AS_MAP = "/legend-as-map"
 
     def __init__(self, target: str) -> None:
         self.target = target
@@ -80,8 +98,10 @@ class Relay:
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                path = self.path.removeprefix(Relay.LEGEND_AS_MAP)
+                rewrite = path != self.path
                 forward = urllib.request.Request(
-                    relay.target + self.path,
+                    relay.target + path,
                     data=body,
                     method="POST",
                     headers={"Content-Type": "application/json"},
@@ -91,8 +111,11 @@ class Relay:
                         status, answer = response.status, response.read()
                 except urllib.error.HTTPError as error:
                     status, answer = error.code, error.read()
+                answered = json.loads(answer)
                 with lock:
-                    relay.exchanges.append((json.loads(body), status, json.loads(answer)))
+                    relay.exchanges.append((json.loads(body), status, answered))
+                if rewrite and status == 200:
+                    answer = json.dumps(legend_as_map(answered)).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(answer)))
@@ -110,6 +133,11 @@ class Relay:
     def url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
+    @property
+    def legend_as_map_url(self) -> str:
+        """The root under which a list ``legend`` is handed on as the map form."""
+        return self.url + Relay.LEGEND_AS_MAP
+
     def __enter__(self) -> Self:
         self._thread.start()
         return self
@@ -124,6 +152,22 @@ class Relay:
         self._server.server_close()
 
 
+def legend_as_map(response: Any) -> Any:
+    """``response`` (a System One response) with each ``score`` answer's list ``legend`` as
+    the map form: the same texts, keyed ``"0"``, ``"1"``, ... by level index. A copy; any other
+    answer, and a legend that is already a map, is as it came."""
+    answers = response.get("answers") if isinstance(response, dict) else None
+    if not isinstance(answers, dict):
+        return response
+    mapped = {}
+    for name, answer in answers.items():
+        legend = answer.get("legend") if isinstance(answer, dict) else None
+        if isinstance(legend, list) and answer.get("type") == "score":
+            answer = {**answer, "legend": {str(level): text for level, text in enumerate(legend)}}
+        mapped[name] = answer
+    return {**response, "answers": mapped}
+
+
 class LiteLLMHost(jevhost.HostProcess):
     """A running LiteLLM proxy in front of ``upstream`` (the root of a running
     jev-compatible-server, or a :class:`Relay` to one); ``url`` is its root (without ``/v1``).
@@ -131,13 +175,15 @@ class LiteLLMHost(jevhost.HostProcess):
     ``MODEL`` and ``LIMITED`` are routed with the proxy's own retries off (``num_retries: 0``:
     a deterministic failure is asked upstream once per attempt, not three times, which would
     only cost the suite time); ``DOWN``, a port where nothing listens, keeps LiteLLM's default
-    retries (two), as a user's proxy has them."""
+    retries (two), as a user's proxy has them. With ``legend_as_map`` (a
+    :attr:`Relay.legend_as_map_url`), ``LEGEND_MAP`` is routed there, as ``MODEL`` is."""
 
     NAME = "LiteLLM's proxy"
 
-    def __init__(self, python: str, upstream: str) -> None:
+    def __init__(self, python: str, upstream: str, *, legend_as_map: str | None = None) -> None:
         super().__init__(python)
         self.upstream = upstream
+        self.legend_as_map = legend_as_map
 
     def _config(self) -> str:
         down = f"http://127.0.0.1:{jevhost.free_port()}"
@@ -146,6 +192,9 @@ class LiteLLMHost(jevhost.HostProcess):
             (LIMITED, f"typesafe/{jevhost.LIMITED}", self.upstream, {"num_retries": 0}),
             (DOWN, f"typesafe/{jevhost.MODEL}", down, {}),
         ]
+        if self.legend_as_map is not None:
+            mapped = (LEGEND_MAP, f"typesafe/{jevhost.MODEL}", self.legend_as_map)
+            models.append((*mapped, {"num_retries": 0}))
         config = {
             "model_list": [
                 {

@@ -7,9 +7,18 @@ System One goes through the proxy's ``/v1/systemone``, OpenAI Decisions through 
 ``/v1/decisions`` with the material as an ``input_text`` part (the proxy refuses
 ``input_json``); the proxy translates the latter into a System One request whose state is
 that text. Known limits of the pair, each read by the adapters' rules: the proxy's response
-model wants a ``score`` answer's ``legend`` as a map, and jev-compatible-server writes a list,
-so a check with a rubric question is a 500 for every question; it cannot pass on an
-``unsupported`` answer either (a 500).
+model wants a ``score`` answer's ``legend`` as a map (LiteLLM's ``ScoreAnswer.legend`` is a
+required ``Mapping[str, ...]``), and jev-compatible-server always writes a list (its
+``legend: list[Content]``), with no request option to change either, so a check with a
+rubric question is a 500 for every question; it cannot pass on an ``unsupported`` answer
+either (a 500).
+
+So the one test of all three kinds (yes/no, choice, rubric) in one check, on both routes,
+uses the proxy model ``LEGEND_MAP``, routed through the relay's one explicit rewrite: the
+host's list ``legend`` handed on as System One's map form (the same texts keyed ``"0"``,
+``"1"``, ...), standing in for an upstream host that writes the map; every probability and
+confidence is still the jev server's own, and compared with what the relay recorded. Every
+other test goes through the relay unchanged, and the fault test keeps the list legend.
 
 Both hosts' Pythons come from ``CHECKPROFILE_TEST_LITELLM_PYTHON`` and
 ``CHECKPROFILE_TEST_JEV_PYTHON`` (``.ci/run`` makes both environments). Without them the tests
@@ -41,6 +50,7 @@ from checkprofile import (
     Evaluator,
     Limits,
     Outcome,
+    RubricAnswer,
     YesNoAnswer,
     build_bundle,
     parse_check,
@@ -77,7 +87,9 @@ def hosts() -> Iterator[Hosts]:
     with (
         jevhost.JevHost(jev_python) as jev,
         litellmhost.Relay(jev.url) as relay,
-        litellmhost.LiteLLMHost(proxy_python, relay.url) as proxy,
+        litellmhost.LiteLLMHost(
+            proxy_python, relay.url, legend_as_map=relay.legend_as_map_url
+        ) as proxy,
     ):
         yield Hosts(proxy, relay)
 
@@ -109,7 +121,7 @@ def upstream(hosts: Hosts, since: int) -> list[tuple[Any, int, Any]]:
 
 
 def assert_the_hosts_own_numbers(outcome: Outcome, answered: dict[str, Any]) -> None:
-    yes_no, choice = outcome.answers
+    yes_no, choice = outcome.answers[:2]
     assert type(yes_no) is YesNoAnswer and yes_no.p == answered["q0"]["noul"]
     assert type(choice) is ChoiceAnswer and choice.name == answered["q1"]["choice"]
     assert choice.confidence == answered["q1"]["confidence"]
@@ -132,6 +144,34 @@ def test_a_check_gets_a_verdict_with_the_hosts_own_numbers(hosts: Hosts, route: 
     assert_the_hosts_own_numbers(outcome, answered["answers"])
     (call,) = outcome.calls
     assert call.usage is None  # the proxy reports the host's zeros: nothing was measured
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_check_of_all_three_kinds_gets_a_verdict_with_the_legend_as_a_map(
+    hosts: Hosts, route: str
+) -> None:
+    # The proxy cannot pass on jev-compatible-server's list legend (the fault test below), so
+    # this model is routed through the relay's rewrite of it into the map form, the same
+    # texts keyed by level: a host that writes the map form. Every number is the host's own.
+    since = len(hosts.relay.exchanges)
+    outcome = ask(hosts, route, [YES_NO, CHOICE, RUBRIC], model=litellmhost.LEGEND_MAP)
+    assert outcome.failures == ()
+    assert outcome.verdict.verdict in ("pass", "fail", "unsure")
+    assert outcome.verdict.model == jevhost.MODEL_NAME
+    assert outcome.attempts == 1
+    ((sent, status, answered),) = upstream(hosts, since)
+    assert status == 200
+    score = answered["answers"]["q2"]
+    # What the relay rewrote: the host's list, the level texts it was sent (through
+    # /v1/decisions, the proxy's own "label: description" for each level).
+    assert score["legend"] == sent["questions"]["q2"]["criteria"]
+    assert isinstance(score["legend"], list) and len(score["legend"]) == 3
+    assert_the_hosts_own_numbers(outcome, answered["answers"])
+    rubric = outcome.answers[2]
+    assert type(rubric) is RubricAnswer and rubric.confidence == score["confidence"]
+    levels = {int(level): p for level, p in score["probabilities"].items()}
+    assert dict(rubric.distribution or ()) == levels
+    assert rubric.level == min(levels, key=lambda level: (-levels[level], level))
 
 
 def test_decisions_sends_the_material_as_the_same_canonical_json_text(hosts: Hosts) -> None:

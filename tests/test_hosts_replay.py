@@ -187,6 +187,30 @@ def test_litellm_answers_are_the_hosts_own_numbers(loopback: LoopbackServer, nam
     assert dict(choice.distribution or ()) == answered["q1"]["probabilities"]
 
 
+@pytest.mark.parametrize(
+    "name", ["systemone-every-kind-legend-as-map", "decisions-every-kind-legend-as-map"]
+)
+def test_litellm_a_check_of_every_kind_with_the_legend_as_a_map_gets_the_hosts_numbers(
+    loopback: LoopbackServer, name: str
+) -> None:
+    # Recorded through the test relay's rewrite of the host's list legend into the map form
+    # (the proxy takes only a map): the proxy's answer carries the host's own numbers.
+    recorded = litellm(name)
+    outcome = replay(loopback, recorded, through_litellm(loopback, recorded))
+    assert_sent_as_recorded(loopback, recorded)
+    assert outcome.failures == ()
+    (upstream,) = recorded["upstream"]
+    answered = upstream["response"]["answers"]
+    assert isinstance(answered["q2"]["legend"], list)  # what the relay rewrote
+    yes_no, choice, rubric = outcome.answers
+    assert type(yes_no) is YesNoAnswer and yes_no.p == answered["q0"]["noul"]
+    assert type(choice) is ChoiceAnswer and choice.name == answered["q1"]["choice"]
+    assert dict(choice.distribution or ()) == answered["q1"]["probabilities"]
+    assert type(rubric) is RubricAnswer and rubric.confidence == answered["q2"]["confidence"]
+    levels = {int(level): p for level, p in answered["q2"]["probabilities"].items()}
+    assert dict(rubric.distribution or ()) == levels
+
+
 def test_litellm_hands_the_input_text_on_as_the_state(loopback: LoopbackServer) -> None:
     recorded = litellm("decisions-input-text-answered")
     ((part,),) = [m["content"] for m in recorded["request"]["body"]["input"]]

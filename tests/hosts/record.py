@@ -27,6 +27,9 @@ LiteLLM's proxy in front of that relay (tests/litellmhost.py); it runs each chec
 :data:`LITELLM_CASES` through the adapter of its route, with a recording relay between the
 adapter and the proxy, and writes each exchange to ``tests/hosts/litellm-<version>/`` with
 the jev server's own exchanges under ``upstream`` (what the proxy sent it, what it answered).
+The ``*-legend-as-map`` cases ask the proxy model routed through the relay's one rewrite (a
+score answer's list ``legend`` handed on as the map form, which is all the proxy takes;
+tests/litellmhost.py's ``Relay``): their ``upstream`` is the host's own answer, unrewritten.
 
 ``vllm`` cannot run the server (it needs a GPU): it answers the adapters' requests with the
 host of tests/vllmproto.py, built from vLLM's own request models, question types and answer
@@ -215,6 +218,29 @@ LITELLM_CASES: list[tuple[str, str, str, list[dict[str, Any]], dict[str, Any], s
         " a map, and answers 500 for the whole check.",
     ),
     (
+        "systemone-every-kind-legend-as-map",
+        "systemone",
+        "tiny-legend-map",
+        spec_full_form(),
+        {},
+        "A check of all three kinds through /v1/systemone, by the proxy model routed through"
+        " the test relay's rewrite of the host's list legend into the map form (the same texts"
+        " keyed by level; the proxy takes only a map): the host's answers, translated back."
+        " Under upstream, the host's own answer, its legend a list.",
+    ),
+    (
+        "decisions-every-kind-legend-as-map",
+        "decisions",
+        "tiny-legend-map",
+        spec_full_form(),
+        {"material_part": "input_text"},
+        "A check of all three kinds through /v1/decisions with the material as an input_text"
+        " part, by the proxy model routed through the test relay's rewrite of the host's list"
+        " legend into the map form (the same texts keyed by level; the proxy takes only a"
+        " map): the host's answers in OpenAI's shape. Under upstream, the host's own answer,"
+        " its legend a list.",
+    ),
+    (
         "unsupported-answer",
         "decisions",
         jevhost.LIMITED,
@@ -255,7 +281,9 @@ def record_litellm(jev_python: str, litellm_python: str) -> list[Path]:
     with (
         jevhost.JevHost(jev_python) as jev,
         litellmhost.Relay(jev.url) as upstream,
-        litellmhost.LiteLLMHost(litellm_python, upstream.url) as proxy,
+        litellmhost.LiteLLMHost(
+            litellm_python, upstream.url, legend_as_map=upstream.legend_as_map_url
+        ) as proxy,
         LoopbackServer() as relay,
     ):
         for name, route, model, check, options, about in LITELLM_CASES:
