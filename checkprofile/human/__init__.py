@@ -67,7 +67,7 @@ from ._decide._decisions import (
     decision_from_json,
 )
 from ._decide._form import FORM_CHOICES, FormRefusedError, decision_from_form
-from ._decide._page import receipt_html
+from ._decide._page import receipt_headers, receipt_html
 from ._decide._receipts import (
     RECEIPT_FORMAT,
     Receipt,
@@ -163,6 +163,7 @@ __all__ = [  # noqa: RUF022
     "iter_records",
     "read_records",
     "receipt_for",
+    "receipt_headers",
     "receipt_html",
     "record_from_json",
     "records_for",

@@ -44,14 +44,25 @@ from checkprofile.human import (
     JsonLinesRecorder,
     StateError,
     decision_from_form,
+    receipt_headers,
     receipt_html,
     resolution_record,
 )
 
 #: A post longer than this is refused before it is read (a decision is a few fields).
 MAX_POST_BYTES = 1 << 20
-# Pages the server writes itself allow nothing at all; the receipt's page brings its own policy.
-_POLICY = "default-src 'none'; base-uri 'none'; form-action 'none'"
+# Pages the server writes itself allow nothing at all, and no site may frame them (framed under a
+# decoy, the queue's link is the first of two clicks that decide in the reviewer's name).
+_HEADERS = {
+    "Content-Type": "text/html; charset=utf-8",
+    "Content-Security-Policy": (
+        "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
 
 
 def utc_now() -> str:
@@ -144,18 +155,18 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass  # quiet: the example prints its address and nothing else
 
-    def _send(self, status: HTTPStatus, text: str, policy: str | None = _POLICY) -> None:
+    def _send(self, status: HTTPStatus, text: str, headers: dict[str, str] = _HEADERS) -> None:
         data = text.encode("utf-8")
         self.send_response(status)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        for name, value in headers.items():
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(data)))
-        if policy is not None:
-            self.send_header("Content-Security-Policy", policy)
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Referrer-Policy", "same-origin")
-        self.send_header("Cache-Control", "no-store")
         self.end_headers()
         self.wfile.write(data)
+
+    def receipt_headers(self, action: str) -> dict[str, str]:
+        """The headers a receipt's page is served with: the library's, which forbid framing."""
+        return receipt_headers(action=action)
 
     def _refuse(self, status: HTTPStatus, why: str) -> None:
         self._send(status, _page(status.phrase, f"<p>{html.escape(why)}</p>"))
@@ -178,15 +189,15 @@ class _Handler(BaseHTTPRequestHandler):
             checkpoint = checkpoints[reference]
             if self.server.decision_path(reference).exists():
                 return self._refuse(HTTPStatus.GONE, "This escalation has been decided.")
+            action = f"{self.server.origin}/checkpoints/{reference}/decision"
             page = receipt_html(
                 checkpoint.receipt,
-                action=f"{self.server.origin}/checkpoints/{reference}/decision",
+                action=action,
                 token=self.server.token(reference),
                 reference=reference,
             )
-            # The page's own policy (a meta element, first in the page) is the one that applies:
-            # a header of another would narrow it.
-            return self._send(HTTPStatus.OK, page, policy=None)
+            # The page's own policy again, as a header that also forbids framing.
+            return self._send(HTTPStatus.OK, page, self.receipt_headers(action))
         return self._refuse(HTTPStatus.NOT_FOUND, "No such page.")
 
     def do_POST(self) -> None:

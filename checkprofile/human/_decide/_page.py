@@ -38,7 +38,7 @@ from ._receipts import (
     shown_words,
 )
 
-__all__ = ["receipt_html"]
+__all__ = ["receipt_headers", "receipt_html"]
 
 # A page shows this many lines of the candidate's output; the receipt's JSON has the rest.
 _MAX_PAGE_LINES: Final = 400
@@ -304,6 +304,47 @@ def _form_args(
     return action, token, reference
 
 
+def _policy(action: str | None) -> str:
+    """The page's policy: nothing but its own stylesheet, and a post to the host's URL (a
+    browser refuses, and reports, anything else)."""
+    target = "'none'" if action is None else action
+    return (
+        f"default-src 'none'; style-src 'sha256-{_STYLE_HASH}'; base-uri 'none';"
+        f" form-action {target}"
+    )
+
+
+def receipt_headers(*, action: str | None = None) -> dict[str, str]:
+    """The HTTP headers a host sends with a page :func:`receipt_html` made, for the same
+    ``action`` (``None`` for a page without a form).
+
+    A page that decides must never be shown inside another site's page: framed nearly
+    transparent over a decoy, two clicks complete a step in the reviewer's name, no secret
+    needed. Only a header can forbid that (a policy in a ``<meta>`` element cannot carry
+    ``frame-ancestors``), so the page's own policy comes back here as a
+    ``Content-Security-Policy`` header with ``frame-ancestors 'none'``, with
+    ``X-Frame-Options: DENY`` for browsers that predate it, and the rest a decision page
+    needs: its type, ``nosniff``, no caching of a page that holds a token, no referrer
+    beyond the host, and a window of its own. Send every one, as given. Raises
+    :class:`ValueError` for an ``action`` :func:`receipt_html` would refuse.
+    """
+    if action is not None and (type(action) is not str or _ACTION.fullmatch(action) is None):
+        raise ValueError(
+            "action must be the absolute http or https URL given to receipt_html, with a path"
+            f" and no query, got {show(action)}"
+        )
+    return {
+        "Content-Type": "text/html; charset=utf-8",
+        "Content-Security-Policy": f"{_policy(action)}; frame-ancestors 'none'",
+        "X-Frame-Options": "DENY",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "same-origin",
+        "Cache-Control": "no-store",
+        "Cross-Origin-Opener-Policy": "same-origin",
+        "Cross-Origin-Resource-Policy": "same-origin",
+    }
+
+
 def receipt_html(
     receipt: Receipt,
     *,
@@ -319,6 +360,7 @@ def receipt_html(
     URL the decision is posted to), ``token`` (the host's, against cross-site posts) and
     ``reference`` (the checkpoint's, :attr:`~checkprofile.human.Checkpoint.reference`) to add
     the decision form; read the post with :func:`~checkprofile.human.decision_from_form`.
+    Serve it with :func:`receipt_headers` (for the same ``action``): they forbid framing.
     Raises :class:`TypeError` for anything but a :class:`~checkprofile.human.Receipt`, and
     :class:`ValueError` for a form on a receipt that waits on nobody, or a bad argument.
     """
@@ -329,13 +371,7 @@ def receipt_html(
     body = _body(receipt)
     if form is not None:
         body.append(_forms(receipt, *form))
-    target = form[0] if form is not None else "'none'"
-    # Nothing but the page's own stylesheet, and a post to the host's URL: a browser refuses,
-    # and reports, anything else.
-    policy = (
-        f"default-src 'none'; style-src 'sha256-{_STYLE_HASH}'; base-uri 'none';"
-        f" form-action {target}"
-    )
+    policy = _policy(form[0] if form is not None else None)
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'

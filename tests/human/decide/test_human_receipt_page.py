@@ -19,6 +19,7 @@ import importlib.util
 import json
 import shutil
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -806,3 +807,115 @@ def tab_text(queue: Any, reference: str) -> str:
         token="t",
         reference=reference,
     )
+
+
+# --- a page that decides cannot be framed (issue 34, finding 1) -------------------------------
+
+
+def test_receipt_headers_forbid_framing_and_carry_the_page_s_own_policy() -> None:
+    from checkprofile.human import receipt_headers
+
+    checkpoint = hostile_checkpoint("http://127.0.0.1:9")
+    page = Page(
+        receipt_html(checkpoint.receipt, action=ACTION, token="t", reference=checkpoint.reference)
+    )
+    headers = receipt_headers(action=ACTION)
+    assert headers["Content-Security-Policy"] == policy(page) + "; frame-ancestors 'none'"
+    assert headers["X-Frame-Options"] == "DENY"
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Cache-Control"] == "no-store"
+    assert headers["Content-Type"] == "text/html; charset=utf-8"
+    without = receipt_headers()
+    assert "form-action 'none'" in without["Content-Security-Policy"]
+    assert without["Content-Security-Policy"].endswith("frame-ancestors 'none'")
+    for bad in ("http://x/a?q=1", "javascript:x", "http://x/a; script-src *", 7):
+        with pytest.raises(ValueError, match="action must be"):
+            receipt_headers(action=bad)  # type: ignore[arg-type]
+
+
+def test_the_queue_serves_every_page_with_headers_that_forbid_framing(queue: Any) -> None:
+    reference, _ = vendor(queue)
+    for path in ("/", f"/checkpoints/{reference}", "/nothing-here"):
+        try:
+            reply = urllib.request.urlopen(queue.origin + path, timeout=10)
+        except urllib.error.HTTPError as error:
+            reply = error
+        with reply:
+            assert reply.headers["X-Frame-Options"] == "DENY", path
+            assert "frame-ancestors 'none'" in reply.headers["Content-Security-Policy"], path
+
+
+def _click_through_a_frame(browser: Browser, queue: Any, tmp_path: Path, name: str) -> str:
+    """Another site's page framing the vendor escalation's page nearly transparent over a
+    decoy, and a person clicking the decoy exactly where "Complete with the candidate" lies
+    under it. The escalation's reference."""
+    reference, _ = vendor(queue)
+    url = f"{queue.origin}/checkpoints/{reference}"
+    width, height = 1280, 8000  # the whole page in the viewport: no scrolling to aim
+    alone = Tab(browser, width, height)
+    alone.open(url)
+    quad = alone.send("DOM.getBoxModel", nodeId=alone.node("#completed-title ~ button"))["model"][
+        "content"
+    ]
+    x, y = (quad[0] + quad[2]) / 2, (quad[1] + quad[5]) / 2
+    evil = tmp_path / f"{name}.html"
+    evil.write_text(
+        '<!DOCTYPE html><html><body style="margin:0"><button style="position:absolute;'
+        f'left:{x - 40}px;top:{y - 10}px">Win a prize</button><iframe src="{url}"'
+        ' style="position:absolute;left:0;top:0;border:0;opacity:0.01;'
+        f'width:{width}px;height:{height}px"></iframe></body></html>',
+        encoding="utf-8",
+    )
+    tab = Tab(browser, width, height)
+    tab.open(evil.as_uri())
+    # A frame of another origin runs in its own process: where a click lands in it reaches the
+    # browser a moment after the load. A person clicks later than that too.
+    time.sleep(1)
+    for kind in ("mousePressed", "mouseReleased"):
+        tab.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+    return reference
+
+
+def _decided_within(queue: Any, reference: str, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if queue.decision_path(reference).exists():
+            return True
+        time.sleep(0.1)
+    return bool(queue.decision_path(reference).exists())
+
+
+def test_a_page_framed_by_another_site_is_not_shown_and_cannot_be_clicked_through(
+    browser: Browser, queue: Any, tmp_path: Path
+) -> None:
+    reference = _click_through_a_frame(browser, queue, tmp_path, "evil")
+    assert not _decided_within(queue, reference, 3)
+    assert not (queue.folder / "audit.jsonl").exists()
+    refused = [
+        event
+        for event in browser.events
+        if "frame-ancestors" in json.dumps(event) or "X-Frame-Options" in json.dumps(event)
+    ]
+    assert refused, "Chromium did not report the refused frame"
+
+
+def test_without_the_headers_the_same_clicks_decide_so_the_test_above_can_fail(
+    browser: Browser, tmp_path: Path
+) -> None:
+    # The control: the same queue serving the page without the library's headers (as it did
+    # before issue 34) is clicked through, and the step completed in the reviewer's name.
+    folder = tmp_path / "checkpoints"
+    shutil.copytree(EXAMPLE / "checkpoints", folder)
+    module = example_server()
+    queue = module.ReviewQueue(folder, reviewer="ana@example.com", clock=lambda: DECIDED_AT)
+
+    class Unprotected(queue.RequestHandlerClass):  # type: ignore[misc,name-defined]
+        def receipt_headers(self, action: str) -> dict[str, str]:
+            return {"Content-Type": "text/html; charset=utf-8"}
+
+    queue.RequestHandlerClass = Unprotected
+    with served(queue):
+        reference = _click_through_a_frame(browser, queue, tmp_path, "evil-control")
+        assert _decided_within(queue, reference, 10)
+    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
+    assert written["decision"]["kind"] == "completed"
