@@ -21,7 +21,7 @@ import json
 import re
 from typing import Any, Final
 
-from ..._shown import is_blank, show
+from ..._shown import is_blank, prints_as_itself, show
 from ._form import CHECKPOINT, DECISION, EVIDENCE, NEXT, NOTE, REASON, SUMMARY, TOKEN, output_field
 from ._receipts import (
     Receipt,
@@ -93,14 +93,16 @@ def _a(text: str) -> str:
 
 def _json_text(value: Any) -> str:
     """``value`` as indented JSON text for a person to edit: each character that does not
-    print as itself (only ever inside a string) written as a JSON escape, so nothing is hidden
-    and the text still reads back as the same value."""
+    print as itself (:func:`~checkprofile._shown.prints_as_itself`: a control, or one Python
+    calls printable that shows as nothing, such as U+3164 or U+FE0F; only ever inside a
+    string) written as a JSON escape, so nothing is hidden and the text still reads back as
+    the same value."""
     text = json.dumps(value, indent=2, ensure_ascii=False)
-    if text.replace("\n", "").isprintable():
+    if prints_as_itself(text.replace("\n", "")):
         return text
     out = []
     for char in text:
-        if char == "\n" or char.isprintable():
+        if char == "\n" or prints_as_itself(char):
             out.append(char)
         else:
             out.append(json.dumps(char, ensure_ascii=True)[1:-1])
@@ -184,8 +186,9 @@ def _form(choice: str, action: str, title: str, inner: str, button: str, hidden:
 
 def _text_input(name: str, label: str, value: str | None) -> str:
     # A value is filled in only when it prints as itself: a hidden character in a field a
-    # person submits would pass unseen. Left empty, the field says why.
-    printable = value is None or value.isprintable()
+    # person submits would pass unseen, and an escape in a plain text field would read back
+    # as another text (a backslash and letters). Left empty, the field says why.
+    printable = value is None or prints_as_itself(value)
     hint = (
         ""
         if printable

@@ -919,3 +919,118 @@ def test_without_the_headers_the_same_clicks_decide_so_the_test_above_can_fail(
         assert _decided_within(queue, reference, 10)
     written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
     assert written["decision"]["kind"] == "completed"
+
+
+# --- what a person sees is what they send back (issue 34, finding 2) --------------------------
+
+# Every character Python calls printable that renders as nothing (Default_Ignorable_Code_Point).
+INVISIBLE_PRINTABLE = "".join(
+    chr(code)
+    for code in range(0x110000)
+    if not 0xD800 <= code <= 0xDFFF
+    and chr(code).isprintable()
+    and __import__("checkprofile._shown", fromlist=["IGNORABLE"]).IGNORABLE.match(chr(code))
+)
+
+
+def checkpoint_of(submission: Submission, *, route: bool = False) -> Checkpoint:
+    """An unsure escalation of ``submission`` on a one-question check."""
+    check = parse_check([{"ask": "Is it right?", "fail": 0.5}])
+    material = Material(
+        instructions="Do it.", body="", run_data={}, submission=submission, show_route=route
+    )
+    evaluator = ScriptedEvaluator({"Is it right?": YesNoAnswer(0.62)}, model="m")
+    outcome = run_check_sync(check, material, evaluator, now=DECIDED_AT)
+    assert outcome.action == "escalate"
+    return checkpoint_for(outcome, state=StepState(run_id="run-1", step_id="step-1"))
+
+
+def form_values(page: Page, form_id: str) -> dict[str, str]:
+    """The values a browser posts from the form titled ``form_id`` unchanged: each field's
+    prefilled value or text."""
+    values: dict[str, str] = {}
+    inside = False
+    for tag, attrs in page.tags:
+        if tag == "h3":
+            inside = attrs.get("id") == form_id
+        elif inside and tag in ("input", "textarea") and attrs.get("name"):
+            values[str(attrs["name"])] = str(attrs.get("value") or "")
+    return values
+
+
+def test_no_prefilled_value_holds_a_character_a_person_cannot_see() -> None:
+    assert {"\u3164", "\ufe0f", "\u034f", "\U000e0100"} <= set(INVISIBLE_PRINTABLE)
+    hidden = "a" + INVISIBLE_PRINTABLE + "b"
+    submission = Submission(
+        {"total" + "\u3164": hidden, "nested": {"k\ufe0f": [hidden]}, "plain": "ok"},
+        "summary \u034f",
+        [{"kind": "file", "ref": "report\U000e0100.pdf"}],
+        next="next\u3164",
+        reason="reason\ufe0f",
+    )
+    checkpoint = checkpoint_of(submission, route=True)
+    text = receipt_html(
+        checkpoint.receipt, action=ACTION, token="t", reference=checkpoint.reference
+    )
+    page = Page(text)
+    # Nowhere on the page, text or field, is one of them raw.
+    assert not set(INVISIBLE_PRINTABLE) & set(text)
+    # Each output field and the evidence are JSON text that reads back as the candidate's
+    # value: what the person sees (escapes) is what arrives.
+    textareas = _textarea_texts(text)
+    output = {
+        json.loads(name.removeprefix("output.")): json.loads(value)
+        for name, value in textareas.items()
+        if name.startswith("output.")
+    }
+    assert output == submission.output
+    assert json.loads(textareas["evidence"]) == checkpoint.candidate.to_json()["evidence"]
+    assert "\\u3164" in textareas['output."total\\u3164"']
+    # A plain text field cannot hold an escape that reads back as the same text: it is left
+    # empty, and says why.
+    fields = form_values(page, "own-title")
+    for name in ("summary", "next", "reason"):
+        assert fields[name] == "", name
+    assert text.count("holds characters that do not print") == 3
+
+
+def _textarea_texts(text: str) -> dict[str, str]:
+    class Areas(html.parser.HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.found: dict[str, str] = {}
+            self.name: str | None = None
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.name = dict(attrs).get("name") if tag == "textarea" else None
+            if self.name is not None:
+                self.found[self.name] = ""
+
+        def handle_endtag(self, tag: str) -> None:
+            self.name = None
+
+        def handle_data(self, data: str) -> None:
+            if self.name is not None:
+                self.found[self.name] += data
+
+    areas = Areas()
+    areas.feed(text)
+    # HTML drops one line break right after <textarea>; the page writes none there.
+    return areas.found
+
+
+def test_a_candidate_with_invisible_characters_posted_unchanged_arrives_as_shown() -> None:
+    hidden = "x\u3164\ufe0f\u034f\U000e0100y"
+    submission = Submission({"v": hidden}, "fine", [], next="a", reason="r")
+    checkpoint = checkpoint_of(submission, route=True)
+    text = receipt_html(
+        checkpoint.receipt, action=ACTION, token="t", reference=checkpoint.reference
+    )
+    posted = {**form_values(Page(text), "own-title"), **_textarea_texts(text)}
+    posted = {name: value for name, value in posted.items() if name not in ("note",)}
+    decision = decision_from_form(
+        list(posted.items()), by="ana", at=DECIDED_AT, reference=checkpoint.reference, token="t"
+    )
+    assert isinstance(decision, Completed)
+    assert decision.output == {"v": hidden}  # the escapes the person saw, read back
+    assert (decision.summary, decision.next, decision.reason) == ("fine", "a", "r")
