@@ -10,8 +10,9 @@ then open the address it prints. ``/`` lists the checkpoints no one has decided;
 ``/checkpoints/<reference>/decision``, read with :func:`~checkprofile.human.decision_from_form`
 and applied with :meth:`~checkprofile.human.Checkpoint.decide` and
 :meth:`~checkprofile.human.Checkpoint.resolve`. A decision is applied once: the step's next
-state is written to ``decided/<reference>.json`` beside the checkpoints, created only if it
-is not there, and its record appended to ``audit.jsonl``; a second post for the same
+decision's record is appended to ``audit.jsonl`` first, then the step's next state is written
+to ``decided/<reference>.json`` beside the checkpoints, created only if it is not there (a
+record that cannot be written leaves the escalation waiting); a second post for the same
 checkpoint is refused (409).
 
 Not a production server: it has no login (every decision is ``--reviewer``'s) and keeps its
@@ -117,10 +118,12 @@ class ReviewQueue(ThreadingHTTPServer):
 
     def apply(self, checkpoint: Checkpoint, fields: list[tuple[str, str]]) -> str:
         """Read the post and apply its decision once; the decision's kind. Raises what
-        decision_from_form raises, and FileExistsError when the checkpoint is decided."""
+        decision_from_form raises, FileExistsError when the checkpoint is decided, and OSError
+        when its record cannot be written (then nothing is decided: it still waits)."""
         reference = checkpoint.reference
         if self.decision_path(reference).exists():
             raise FileExistsError(reference)
+        # The library refuses, before anything changes, a decision the trail could not keep.
         decision = decision_from_form(
             fields,
             by=self.reviewer,
@@ -129,14 +132,28 @@ class ReviewQueue(ThreadingHTTPServer):
             token=self.token(reference),
         )
         state = checkpoint.decide(decision)
-        resolution = checkpoint.resolve(decision)
-        record = {"checkpoint": reference, "decision": decision.to_json(), "state": state.to_json()}
+        record = resolution_record(checkpoint.resolve(decision))
+        decided = {
+            "checkpoint": reference,
+            "decision": decision.to_json(),
+            "state": state.to_json(),
+        }
+        text = json.dumps(decided, ensure_ascii=True, indent=1)  # whole before a byte is written
+        claim = self.decided / f"{reference}.claim"
         with self.lock:
-            # "x": created only if absent, so a decision is applied once, also across servers
-            # sharing the folder.
-            with open(self.decision_path(reference), "x", encoding="utf-8") as out:
-                json.dump(record, out, ensure_ascii=False, indent=1)
-            self.audit.record(resolution_record(resolution))
+            # A claim, created only if absent, so a decision is applied once, also across
+            # servers sharing the folder; then the record, then the escalation marked decided.
+            # A record that cannot be written leaves the escalation waiting.
+            if self.decision_path(reference).exists():
+                raise FileExistsError(reference)
+            with open(claim, "x", encoding="utf-8"):
+                pass
+            try:
+                self.audit.record(record)
+                with open(self.decision_path(reference), "x", encoding="utf-8") as out:
+                    out.write(text)
+            finally:
+                claim.unlink()
         return decision.kind
 
 
@@ -237,6 +254,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._refuse(HTTPStatus.BAD_REQUEST, str(error))
         except FileExistsError:
             return self._refuse(HTTPStatus.CONFLICT, "This escalation was already decided.")
+        except OSError:
+            return self._refuse(
+                HTTPStatus.SERVICE_UNAVAILABLE,
+                "The decision could not be recorded; nothing was decided, it still waits.",
+            )
         body_html = (
             f"<p>Recorded: {html.escape(kind)} by {html.escape(self.server.reviewer)}, step"
             f" {html.escape(checkpoint.step_id)} of run {html.escape(checkpoint.run_id)}.</p>"

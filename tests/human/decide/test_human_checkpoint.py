@@ -206,3 +206,96 @@ def test_a_checkpoints_resolution_joins_the_verdict_in_the_audit_trail() -> None
     record = resolution_record(resolution)
     assert record.key == verdict_record(outcome, run_id=RUN, step_id=STEP).key
     assert record.decision.at == DECIDED_AT
+
+
+# --- recordable before applied (issue 34, finding 3) ------------------------------------------
+
+NINE_MB = "x" * (9 * 1024 * 1024)
+
+# What the audit trail refuses, in every text a decision carries, as a form posts it and as
+# JSON gives it.
+UNRECORDABLE: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
+    "a NUL in a note": ({"decision": "completed", "note": "ok\x00"}, {"note": "ok\x00"}),
+    "a NUL in an output": (
+        {"decision": "own", 'output."n"': '"a\\u0000"'},
+        {"output": {"n": "a\x00"}},
+    ),
+    "a NUL in an output key": (
+        {"decision": "own", 'output."n\\u0000"': "1"},
+        {"output": {"n\x00": 1}},
+    ),
+    "a NUL in a summary": (
+        {"decision": "own", 'output."n"': "1", "summary": "s\x00"},
+        {"output": {"n": 1}, "summary": "s\x00"},
+    ),
+    "a NUL in evidence": (
+        {"decision": "own", 'output."n"': "1", "evidence": '[{"kind":"file","ref":"a\\u0000"}]'},
+        {"output": {"n": 1}, "evidence": [{"kind": "file", "ref": "a\x00"}]},
+    ),
+    "a lone surrogate in an output": (
+        {"decision": "own", 'output."n"': '"\\ud800"'},
+        {"output": {"n": "\ud800"}},
+    ),
+    "a lone surrogate in a note": (
+        {"decision": "completed", "note": "\ud800"},
+        {"note": "\ud800"},
+    ),
+    "a 9 MB output": (
+        {"decision": "own", 'output."n"': f'"{NINE_MB}"'},
+        {"output": {"n": NINE_MB}},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(UNRECORDABLE))
+def test_a_decision_the_trail_would_refuse_is_refused_before_anything_changes(
+    case: str, tmp_path: Path
+) -> None:
+    from checkprofile.human import (
+        Completed,
+        DecisionRequiredError,
+        JsonLinesRecorder,
+        decision_from_form,
+        decision_from_json,
+        resolution_record,
+    )
+
+    checkpoint = made()
+    form, data = UNRECORDABLE[case]
+    fields = {"checkpoint": checkpoint.reference, "token": "t", **form}
+    with pytest.raises(DecisionRequiredError, match="recordable before it is applied"):
+        decision_from_form(
+            fields, by="ana", at=DECIDED_AT, reference=checkpoint.reference, token="t"
+        )
+    decision = {"kind": "completed", "by": "ana", "at": DECIDED_AT, **data}
+    with pytest.raises(DecisionRequiredError, match="recordable before it is applied"):
+        decision_from_json(decision)
+    for apply in (checkpoint.decide, checkpoint.resolve):
+        with pytest.raises(DecisionRequiredError, match="recordable before it is applied"):
+            apply(decision)
+    # A typed decision a host built itself is held to the same rule where it is applied.
+    typed = Completed(
+        by="ana",
+        at=DECIDED_AT,
+        note=data.get("note"),
+        output=data.get("output"),
+        summary=data.get("summary"),
+    )
+    if "evidence" not in data:
+        for apply in (checkpoint.decide, checkpoint.resolve):
+            with pytest.raises(DecisionRequiredError, match="recordable before it is applied"):
+                apply(typed)
+    assert checkpoint == made()  # nothing changed
+    # And what the rule lets through, the trail keeps.
+    fine = {"kind": "completed", "by": "ana", "at": DECIDED_AT, "output": {"n": "x" * 1_000_000}}
+    JsonLinesRecorder(tmp_path / "audit.jsonl").record(resolution_record(checkpoint.resolve(fine)))
+
+
+def test_an_error_about_an_unrecordable_decision_names_where_never_what() -> None:
+    from checkprofile.human import DecisionRequiredError, decision_from_json
+
+    with pytest.raises(DecisionRequiredError) as caught:
+        decision_from_json(
+            {"kind": "returned", "by": "ana", "at": DECIDED_AT, "note": "hunter2\x00"}
+        )
+    assert "/note" in str(caught.value) and "hunter2" not in str(caught.value)

@@ -1034,3 +1034,46 @@ def test_a_candidate_with_invisible_characters_posted_unchanged_arrives_as_shown
     assert isinstance(decision, Completed)
     assert decision.output == {"v": hidden}  # the escapes the person saw, read back
     assert (decision.summary, decision.next, decision.reason) == ("fine", "a", "r")
+
+
+# --- the example queue records before it decides (issue 34, findings 3 and 4) -----------------
+
+
+def _still_waiting(queue: Any, reference: str) -> None:
+    assert not queue.decision_path(reference).exists()
+    assert request(queue, f"/checkpoints/{reference}")[0] == 200
+    assert f"/checkpoints/{reference}" in request(queue, "/")[1]
+
+
+def test_a_decision_the_trail_would_refuse_leaves_the_escalation_waiting(queue: Any) -> None:
+    reference, _ = vendor(queue)
+    path = f"/checkpoints/{reference}/decision"
+    for fields in (
+        {"decision": "failed", "note": "bad\x00"},
+        {"decision": "own", 'output."cleared"': '"\\ud800"'},
+    ):
+        status, page = request(queue, path, data=form_body(queue, reference, **fields))
+        assert status == 400 and "recordable before it is applied" in page, page
+        _still_waiting(queue, reference)
+        assert not (queue.folder / "audit.jsonl").exists()
+    assert request(queue, path, data=form_body(queue, reference, decision="completed"))[0] == 200
+
+
+def test_a_record_that_cannot_be_written_leaves_the_escalation_waiting(queue: Any) -> None:
+    reference, _ = vendor(queue)
+    path = f"/checkpoints/{reference}/decision"
+    trail = queue.audit
+
+    class Broken:
+        def record(self, record: Any) -> None:
+            raise OSError(28, "No space left on device")
+
+    queue.audit = Broken()
+    status, page = request(queue, path, data=form_body(queue, reference, decision="completed"))
+    assert status == 503 and "nothing was decided" in page
+    _still_waiting(queue, reference)
+    queue.audit = trail
+    assert request(queue, path, data=form_body(queue, reference, decision="completed"))[0] == 200
+    audit = (queue.folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(audit) == 1 and queue.decision_path(reference).exists()
+    assert list(queue.decided.glob("*.claim")) == []
