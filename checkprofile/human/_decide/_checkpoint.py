@@ -27,6 +27,7 @@ import attrs
 from ..._bundle import Submission, canonical_json
 from ..._check import Check
 from ..._convert import NotJson, plain
+from ..._json_text import same_json
 from ..._outcome import Outcome
 from ..._shown import one_line, show
 from ..._verdict import Verdict
@@ -95,6 +96,14 @@ class Checkpoint:
     def candidate(self) -> Submission:
         """The held submission."""
         return self.escalation.candidate
+
+    @property
+    def check_key(self) -> str:
+        """The check's key, as the audit trail writes it (the verdict record's ``check_key``:
+        ``sha256:`` and the SHA-256 of the check's canonical JSON): what binds this checkpoint
+        to the verdict it holds in the trail."""
+        text = canonical_json(self.check.to_json())
+        return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     @property
     def reference(self) -> str:
@@ -179,9 +188,17 @@ def _agree(state: StepState, receipt: Receipt) -> None:
             "a checkpoint's receipt must be of an escalated check, got action"
             f" {show(receipt.action)}"
         )
-    if escalation.check != receipt.verdict:
+    # Compared as JSON, by type: the page shows `true` and `100`; a held `1` and `100.0` would
+    # be what completing writes.
+    if not same_json(escalation.check.to_json(), receipt.verdict.to_json()):
         raise CheckpointError("a checkpoint's escalation holds another verdict than its receipt")
-    if escalation.candidate != receipt.candidate:
+    held = escalation.check.check
+    if held is not None and not same_json(held.to_json(), receipt.check.to_json()):
+        raise CheckpointError(
+            "a checkpoint's escalation was graded under another check than its receipt shows"
+            " (another check key)"
+        )
+    if not same_json(escalation.candidate.to_json(), receipt.candidate.to_json()):
         raise CheckpointError("a checkpoint's escalation holds another candidate than its receipt")
 
 

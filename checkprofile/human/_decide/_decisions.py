@@ -21,8 +21,10 @@ Choices the profile leaves open, each pinned by ``tests/human/decide/test_human_
   (it no longer waits on a person; :func:`~checkprofile.human.after_decision` restores the
   step's previous entry, if it had one). After ``completed`` or ``failed`` the step has
   ended and the verdict stays as ``steps.<id>.check``.
-* A decision's time is not compared with the escalation's: clocks on different machines differ,
-  and refusing a real decision for that would lose it.
+* A decision dated before its escalation is refused where it is applied
+  (:func:`apply_decision`, so :func:`~checkprofile.human.after_decision` and
+  :meth:`~checkprofile.human.Checkpoint.decide`): a person decides what is waiting. Give the
+  host's clock as the decision arrives (``at=``), not the person's screen's.
 """
 
 from __future__ import annotations
@@ -339,6 +341,15 @@ def _format_at_or_none(at: str) -> str | None:
         return None
 
 
+def _instant(at: str) -> tuple[str, str]:
+    """An RFC 3339 time in UTC ending in Z (as :func:`~checkprofile.format_at` writes it) as
+    a key that sorts in time: the date and second, then the fraction's digits (``.5`` is
+    after ``.25``, and ``00Z`` before ``00.5Z``)."""
+    text = format_at(at)
+    second, _, fraction = text[:-1].partition(".")
+    return second, fraction.rstrip("0")  # .50 is .5
+
+
 def _recordable(data: dict[str, Any], received: object, *, beside: int = 0) -> None:
     """Refuse a decision its audit record could not hold (what every store can keep:
     :func:`~checkprofile._keepable.recordable_problem`), before it changes anything."""
@@ -541,6 +552,12 @@ def apply_decision(escalation: Escalation, decision: Decision) -> Resolution:
     _checked(decision)
     if type(escalation) is not Escalation:
         raise TypeError(f"apply_decision takes an Escalation, got a {type(escalation).__name__}")
+    if _instant(decision.at) < _instant(escalation.at):
+        raise DecisionRequiredError(
+            f"a decision's at ({decision.at}) is before its escalation's ({escalation.at}): a"
+            " person decides what is waiting; give the host's clock as the decision arrives",
+            decision,
+        )
     # Recordable before applied: a decision its record cannot hold changes nothing.
     ids = len(json.dumps([escalation.run_id, escalation.step_id]))
     _recordable(decision.to_json(), decision, beside=ids)

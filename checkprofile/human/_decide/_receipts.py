@@ -33,6 +33,7 @@ from ..._bundle import Submission
 from ..._bundle_bytes import SHOWN_PIECES, bundle_bytes, shown_pieces
 from ..._check import Check, ChoiceQuestion, Question, RubricQuestion, YesNoQuestion
 from ..._convert import NotJson, converter, plain, plain_text, register_renamed
+from ..._json_text import same_json
 from ..._lines import answer_text, issue_lines, js_number
 from ..._outcome import Action, Outcome, held_check, provenance_of
 from ..._shown import WHITESPACE_CLASS, error_text, escaped_text, is_blank, one_line, show
@@ -270,7 +271,7 @@ class Receipt:
             raise ReceiptError(f"not a receipt: missing {show(error.args[0])}") from None
         except (TypeError, ValueError) as error:
             raise ReceiptError(f"not a receipt: {error_text(error)}") from None
-        if receipt.to_json() != data:
+        if not same_json(receipt.to_json(), data):
             raise ReceiptError(
                 "not a receipt: its derived parts (questions, drivers, issues) do not agree"
                 " with its check and verdict"
