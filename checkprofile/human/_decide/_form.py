@@ -195,6 +195,7 @@ def decision_from_form(
         data["note"] = note  # a blank note is refused where one is needed, by the reader
     if choice == "own":
         output: dict[str, Any] = {}
+        named: dict[str, str] = {}  # each output key, and the field name that gave it
         for name, text in received.items():
             if name.startswith(OUTPUT):
                 key = _json_field(name, name[len(OUTPUT) :], posted)
@@ -202,6 +203,13 @@ def decision_from_form(
                     raise DecisionRequiredError(
                         f"an output field is named {OUTPUT}<a JSON string>", posted
                     )
+                if key in named:  # output."a" and output."\u0061" are one field posted twice
+                    raise DecisionRequiredError(
+                        f"a form post names the output field {show(named[key], 40)} twice (also"
+                        f" as {show(name, 40)})",
+                        posted,
+                    )
+                named[key] = name
                 output[key] = _json_field(name, text, posted)
         data["output"] = output
         for name in (SUMMARY, NEXT, REASON):

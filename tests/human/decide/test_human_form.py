@@ -181,3 +181,16 @@ def test_the_host_must_give_its_token_and_reference() -> None:
                 reference=reference,
                 token=token,  # type: ignore[arg-type]
             )
+
+
+def test_two_fields_naming_one_output_key_are_one_field_posted_twice() -> None:
+    # output."a" and output."\u0061" are the same key, spelled twice: not the last one winning.
+    spellings = ['output."a"', 'output."\\u0061"', 'output."\\u0061"  ']
+    for first, second in [(spellings[0], spellings[1]), (spellings[1], spellings[2])]:
+        fields = [*post(decision="own").items(), (first, "1"), (second, SECRET_NOTE.join('""'))]
+        with pytest.raises(DecisionRequiredError, match="names the output field .* twice") as err:
+            read(fields)
+        assert SECRET_NOTE not in str(err.value)
+    # Two keys that only look alike are two keys.
+    fields = [*post(decision="own").items(), ('output."a"', "1"), ('output."\\u0041"', "2")]
+    assert read(fields).output == {"a": 1, "A": 2}
