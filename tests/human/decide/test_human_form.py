@@ -188,7 +188,7 @@ def test_two_fields_naming_one_output_key_are_one_field_posted_twice() -> None:
     spellings = ['output."a"', 'output."\\u0061"', 'output."\\u0061"  ']
     for first, second in [(spellings[0], spellings[1]), (spellings[1], spellings[2])]:
         fields = [*post(decision="own").items(), (first, "1"), (second, SECRET_NOTE.join('""'))]
-        with pytest.raises(DecisionRequiredError, match="names the output field .* twice") as err:
+        with pytest.raises(DecisionRequiredError, match=r"names the output field .* twice") as err:
             read(fields)
         assert SECRET_NOTE not in str(err.value)
     # Two keys that only look alike are two keys.
