@@ -740,11 +740,13 @@ def material_for(
     *,
     submission: Submission,
     run_data: Mapping[str, Any],
+    show_route: bool = False,
 ) -> Material:
     """What the evaluator may see for a submission to ``step_id``: the step's instructions,
-    the body exactly as written, the run data and the submission. Raises
-    :class:`ProcessError` for a step that is not there or has no instructions, and
-    :class:`TypeError` for arguments of the wrong type."""
+    the body exactly as written, the run data and the submission, its route (``next``,
+    ``reason``) only with ``show_route=True``. Raises :class:`ProcessError` for a step that
+    is not there or has no instructions, and :class:`TypeError` for arguments of the wrong
+    type."""
     from ._bundle import Material, Submission
 
     if type(process) is not Process:
@@ -764,4 +766,5 @@ def material_for(
         body=process.body,
         run_data=run_data,
         submission=submission,
+        show_route=show_route,
     )

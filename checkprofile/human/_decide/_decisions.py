@@ -396,7 +396,12 @@ def decision_from_json(data: object, *, at: str | datetime | None = None) -> Dec
         raise DecisionRequiredError("a decision needs a kind", data)
     kind = data["kind"]
     if type(kind) is not str or kind not in _KINDS:
-        raise DecisionRequiredError("a decision's kind must be returned, completed or failed", data)
+        raise DecisionRequiredError(
+            "a decision's kind must be returned, completed or failed (an approval is completed,"
+            " with no output to let the work stand; a rejection is returned, to rework it, or"
+            " failed)",
+            data,
+        )
     required, optional = _fields(kind)
     missing = [key for key in required if key not in keys]
     if missing:

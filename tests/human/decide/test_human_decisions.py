@@ -507,3 +507,13 @@ def test_nan_in_a_person_s_own_output_is_refused_when_the_decision_is_made() -> 
     with pytest.raises(DecisionRequiredError, match="output must be JSON data") as caught:
         Completed(by="ana", at="2026-10-06T10:15:00Z", output={"score": math.nan})
     assert "nan" in str(caught.value) and "score" in str(caught.value)
+
+
+def test_an_approvers_natural_kind_is_refused_naming_the_mapping() -> None:
+    # Issue 40, item 7: "approved" is what an approver says; the error says what it is here.
+    for kind in ("approved", "approve", "rejected"):
+        with pytest.raises(DecisionRequiredError) as caught:
+            decision_from_json({"kind": kind, "by": "ana", "at": "2026-10-06T10:15:00Z"})
+        message = str(caught.value)
+        assert "an approval is completed" in message
+        assert "a rejection is returned" in message and "or failed" in message
