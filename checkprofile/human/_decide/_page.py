@@ -37,6 +37,7 @@ from ._receipts import (
     shown_line,
     shown_words,
 )
+from ._sentences import question_sentences
 
 __all__ = ["receipt_headers", "receipt_html"]
 
@@ -51,6 +52,7 @@ body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 
 h1 { font-size: 1.4rem; margin: .5rem 0; } h2 { font-size: 1.15rem; margin: 2rem 0 .5rem;
   border-bottom: 1px solid #d8dce4; padding-bottom: .25rem; }
 h3 { font-size: 1rem; margin: 0 0 .5rem; }
+.jump a { font-weight: 700; color: #1f5fbf; }
 .now { background: #fff6e0; border-left: 4px solid #c26a00; padding: .5rem .75rem; }
 .meta { color: #4a5263; margin: 0; }
 ol, ul { padding-left: 1.25rem; } li { margin: .5rem 0; }
@@ -111,7 +113,10 @@ def _json_text(value: Any) -> str:
 
 def _question(receipt: Receipt, index: int) -> str:
     record = receipt.verdict.questions[index]
-    details = "".join(f"<li>{_t(line)}</li>" for line in question_details(receipt, index))
+    # In sentences a reviewer reads, and the model's spread where it gave one.
+    spread = question_details(receipt, index)[1:-1]
+    lines = [*question_sentences(receipt, index), *spread]
+    details = "".join(f"<li>{_t(line)}</li>" for line in lines)
     return (
         f'<li><span class="result {record.result}">{record.result}</span> {_t(record.ask)}'
         f'<ul class="details">{details}</ul></li>'
@@ -375,6 +380,12 @@ def receipt_html(
     if form is not None:
         body.append(_forms(receipt, *form))
     policy = _policy(form[0] if form is not None else None)
+    # On a phone the forms come after the whole output: one link at the top leads to them.
+    jump = (
+        '<p class="jump"><a href="#decide">Go to your decision</a> (return, complete or fail)</p>'
+        if form is not None
+        else ""
+    )
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -383,7 +394,7 @@ def receipt_html(
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_t(title)}</title><style>{_CSS}</style></head>\n"
         f'<body><header><h1>{_t(title)}</h1><p class="meta">{_t(model)}</p>'
-        f'<p class="now">{_t(what_now)}</p></header>\n<main>\n'
+        f'<p class="now">{_t(what_now)}</p>{jump}</header>\n<main>\n'
         + "\n".join(body)
         + "\n</main></body></html>\n"
     )

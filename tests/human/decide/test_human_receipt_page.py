@@ -188,7 +188,7 @@ class Page(html.parser.HTMLParser):
 ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "main", "section", "h1", "h2",
     "h3", "p", "span", "ol", "ul", "li", "table", "thead", "tbody", "tr", "th", "td", "pre",
-    "form", "input", "label", "textarea", "button",
+    "form", "input", "label", "textarea", "button", "a", "details", "summary",
 }  # fmt: skip
 
 
@@ -208,7 +208,11 @@ def test_hostile_texts_in_every_field_are_text_and_hidden_characters_show() -> N
     page = Page(text)
     assert {tag for tag, _ in page.tags} <= ALLOWED_TAGS
     for tag, attrs in page.tags:
-        # Nothing in the page names an address but the form's action; no handler attribute.
+        # Nothing in the page names an address but the form's action (and a link within the
+        # page, to the decision); no handler attribute.
+        if tag == "a":
+            assert attrs == {"href": "#decide"}
+            continue
         assert not {"src", "href", "srcset", "onerror", "style"} & set(attrs), tag
         if "action" in attrs:
             assert attrs["action"] == ACTION
@@ -1077,3 +1081,39 @@ def test_a_record_that_cannot_be_written_leaves_the_escalation_waiting(queue: An
     audit = (queue.folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(audit) == 1 and queue.decision_path(reference).exists()
     assert list(queue.decided.glob("*.claim")) == []
+
+
+# --- the page a reviewer reads (issue 40) -----------------------------------------------------
+
+
+def test_distances_and_thresholds_read_as_sentences_in_the_page_s_text(
+    browser: Browser, queue: Any
+) -> None:
+    reference, checkpoint = vendor(queue)
+    tab = Tab(browser, 390)
+    tab.open(f"{queue.origin}/checkpoints/{reference}")
+    text = tab.send("Runtime.evaluate", expression="document.body.innerText")["result"]["value"]
+    # What a person reads, not only the markup: each question said in full.
+    assert "from passing" not in text.replace("furthest from passing", "")
+    assert "short of passing (0 passes, 1 is as far as an answer can be)" in text
+    for record in checkpoint.verdict.questions:
+        if record.kind == "yes_no" and record.answer is not None:
+            assert f"The model gave yes a probability of {record.answer}" in text
+    assert "It passes when the probability of yes is" in text
+
+
+def test_the_decision_is_one_link_away_at_the_top_on_a_phone(
+    browser: Browser, queue: Any
+) -> None:
+    reference, _ = vendor(queue)
+    tab = Tab(browser, 390, 844)
+    tab.open(f"{queue.origin}/checkpoints/{reference}")
+    link = tab.send("DOM.getBoxModel", nodeId=tab.node('a[href="#decide"]'))["model"]["content"]
+    assert link[5] < 844  # on the first screen, without scrolling
+    forms = tab.send("DOM.getBoxModel", nodeId=tab.node("#decide"))["model"]["content"]
+    assert forms[1] > 844  # the forms themselves are further down
+    tab.press_enter_on('a[href="#decide"]')
+    time.sleep(0.5)
+    top = tab.send("Page.getLayoutMetrics")["cssVisualViewport"]["pageY"]
+    assert abs(top - forms[1]) < 60, (top, forms[1])  # the link leads to the decision
+    assert tab.scripts() == []
