@@ -1102,9 +1102,7 @@ def test_distances_and_thresholds_read_as_sentences_in_the_page_s_text(
     assert "It passes when the probability of yes is" in text
 
 
-def test_the_decision_is_one_link_away_at_the_top_on_a_phone(
-    browser: Browser, queue: Any
-) -> None:
+def test_the_decision_is_one_link_away_at_the_top_on_a_phone(browser: Browser, queue: Any) -> None:
     reference, _ = vendor(queue)
     tab = Tab(browser, 390, 844)
     tab.open(f"{queue.origin}/checkpoints/{reference}")
