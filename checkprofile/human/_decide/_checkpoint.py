@@ -34,6 +34,7 @@ from ..._verdict import Verdict
 from ._decisions import Decision, Resolution, apply_decision, decision_from_json
 from ._receipts import Receipt, ReceiptError, receipt_for
 from ._records import DEFAULT_BY, Escalation
+from ._shown_texts import DEFAULT_SHOWN_CHARS
 from ._state import StateError, StepState, after_check, after_decision
 
 __all__ = ["CHECKPOINT_FORMAT", "Checkpoint", "CheckpointError", "checkpoint_for"]
@@ -210,6 +211,7 @@ def checkpoint_for(
     submitted_at: str | datetime | None = None,
     by: str = DEFAULT_BY,
     note: str | None = None,
+    shown_chars: int = DEFAULT_SHOWN_CHARS,
 ) -> Checkpoint:
     """The checkpoint of an escalated ``outcome`` (an unsure verdict, or an error passed
     through :func:`~checkprofile.human.escalate_error`) on the step whose state before the
@@ -217,8 +219,10 @@ def checkpoint_for(
 
     Its ``state`` is what :func:`~checkprofile.human.after_check` gives for the same
     arguments: keep it as the step's state, and the checkpoint's JSON until a person decides.
-    Raises :class:`ValueError` for an outcome that does not escalate (nothing waits), and
-    what ``after_check`` and ``receipt_for`` raise.
+    ``shown_chars`` is how much of each text the evaluator was shown the receipt keeps, as
+    :func:`~checkprofile.human.receipt_for` takes it. Raises :class:`ValueError` for an
+    outcome that does not escalate (nothing waits), and what ``after_check`` and
+    ``receipt_for`` raise.
     """
     if type(outcome) is not Outcome:
         raise TypeError(f"an Outcome is needed (see run_check), got {show(outcome)}")
@@ -235,5 +239,7 @@ def checkpoint_for(
         by=by,
         note=note,
     )
-    receipt = receipt_for(outcome, run_id=waiting.run_id, step_id=waiting.step_id)
+    receipt = receipt_for(
+        outcome, run_id=waiting.run_id, step_id=waiting.step_id, shown_chars=shown_chars
+    )
     return Checkpoint(state=waiting, receipt=receipt)

@@ -21,7 +21,7 @@ import json
 import re
 from typing import Any, Final
 
-from ..._shown import is_blank, prints_as_itself, show
+from ..._shown import escaped_text, is_blank, prints_as_itself, show
 from ._form import CHECKPOINT, DECISION, EVIDENCE, NEXT, NOTE, REASON, SUMMARY, TOKEN, output_field
 from ._receipts import (
     Receipt,
@@ -64,6 +64,7 @@ th, td { padding: .2rem .75rem .2rem 0; text-align: left; border-bottom: 1px sol
 td.n { text-align: right; }
 pre { background: #f6f7f9; padding: .75rem; white-space: pre-wrap; font-size: .9rem;
   overflow-wrap: anywhere; }
+details { margin: .5rem 0; } summary { cursor: pointer; font-weight: 600; }
 form { border: 1px solid #c4cad6; border-radius: 6px; padding: 1rem; margin: 1rem 0; }
 label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
 .hint { color: #4a5263; font-size: .9rem; margin: .25rem 0; }
@@ -152,6 +153,8 @@ def _body(receipt: Receipt) -> list[str]:
         + "".join(f"<p>{_t(line)}</p>" for line in cut)
         + "</section>"
     )
+    if receipt.material:
+        out.append(_material(receipt))
     lines, more = output_lines(receipt.candidate.output, _MAX_PAGE_LINES)
     output = html.escape("\n".join(lines), quote=True)
     tail = f"<p>{_t(more_lines(more))}</p>" if more else ""
@@ -162,6 +165,27 @@ def _body(receipt: Receipt) -> list[str]:
         f"{tail}</section>"
     )
     return out
+
+
+def _material(receipt: Receipt) -> str:
+    """What the evaluator was shown, a collapsed section per piece (no script: ``details``),
+    each character that does not print as itself escaped, line breaks kept."""
+    parts = []
+    for piece in receipt.material:
+        size = f"{piece.chars:,} characters"
+        if piece.cut:
+            size += f"; the first {len(piece.text):,} are here, {piece.cut:,} more were cut"
+        text = "\n".join(escaped_text(line) for line in piece.text.split("\n"))
+        body = f"<pre>{html.escape(text, quote=True)}</pre>" if piece.text else "<p>(empty)</p>"
+        parts.append(
+            f"<details><summary>{_t(piece_label(piece.name).capitalize())} ({size})</summary>"
+            f"{body}</details>"
+        )
+    return (
+        '<section aria-labelledby="material"><h2 id="material">What the evaluator read</h2>'
+        '<p class="hint">The texts the model was given with the questions; open one to read'
+        f" it.</p>{''.join(parts)}</section>"
+    )
 
 
 def _hidden(token: str, reference: str, choice: str) -> str:

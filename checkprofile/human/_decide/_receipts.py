@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from typing import Any, get_args
 
 import attrs
@@ -51,6 +52,13 @@ from ..._verdict import (
     provenance_json,
 )
 from ...errors import CheckError, CheckprofileError, MaterialError, VerdictError
+from ._shown_texts import (
+    DEFAULT_SHOWN_CHARS,
+    ShownText,
+    shown_chars_arg,
+    shown_texts,
+    shown_texts_from_json,
+)
 
 __all__ = [
     "RECEIPT_FORMAT",
@@ -177,6 +185,10 @@ def _provenance(items: Any) -> tuple[Provenance, ...]:
     return tuple(items)
 
 
+def _texts(value: Iterable[ShownText]) -> tuple[ShownText, ...]:
+    return tuple(value)
+
+
 @attrs.frozen(kw_only=True)
 class Receipt:
     """What a person reads to decide a check on step ``step_id`` of run ``run_id``.
@@ -187,7 +199,9 @@ class Receipt:
     ``dropped_fields`` what was cut from the run data; ``candidate`` the submission;
     ``failures`` (ask, reason, detail) for each question the evaluator did not answer;
     ``provenance`` for each question, where its answer came from and the distribution the
-    evaluator gave (empty when not known).
+    evaluator gave (empty when not known); ``material`` the texts the evaluator was shown
+    (instructions, process body, run data view, submission), each cut to the host's size
+    (:class:`~._shown_texts.ShownText`; empty for a receipt made without them).
     """
 
     run_id: str
@@ -203,6 +217,7 @@ class Receipt:
     candidate: Submission
     failures: tuple[tuple[str, str, str], ...] = attrs.field(default=(), converter=_failures)
     provenance: tuple[Provenance, ...] = attrs.field(default=(), converter=_provenance)
+    material: tuple[ShownText, ...] = attrs.field(default=(), converter=_texts)
 
     @property
     def drivers(self) -> tuple[int, ...]:
@@ -251,6 +266,7 @@ class Receipt:
                 {"ask": ask, "reason": reason, "detail": detail}
                 for ask, reason, detail in self.failures
             ],
+            **({"material": [text.to_json() for text in self.material]} if self.material else {}),
         }
 
     @classmethod
@@ -340,6 +356,7 @@ def _receipt_from_json(data: object) -> Receipt:
         dropped_fields=data["dropped_fields"],
         candidate=Submission.from_json(data["candidate"]),
         failures=[(f["ask"], f["reason"], f["detail"]) for f in failures],
+        material=shown_texts_from_json(data["material"]) if "material" in data else (),
     )
 
 
@@ -384,13 +401,22 @@ def _answer(
     return YesNoAnswer(record.answer)  # a yes/no p is its own distribution
 
 
-def receipt_for(outcome: Outcome, *, run_id: str, step_id: str) -> Receipt:
+def receipt_for(
+    outcome: Outcome,
+    *,
+    run_id: str,
+    step_id: str,
+    shown_chars: int = DEFAULT_SHOWN_CHARS,
+) -> Receipt:
     """The receipt of ``outcome`` for step ``step_id`` of run ``run_id``.
 
     Made for every unsure verdict; a host may make one for any other (a fail, for a person
     reviewing refusals). The outcome must carry its bundle (every outcome
-    :func:`~checkprofile.run_check` makes does): a receipt shows what the evaluator was shown.
+    :func:`~checkprofile.run_check` makes does): a receipt shows what the evaluator was shown,
+    each piece's size, and its text (instructions, process body, run data view, submission)
+    to its first ``shown_chars`` characters (0 for none; what is cut is said).
     """
+    shown_chars = shown_chars_arg(shown_chars)
     check = held_check(outcome)
     bundle = outcome.bundle
     if bundle is None:
@@ -421,6 +447,7 @@ def receipt_for(outcome: Outcome, *, run_id: str, step_id: str) -> Receipt:
         candidate=bundle.submission,
         failures=[(ask, f.reason, f.detail) for ask, f in outcome.failures],
         provenance=provenance_of(outcome),
+        material=shown_texts(bundle, shown_chars) if shown_chars else (),
     )
 
 

@@ -1115,3 +1115,43 @@ def test_the_decision_is_one_link_away_at_the_top_on_a_phone(browser: Browser, q
     top = tab.send("Page.getLayoutMetrics")["cssVisualViewport"]["pageY"]
     assert abs(top - forms[1]) < 60, (top, forms[1])  # the link leads to the decision
     assert tab.scripts() == []
+
+
+def test_the_page_shows_what_the_evaluator_read_collapsed_within_the_host_s_size() -> None:
+    instructions = "Check the per-diem limit: 45 EUR a day.\n" + "More. " * 2000
+    submission = Submission({"total_eur": 120}, "Three days.", [])
+    check = parse_check([{"ask": "Is the per-diem within the limit?", "fail": 0.5}])
+    material = Material(
+        instructions=instructions,
+        body="The process body.",
+        run_data={"inputs": {"trip": "Lyon\u200b"}},
+        submission=submission,
+    )
+    evaluator = ScriptedEvaluator(
+        {"Is the per-diem within the limit?": YesNoAnswer(0.6)}, model="m"
+    )
+    outcome = run_check_sync(check, material, evaluator, now=DECIDED_AT)
+    state = StepState(run_id="run-1", step_id="step-1")
+    for chars, cut in ((100_000, False), (500, True)):
+        checkpoint = checkpoint_for(outcome, state=state, shown_chars=chars)
+        assert Checkpoint.from_json(json.loads(json.dumps(checkpoint.to_json()))) == checkpoint
+        page = Page(
+            receipt_html(
+                checkpoint.receipt, action=ACTION, token="t", reference=checkpoint.reference
+            )
+        )
+        text = page.all_text()
+        assert "What the evaluator read" in text
+        assert "Check the per-diem limit: 45 EUR a day." in text
+        assert len(page.named("details")) == 4  # instructions, body, run data, submission
+        assert all("open" not in attrs for attrs in page.named("details"))  # collapsed
+        assert "Lyon\\u200b" in text  # the run data view, hidden characters escaped
+        assert ('"total_eur": 120' in text) is True
+        said = f"the first 500 are here, {len(instructions) - 500:,} more were cut"
+        assert (said in text) is cut
+    none = checkpoint_for(outcome, state=state, shown_chars=0)
+    assert none.receipt.material == ()
+    assert "What the evaluator read" not in receipt_html(none.receipt)
+    for bad in (-1, 1.5, "10", True):
+        with pytest.raises(ValueError, match="shown_chars must be a count"):
+            receipt_for(outcome, run_id="r", step_id="s", shown_chars=bad)  # type: ignore[arg-type]
