@@ -108,6 +108,7 @@ from checkprofile.human import (
     distance_from_passing,
     drivers,
     escalate_error,
+    form_post,
     iter_records,
     read_records,
     receipt_for,
@@ -494,6 +495,7 @@ CALLS: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
         (V,),
     ),
     "receipt_headers": (lambda v: receipt_headers(action=v), (V,)),
+    "form_post": (lambda v: form_post(v, reference="r", token="t"), (V,)),
     "decision_from_form": (
         lambda v: decision_from_form(v, by="ana", at=AT, reference="r", token="t"),
         (D, FormRefusedError),

@@ -66,7 +66,7 @@ from ._decide._decisions import (
     apply_decision,
     decision_from_json,
 )
-from ._decide._form import FORM_CHOICES, FormRefusedError, decision_from_form
+from ._decide._form import FORM_CHOICES, FormRefusedError, decision_from_form, form_post
 from ._decide._page import receipt_headers, receipt_html
 from ._decide._receipts import (
     RECEIPT_FORMAT,
@@ -160,6 +160,7 @@ __all__ = [  # noqa: RUF022
     "distance_from_passing",
     "drivers",
     "escalate_error",
+    "form_post",
     "iter_records",
     "read_records",
     "receipt_for",

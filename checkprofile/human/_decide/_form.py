@@ -26,7 +26,7 @@ from ..._shown import is_blank, show
 from ...errors import CheckprofileError
 from ._decisions import Decision, DecisionRequiredError, decision_from_json
 
-__all__ = ["FORM_CHOICES", "FormRefusedError", "decision_from_form"]
+__all__ = ["FORM_CHOICES", "FormRefusedError", "decision_from_form", "form_post"]
 
 #: The form's field names.
 CHECKPOINT: Final = "checkpoint"
@@ -223,3 +223,47 @@ def decision_from_form(
         return decision_from_json(data, at=at)
     except DecisionRequiredError as error:
         raise DecisionRequiredError(error.problem, posted) from None
+
+
+def form_post(
+    choice: str,
+    *,
+    reference: str,
+    token: str,
+    note: str = "",
+    output: Mapping[str, Any] | None = None,
+    summary: str = "",
+    evidence: Iterable[Mapping[str, Any]] | None = None,
+    next: str = "",
+    reason: str = "",
+) -> list[tuple[str, str]]:
+    """The fields the reviewer's page posts for ``choice`` (one of :data:`FORM_CHOICES`), as
+    ``(name, value)`` pairs in the page's order: for a host's tests, to post what a person
+    would (``urllib.parse.urlencode(form_post(...))`` is the body), and read back with
+    :func:`decision_from_form`.
+
+    Every choice posts ``checkpoint`` (``reference``), ``token`` and ``decision``, and
+    ``note``. ``own`` also posts each field of ``output`` as ``output."<key>"`` (the key as a
+    JSON string in ASCII) holding its value as JSON text, and ``summary``, ``evidence`` (a JSON
+    list of ``{"kind", "ref"}``, empty for none), ``next`` and ``reason``. Raises
+    :class:`ValueError` for another choice, or fields of ``own`` given with another.
+    """
+    if type(choice) is not str or choice not in FORM_CHOICES:
+        raise ValueError(f"choice must be one of {', '.join(FORM_CHOICES)}, got {show(choice)}")
+    own = output is not None or evidence is not None or any((summary, next, reason))
+    if own and choice != "own":
+        raise ValueError(
+            f"output, summary, evidence, next and reason are posted by own, not {choice}"
+        )
+    fields = [(CHECKPOINT, reference), (TOKEN, token), (DECISION, choice)]
+    if choice == "own":
+        for key, value in (output or {}).items():
+            fields.append((output_field(key), json.dumps(value, ensure_ascii=False)))
+        items = list(evidence) if evidence is not None else []
+        fields += [
+            (SUMMARY, summary),
+            (EVIDENCE, json.dumps(items, ensure_ascii=False) if items else ""),
+        ]
+        fields += [(NEXT, next), (REASON, reason)]
+    fields.append((NOTE, note))
+    return fields

@@ -1155,3 +1155,21 @@ def test_the_page_shows_what_the_evaluator_read_collapsed_within_the_host_s_size
     for bad in (-1, 1.5, "10", True):
         with pytest.raises(ValueError, match="shown_chars must be a count"):
             receipt_for(outcome, run_id="r", step_id="s", shown_chars=bad)  # type: ignore[arg-type]
+
+
+def test_form_post_names_the_fields_the_page_has() -> None:
+    from checkprofile.human import form_post
+
+    submission = Submission({"total_eur": 120, "lyon\n": [1]}, "s", [], next="a", reason="r")
+    checkpoint = checkpoint_of(submission, route=True)
+    page = Page(
+        receipt_html(checkpoint.receipt, action=ACTION, token="t", reference=checkpoint.reference)
+    )
+    for choice in ("returned", "completed", "own", "failed"):
+        built = form_post(
+            choice,
+            reference=checkpoint.reference,
+            token="t",
+            **({"output": submission.output} if choice == "own" else {}),
+        )
+        assert {name for name, _ in built} == set(form_values(page, f"{choice}-title"))
