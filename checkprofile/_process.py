@@ -753,6 +753,7 @@ def material_for(
         raise TypeError(f"material_for takes a Process (see read_process), got {show(process)}")
     if type(submission) is not Submission:
         raise TypeError(f"submission must be a Submission, got {show(submission)}")
+    _flag("show_route", show_route)
     step = process.step(step_id)
     if step.instructions is None:
         what = step.kind or "agent or task"

@@ -67,6 +67,7 @@ from checkprofile import (
     lint_process,
     load_process,
     material_for,
+    objective_problems,
     outcome_for,
     parse_check,
     pointer_token,
@@ -400,6 +401,17 @@ CALLS: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
     ),
     "material_for(submission)": (
         lambda v: material_for(PROCESS, "screen", submission=v, run_data={}),
+        (T,),
+    ),
+    "material_for(show_route)": (
+        lambda v: material_for(
+            PROCESS, "screen", submission=MATERIAL.submission, run_data={}, show_route=v
+        ),
+        (T,),
+    ),
+    "objective_problems(step)": (lambda v: objective_problems(v, MATERIAL.submission), (T,)),
+    "objective_problems(submission)": (
+        lambda v: objective_problems(PROCESS.step("screen"), v),
         (T,),
     ),
     "Process.check_for(limits)": (lambda v: PROCESS.check_for("screen", limits=v), (T,)),
