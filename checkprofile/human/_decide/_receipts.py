@@ -55,9 +55,11 @@ from ...errors import CheckError, CheckprofileError, MaterialError, VerdictError
 from ._shown_texts import (
     DEFAULT_SHOWN_CHARS,
     ShownText,
+    attempt_text,
     shown_chars_arg,
     shown_texts,
     shown_texts_from_json,
+    tried_from_json,
 )
 
 __all__ = [
@@ -189,6 +191,10 @@ def _texts(value: Iterable[ShownText]) -> tuple[ShownText, ...]:
     return tuple(value)
 
 
+def _tried(value: Iterable[Iterable[str]]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(item) for item in value)
+
+
 @attrs.frozen(kw_only=True)
 class Receipt:
     """What a person reads to decide a check on step ``step_id`` of run ``run_id``.
@@ -201,7 +207,8 @@ class Receipt:
     ``provenance`` for each question, where its answer came from and the distribution the
     evaluator gave (empty when not known); ``material`` the texts the evaluator was shown
     (instructions, process body, run data view, submission), each cut to the host's size
-    (:class:`~._shown_texts.ShownText`; empty for a receipt made without them).
+    (:class:`~._shown_texts.ShownText`; empty for a receipt made without them); ``tried``
+    for each question, what each attempt gave it, in words (empty when not known).
     """
 
     run_id: str
@@ -218,6 +225,7 @@ class Receipt:
     failures: tuple[tuple[str, str, str], ...] = attrs.field(default=(), converter=_failures)
     provenance: tuple[Provenance, ...] = attrs.field(default=(), converter=_provenance)
     material: tuple[ShownText, ...] = attrs.field(default=(), converter=_texts)
+    tried: tuple[tuple[str, ...], ...] = attrs.field(default=(), converter=_tried)
 
     @property
     def drivers(self) -> tuple[int, ...]:
@@ -267,6 +275,7 @@ class Receipt:
                 for ask, reason, detail in self.failures
             ],
             **({"material": [text.to_json() for text in self.material]} if self.material else {}),
+            **({"tried": [list(item) for item in self.tried]} if self.tried else {}),
         }
 
     @classmethod
@@ -357,6 +366,7 @@ def _receipt_from_json(data: object) -> Receipt:
         candidate=Submission.from_json(data["candidate"]),
         failures=[(f["ask"], f["reason"], f["detail"]) for f in failures],
         material=shown_texts_from_json(data["material"]) if "material" in data else (),
+        tried=tried_from_json(data["tried"], len(check)) if "tried" in data else (),
     )
 
 
@@ -448,6 +458,9 @@ def receipt_for(
         failures=[(ask, f.reason, f.detail) for ask, f in outcome.failures],
         provenance=provenance_of(outcome),
         material=shown_texts(bundle, shown_chars) if shown_chars else (),
+        tried=[[attempt_text(entry) for entry in entries] for entries in outcome.tried]
+        if len(outcome.tried) == len(check)
+        else (),
     )
 
 

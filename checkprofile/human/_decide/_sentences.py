@@ -49,7 +49,14 @@ def question_sentences(receipt: Receipt, index: int) -> list[str]:
     """Question ``index`` of ``receipt`` in sentences: the answer (or why there was none), the
     thresholds, and how far from passing."""
     question, record = receipt.check[index], receipt.verdict.questions[index]
-    if record.answer is None:
+    tried = receipt.tried[index] if receipt.tried else ()
+    answered = [text for text in tried if not text.startswith("no answer")]
+    if record.answer is None and answered:
+        said = (
+            "The model answered this question, but the check ended in an error (another"
+            " question had no answer), so no answer was used; what it gave is below."
+        )
+    elif record.answer is None:
         reasons = [
             f"{reason}{': ' + detail if detail else ''}"
             for ask, reason, detail in receipt.failures
@@ -71,7 +78,15 @@ def question_sentences(receipt: Receipt, index: int) -> list[str]:
             f"The model chose level {level} ({one_line(question.levels[level])}) with"
             f" confidence {_n(record.confidence or 0.0)}."
         )
-    lines = [said, _thresholds(question)]
+    lines = [said]
+    if len(tried) > 1 or (tried and record.answer is None):
+        # What each attempt gave, so an error's other answers are not hidden from the person.
+        lines.append(
+            "On each attempt the model gave: "
+            + "; ".join(f"attempt {n}: {text}" for n, text in enumerate(tried, start=1))
+            + "."
+        )
+    lines.append(_thresholds(question))
     if record.result == "pass":
         lines.append("So it passed.")
     elif record.answer is None:

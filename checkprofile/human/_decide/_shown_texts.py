@@ -16,10 +16,19 @@ from typing import Any, Final
 import attrs
 
 from ..._bundle import Bundle
-from ..._shown import show
+from ..._lines import js_number
+from ..._shown import one_line, show
 from ..._types import is_mapping
+from ..._verdict import ChoiceAnswer, Failure, RubricAnswer, YesNoAnswer
 
-__all__ = ["DEFAULT_SHOWN_CHARS", "MATERIAL_PIECES", "ShownText", "shown_texts"]
+__all__ = [
+    "DEFAULT_SHOWN_CHARS",
+    "MATERIAL_PIECES",
+    "ShownText",
+    "attempt_text",
+    "shown_texts",
+    "tried_from_json",
+]
 
 #: The pieces of the material a receipt carries as text, in the order the page shows them.
 MATERIAL_PIECES: Final = ("instructions", "body", "run_data", "submission")
@@ -94,3 +103,35 @@ def shown_texts_from_json(data: object) -> tuple[ShownText, ...]:
     ]:
         raise ValueError("material names each piece once, in order")
     return tuple(texts)
+
+
+def _number(value: object) -> str:
+    if (type(value) is int or type(value) is float) and value == value and abs(value) < 1e300:
+        return js_number(round(value, 2))
+    return show(value)  # an answer that did not fit: shown as it came
+
+
+def attempt_text(entry: object) -> str:
+    """What one attempt gave one question, for a person: an answer in words, or why there
+    was none (the failure's reason and detail)."""
+    if type(entry) is YesNoAnswer:
+        return f"yes with probability {_number(entry.p)}"
+    if type(entry) is ChoiceAnswer:
+        return f"{show(entry.name)} with confidence {_number(entry.confidence)}"
+    if type(entry) is RubricAnswer:
+        return f"level {_number(entry.level)} with confidence {_number(entry.confidence)}"
+    if type(entry) is Failure:
+        detail = f": {one_line(entry.detail)[:300]}" if entry.detail else ""
+        return f"no answer ({entry.reason}{detail})"
+    return f"no answer ({show(entry)})"
+
+
+def tried_from_json(data: object, questions: int) -> tuple[tuple[str, ...], ...]:
+    """A receipt's ``tried``: for each question, a list of what each attempt gave."""
+    if (
+        not isinstance(data, list)
+        or len(data) != questions
+        or not all(isinstance(item, list) and all(type(t) is str for t in item) for item in data)
+    ):
+        raise ValueError("tried must be a list, per question, of a text per attempt")
+    return tuple(tuple(item) for item in data)

@@ -1170,6 +1170,24 @@ def test_form_post_names_the_fields_the_page_has() -> None:
             choice,
             reference=checkpoint.reference,
             token="t",
-            **({"output": submission.output} if choice == "own" else {}),
+            output=submission.output if choice == "own" else None,
         )
         assert {name for name, _ in built} == set(form_values(page, f"{choice}-title"))
+
+
+def test_an_error_s_page_shows_what_each_attempt_answered() -> None:
+    # Issue 40, item 1: "answer no answer, 1 from passing" for every question, though only
+    # the first timed out.
+    script: dict[str, Any] = {**SCRIPTS["pass"]}
+    first = next(iter(script))
+    script[first] = Failure("timeout", "no reply in 60 s")
+    receipt = receipt_for(make_outcome(script), run_id="run-1", step_id="screen")
+    assert receipt.verdict.verdict == "error"
+    assert Receipt.from_json(json.loads(json.dumps(receipt.to_json()))) == receipt
+    text = Page(receipt_html(receipt)).all_text()
+    assert "attempt 1: no answer (timeout: no reply in 60 s); attempt 2: no answer" in text
+    others = [q for q in receipt.check if q.ask != first]
+    assert text.count("The model answered this question, but the check ended in an error") == len(
+        others
+    )
+    assert "attempt 1: level 2 with confidence" in text or "attempt 1: yes with" in text
