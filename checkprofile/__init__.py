@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, _MODULES b
     from ._evaluator import Evaluator, Reply, ask_evaluator
     from ._limits import Limits
     from ._lines import answer_text, issue_lines, js_number
+    from ._objective import objective_problems
     from ._outcome import Action, Outcome, outcome_for
     from ._process import (
         PROFILE,
@@ -101,6 +102,7 @@ _MODULES: dict[str, str] = {
     "lint_process": "._process",
     "load_process": "._process",
     "material_for": "._process",
+    "objective_problems": "._objective",
     "process_problems": "._process",
     "publication_problems": "._process",
     "read_process": "._process",
@@ -218,6 +220,7 @@ __all__ = [  # noqa: RUF022
     "lint_process",
     "load_process",
     "material_for",
+    "objective_problems",
     "outcome_for",
     "parse_check",
     "pointer_token",

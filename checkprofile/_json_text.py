@@ -14,7 +14,7 @@ from typing import Any
 from ._convert import NotJson, plain_floats
 from ._shown import escape_surrogates
 
-__all__ = ["canonical_json", "canonical_plain", "json_problem", "utf8_size"]
+__all__ = ["canonical_json", "canonical_plain", "json_problem", "same_json", "utf8_size"]
 
 
 def _encoder(ensure_ascii: bool) -> Callable[[Any], str]:
@@ -119,3 +119,14 @@ def json_problem(error: Exception) -> str:
 def utf8_size(text: str) -> int:
     # UTF-8 byte length; most run data is ASCII, where the length is the byte count.
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def same_json(one: Any, other: Any) -> bool:
+    """Whether two JSON values are the same JSON, by type: ``true`` is not ``1``, ``100`` is
+    not ``100.0`` (a page shows each as it is written), a map's order does not count. The one
+    comparison wherever what a person saw is compared with what is applied: Python's ``==``
+    says ``True == 1 == 1.0``. A value that cannot be written as JSON is the same as nothing."""
+    try:
+        return canonical_json(one) == canonical_json(other)
+    except (ValueError, RecursionError):
+        return False

@@ -8,20 +8,35 @@ PostgreSQL. Now :func:`~._recorders.record_line`, which every recorder writes th
 what any store could not keep, with one error naming where, and every store takes or refuses
 the same records alike. (A lone surrogate is already refused there: the line would not read
 back.)
+
+A person's decision is held to the same rule before it is applied
+(:func:`recordable_problem`): a decision the trail would refuse was applied, then its record
+raised, and the step went on with no record of who decided.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Final
 
 from ._shown import show, shown_pointer
 from .errors import pointer_token
 
-__all__ = ["unkeepable"]
+__all__ = ["KEPT_LINE_BYTES", "recordable_problem", "unkeepable"]
 
 #: The characters some store cannot keep in a text, with their names.
 NOT_KEPT: Final = {"\x00": "U+0000 (NUL)"}
+
+#: The longest audit line the reader takes, and so the largest record a store keeps
+#: (``checkprofile.human.MAX_LINE_BYTES``).
+KEPT_LINE_BYTES: Final = 8 * 1024 * 1024
+
+# What a decision's record holds besides the decision and the run and step ids: its kind, key,
+# submission hash, time of escalation and the keys' names (a few hundred bytes), with room.
+RECORD_OVERHEAD: Final = 1024
+
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 # In an ASCII JSON line, a NUL of a text is the escape \u0000 after an even run of backslashes
 # (an odd one makes it a backslash and the letters "u0000"): a line without one has no NUL.
@@ -62,3 +77,35 @@ def _texts(data: Any) -> list[tuple[str, str]]:
         elif isinstance(value, list):
             stack.extend(reversed([(f"{pointer}/{i}", item) for i, item in enumerate(value)]))
     return found
+
+
+def recordable_problem(data: Any, *, beside: int = 0) -> str | None:
+    """Why a value (a decision's JSON) could not be kept in an audit record by every store,
+    naming where and never what the text holds; ``None`` when it can. ``beside`` is what the
+    record holds besides it, in bytes of its line (the run and step ids).
+
+    The rule :func:`~checkprofile.human._audit._recorders.record_line` applies to a whole
+    record, applied before a decision changes anything: no U+0000 (PostgreSQL cannot keep it),
+    no lone surrogate (no line can carry it, so the reader refuses it), and a line within
+    :data:`KEPT_LINE_BYTES`.
+    """
+    for pointer, text in _texts(data):
+        for char, name in NOT_KEPT.items():
+            if char in text:
+                where = shown_pointer(pointer)
+                return f"the text at {where} holds {name}, which PostgreSQL cannot keep"
+        if _LONE_SURROGATE.search(text):
+            return (
+                f"the text at {shown_pointer(pointer)} holds a lone surrogate (half of a UTF-16"
+                " pair), which no audit line can carry"
+            )
+    try:
+        size = len(json.dumps(data, ensure_ascii=True, separators=(",", ":"))) + beside
+    except ValueError:  # an integer past Python's digit limit cannot be written as text
+        return "it holds an integer too long to write as text"
+    if size + RECORD_OVERHEAD >= KEPT_LINE_BYTES:
+        return (
+            f"its record would be about {size + RECORD_OVERHEAD:,} bytes, over the"
+            f" {KEPT_LINE_BYTES:,} an audit line may have"
+        )
+    return None

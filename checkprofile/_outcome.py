@@ -44,7 +44,10 @@ class Outcome:
     the evaluator was shown on the first attempt (``None`` for an outcome not made by
     :func:`run_check`); receipts and audit records are made from it. ``calls``: one
     :class:`~checkprofile.ModelCall` per attempt, with its wall time and the usage the
-    evaluator reported (empty for an outcome not made by :func:`run_check`).
+    evaluator reported (empty for an outcome not made by :func:`run_check`). ``tried``: for
+    each question of the check, what each attempt that asked it gave (an answer, or the
+    failure), so a person sees what the model did answer on an attempt whose verdict is an
+    error (empty for an outcome not made by :func:`run_check`).
     """
 
     action: Action
@@ -55,6 +58,7 @@ class Outcome:
     answers: tuple[Answer, ...] = ()
     bundle: Bundle | None = attrs.field(default=None, eq=False, repr=False)
     calls: tuple[ModelCall, ...] = attrs.field(default=(), eq=False, repr=False)
+    tried: tuple[tuple[Answer | Failure, ...], ...] = attrs.field(default=(), eq=False, repr=False)
 
     @property
     def usage(self) -> Usage | None:

@@ -740,17 +740,20 @@ def material_for(
     *,
     submission: Submission,
     run_data: Mapping[str, Any],
+    show_route: bool = False,
 ) -> Material:
     """What the evaluator may see for a submission to ``step_id``: the step's instructions,
-    the body exactly as written, the run data and the submission. Raises
-    :class:`ProcessError` for a step that is not there or has no instructions, and
-    :class:`TypeError` for arguments of the wrong type."""
+    the body exactly as written, the run data and the submission, its route (``next``,
+    ``reason``) only with ``show_route=True``. Raises :class:`ProcessError` for a step that
+    is not there or has no instructions, and :class:`TypeError` for arguments of the wrong
+    type."""
     from ._bundle import Material, Submission
 
     if type(process) is not Process:
         raise TypeError(f"material_for takes a Process (see read_process), got {show(process)}")
     if type(submission) is not Submission:
         raise TypeError(f"submission must be a Submission, got {show(submission)}")
+    _flag("show_route", show_route)
     step = process.step(step_id)
     if step.instructions is None:
         what = step.kind or "agent or task"
@@ -764,4 +767,5 @@ def material_for(
         body=process.body,
         run_data=run_data,
         submission=submission,
+        show_route=show_route,
     )

@@ -14,6 +14,8 @@ from datetime import datetime, timezone
 from types import coroutine
 from typing import TYPE_CHECKING
 
+import attrs
+
 from ._bundle import Bundle, Material, build_bundle
 from ._check import Check
 from ._convert import is_finite
@@ -107,6 +109,7 @@ async def _checked(
     pending = list(range(len(check)))
     attempts = 0
     calls: list[ModelCall] = []
+    tried: list[list[Answer | Failure]] = [[] for _ in range(len(check))]
     while pending and attempts < ATTEMPTS:
         if attempts:
             await _pause(_retry_wait(failures.values(), max_retry_wait))
@@ -118,6 +121,7 @@ async def _checked(
         if model is not None and answered and model not in models:
             models.append(model)
         for index, entry in zip(pending, entries, strict=True):
+            tried[index].append(entry)
             if isinstance(entry, Failure):
                 failures[index] = entry
             else:
@@ -157,6 +161,8 @@ async def _checked(
             bundle=bundle,
             calls=tuple(calls),
         )
+    # What each attempt gave each question, for the person who decides an error.
+    outcome = attrs.evolve(outcome, tried=tuple(tuple(entries) for entries in tried))
     _log.debug(
         "verdict %s, action %s, after %d attempt(s), model %s",
         verdict.verdict,

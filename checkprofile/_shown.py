@@ -113,11 +113,19 @@ def escape_surrogates(text: str) -> str:
     return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
+def prints_as_itself(text: str) -> bool:
+    """Whether every character of ``text`` prints as itself: printable by Python and not
+    invisible (:data:`IGNORABLE_CLASS`). The one rule for what a person is shown raw; anything
+    else is escaped (:func:`escaped_text`), or, where an escape would not read back as the same
+    text, not shown at all."""
+    return text.isprintable() and not IGNORABLE.search(text)
+
+
 def escaped_text(text: str, *, keep: str = "") -> str:
     """``text`` with every character that does not print as itself escaped (as :func:`show`
     writes it, but not quoted, and of any length): for names and lines that must stay one line.
     Characters in ``keep`` stay as they are."""
-    if text.isprintable() and not IGNORABLE.search(text):
+    if prints_as_itself(text):
         return text
     return "".join(char if char in keep or char in '\\"' else _escaped(char) for char in text)
 

@@ -67,6 +67,7 @@ from checkprofile import (
     lint_process,
     load_process,
     material_for,
+    objective_problems,
     outcome_for,
     parse_check,
     pointer_token,
@@ -108,9 +109,11 @@ from checkprofile.human import (
     distance_from_passing,
     drivers,
     escalate_error,
+    form_post,
     iter_records,
     read_records,
     receipt_for,
+    receipt_headers,
     receipt_html,
     records_for,
     replayable,
@@ -400,6 +403,17 @@ CALLS: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
         lambda v: material_for(PROCESS, "screen", submission=v, run_data={}),
         (T,),
     ),
+    "material_for(show_route)": (
+        lambda v: material_for(
+            PROCESS, "screen", submission=MATERIAL.submission, run_data={}, show_route=v
+        ),
+        (T,),
+    ),
+    "objective_problems(step)": (lambda v: objective_problems(v, MATERIAL.submission), (T,)),
+    "objective_problems(submission)": (
+        lambda v: objective_problems(PROCESS.step("screen"), v),
+        (T,),
+    ),
     "Process.check_for(limits)": (lambda v: PROCESS.check_for("screen", limits=v), (T,)),
     "core_schema": (core_schema, (V,)),
     # the human side
@@ -492,6 +506,8 @@ CALLS: dict[str, tuple[Call, tuple[type[BaseException], ...]]] = {
         lambda v: receipt_html(RECEIPT, action=ACTION, token="t", reference=v),
         (V,),
     ),
+    "receipt_headers": (lambda v: receipt_headers(action=v), (V,)),
+    "form_post": (lambda v: form_post(v, reference="r", token="t"), (V,)),
     "decision_from_form": (
         lambda v: decision_from_form(v, by="ana", at=AT, reference="r", token="t"),
         (D, FormRefusedError),

@@ -1318,3 +1318,15 @@ def test_a_steps_advisory_is_read_through_the_step() -> None:
         )
     )
     assert [process.step(step).advisory for step in "abc"] == [True, False, False]
+
+
+def test_material_for_shows_the_route_when_asked() -> None:
+    # Issue 40, item 5: docs/embedding.md says so; it was a TypeError.
+    process = read(SHORT)
+    submission = Submission({"cleared": True}, next="pay", reason="Cleared.")
+    plain = material_for(process, "check_vendor", submission=submission, run_data={"input": {}})
+    routed = material_for(
+        process, "check_vendor", submission=submission, run_data={"input": {}}, show_route=True
+    )
+    assert (plain.show_route, routed.show_route) == (False, True)
+    assert routed.submission == plain.submission == submission

@@ -153,3 +153,17 @@ def test_answers_are_read_as_plain_data_without_running_their_own_code() -> None
         replay_evaluator({CLEARED: {"answer": float("nan")}}, check=CHECK)
     assert raised.value.path == (CLEARED, "answer")
     assert "not JSON data" in str(raised.value)
+
+
+def test_replayed_verdicts_name_the_model_given() -> None:
+    # Issue 40, item 6: without model= every replayed verdict said "replay".
+    answers = {CLEARED: {"answer": 0.97}, SUMMARY: {"answer": "states", "confidence": 0.9}}
+    replayed = replay_evaluator(answers, check=CHECK, model="model-2026-10-01")
+    outcome = run_check_sync(CHECK, material(), replayed, limits=Limits(), now=AT)
+    assert outcome.verdict.model == "model-2026-10-01"
+    assert replay_evaluator(answers, check=CHECK).model == "replay"
+    with pytest.raises(TypeError, match="model must be a string"):
+        replay_evaluator(answers, check=CHECK, model=7)  # type: ignore[arg-type]
+    for bad in ("", "  ", "m" * 1001):
+        with pytest.raises(ValueError, match="model must be a non-blank text"):
+            replay_evaluator(answers, check=CHECK, model=bad)

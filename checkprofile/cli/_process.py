@@ -262,9 +262,10 @@ def _check(process: Process, step_id: str, limits: Limits) -> tuple[Check, bool]
     return process.check_for(step_id, limits=limits), step.data.get("advisory") is True
 
 
-def _submission(path: Path, step: ProcessStep) -> Submission:
+def _submission(path: Path, step: ProcessStep) -> tuple[Submission, str | None]:
     """The submission file, checked against core-2's shape for ``step``: every problem at once,
-    each at its line and column (exit 2)."""
+    each at its line and column (exit 2). With it, the objective rules it breaks
+    (:func:`~checkprofile.objective_problems`), each at its place, or ``None``."""
     from .._bundle import Submission
     from .._shapes import submission_problems
     from ..errors import MaterialError
@@ -277,9 +278,13 @@ def _submission(path: Path, step: ProcessStep) -> Submission:
     if problems:
         raise UsageError(data.problems(problems))
     try:
-        return Submission.from_json(data.data)
+        submission = Submission.from_json(data.data)
     except MaterialError as error:  # inside the output: NaN, an infinity (no JSON form)
         raise UsageError(f"{data.where(error.path)}: {error}") from None
+    from .._objective import objective_problems
+
+    broken = objective_problems(step, submission)
+    return submission, (data.problems(broken) if broken else None)
 
 
 def _route_problems(data: object, step: ProcessStep) -> list[Problem]:
@@ -338,6 +343,7 @@ class _Inputs:
     material: Material
     bundle: Bundle
     limits: Limits
+    objective: str | None  # the objective rules the submission breaks, located; None: none
 
 
 def _inputs(args: argparse.Namespace) -> _Inputs:
@@ -348,7 +354,7 @@ def _inputs(args: argparse.Namespace) -> _Inputs:
     limits = _limits(args.limits)
     process = _process(args.file)
     check, advisory = _check(process, args.step, limits)
-    submission = _submission(args.submission, process.step(args.step))
+    submission, objective = _submission(args.submission, process.step(args.step))
     run_file = _run_data(args.run_data)
     run_data = run_file.data if run_file is not None else {"inputs": {}, "steps": {}}
     try:
@@ -363,7 +369,7 @@ def _inputs(args: argparse.Namespace) -> _Inputs:
     except MaterialError as error:  # run data the evaluator cannot be shown (NaN), at its place
         where = run_file.where(error.path) if run_file is not None else "run data"
         raise UsageError(f"{where}: {error}") from None
-    return _Inputs(check, advisory, material, bundle, limits)
+    return _Inputs(check, advisory, material, bundle, limits, objective)
 
 
 # lint -----------------------------------------------------------------------------------------
@@ -581,6 +587,16 @@ def _run(args: argparse.Namespace) -> int:
     from ._waiting import Watched
 
     inputs = _inputs(args)
+    if inputs.objective is not None:
+        # The check runs after the objective rules of core §6 rule 3 pass (profile §3): a
+        # submission that breaks them is not accepted, and no model is asked.
+        print(inputs.objective, file=sys.stderr)
+        print(
+            "checkprofile: not accepted: the submission breaks the step's objective rules;"
+            " the check did not run",
+            file=sys.stderr,
+        )
+        return 1
     if args.now is not None:
         try:
             format_at(args.now)

@@ -66,8 +66,8 @@ from ._decide._decisions import (
     apply_decision,
     decision_from_json,
 )
-from ._decide._form import FORM_CHOICES, FormRefusedError, decision_from_form
-from ._decide._page import receipt_html
+from ._decide._form import FORM_CHOICES, FormRefusedError, decision_from_form, form_post
+from ._decide._page import receipt_headers, receipt_html
 from ._decide._receipts import (
     RECEIPT_FORMAT,
     Receipt,
@@ -160,9 +160,11 @@ __all__ = [  # noqa: RUF022
     "distance_from_passing",
     "drivers",
     "escalate_error",
+    "form_post",
     "iter_records",
     "read_records",
     "receipt_for",
+    "receipt_headers",
     "receipt_html",
     "record_from_json",
     "records_for",

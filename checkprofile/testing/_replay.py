@@ -16,7 +16,7 @@ from typing import Any, Final, get_args
 
 from .._check import Check
 from .._convert import NotJson, plain
-from .._shown import show
+from .._shown import is_blank, show
 from .._types import is_mapping
 from .._verdict import Answer, ChoiceAnswer, Failure, RubricAnswer, YesNoAnswer
 from ..errors import CheckprofileError, FailureReason, Problem
@@ -47,7 +47,9 @@ class ReplayError(CheckprofileError, ValueError):
         super().__init__(f"{Problem(path, message).pointer}: {message}" if path else message)
 
 
-def replay_evaluator(answers: object, *, check: Check) -> ScriptedEvaluator:
+def replay_evaluator(
+    answers: object, *, check: Check, model: str | None = None
+) -> ScriptedEvaluator:
     """An evaluator that gives the answers recorded in ``answers`` for the questions of
     ``check``, as ``checkprofile run --evaluator replay:ANSWERS`` does: ``answers`` is the data
     of an answers file (a YAML or JSON file read as it is, see the module docstring).
@@ -55,9 +57,20 @@ def replay_evaluator(answers: object, *, check: Check) -> ScriptedEvaluator:
     Raises :class:`ReplayError` naming the part of ``answers`` that is wrong (an answer for a
     question the check does not have, a question with no answer, an unknown key or reason),
     before anything is asked; :class:`TypeError` when ``check`` is not a
-    :class:`~checkprofile.Check`."""
+    :class:`~checkprofile.Check` or ``model`` is not a string, and :class:`ValueError` for a
+    blank ``model`` or one of more than 1000 characters.
+
+    The verdicts name ``model`` as the model that answered: by default the answers file's
+    own ``model`` (a recorded verdict's), else ``replay``; give the model the answers were
+    recorded from when the file does not say it."""
     if type(check) is not Check:
         raise TypeError(f"check must be a Check (see parse_check), got {show(check)}")
+    if model is not None and type(model) is not str:
+        raise TypeError(f"model must be a string, got {show(model)}")
+    if model is not None and (is_blank(model) or len(model) > 1000):
+        raise ValueError(
+            f"model must be a non-blank text of at most 1000 characters, got {show(model)}"
+        )
     try:
         # Plain data first: nothing below runs a value's own code (a str subclass's __str__).
         data = plain(answers)
@@ -65,7 +78,7 @@ def replay_evaluator(answers: object, *, check: Check) -> ScriptedEvaluator:
         raise ReplayError(
             f"the answers are not JSON data: {error.reason}", path=error.path
         ) from None
-    model = "replay"
+    given, model = model, "replay"
     entries: dict[str, tuple[tuple[str | int, ...], Any]] = {}
     if is_mapping(data) and isinstance(data.get("questions"), list):
         if isinstance(data.get("model"), str):
@@ -94,7 +107,7 @@ def replay_evaluator(answers: object, *, check: Check) -> ScriptedEvaluator:
             raise _bad(at, "an empty list records no attempt")
         else:
             script[ask] = [_step((*at, i), entry, question.kind) for i, entry in enumerate(value)]
-    return ScriptedEvaluator(script, model=model)
+    return ScriptedEvaluator(script, model=model if given is None else given)
 
 
 def _not_asked(ask: str, asks: list[str]) -> str:

@@ -10,8 +10,9 @@ then open the address it prints. ``/`` lists the checkpoints no one has decided;
 ``/checkpoints/<reference>/decision``, read with :func:`~checkprofile.human.decision_from_form`
 and applied with :meth:`~checkprofile.human.Checkpoint.decide` and
 :meth:`~checkprofile.human.Checkpoint.resolve`. A decision is applied once: the step's next
-state is written to ``decided/<reference>.json`` beside the checkpoints, created only if it
-is not there, and its record appended to ``audit.jsonl``; a second post for the same
+decision's record is appended to ``audit.jsonl`` first, then the step's next state is written
+to ``decided/<reference>.json`` beside the checkpoints, created only if it is not there (a
+record that cannot be written leaves the escalation waiting); a second post for the same
 checkpoint is refused (409).
 
 Not a production server: it has no login (every decision is ``--reviewer``'s) and keeps its
@@ -46,14 +47,25 @@ from checkprofile.human import (
     JsonLinesRecorder,
     StateError,
     decision_from_form,
+    receipt_headers,
     receipt_html,
     resolution_record,
 )
 
 #: A post longer than this is refused before it is read (a decision is a few fields).
 MAX_POST_BYTES = 1 << 20
-# Pages the server writes itself allow nothing at all; the receipt's page brings its own policy.
-_POLICY = "default-src 'none'; base-uri 'none'; form-action 'none'"
+# Pages the server writes itself allow nothing at all, and no site may frame them (framed under a
+# decoy, the queue's link is the first of two clicks that decide in the reviewer's name).
+_HEADERS = {
+    "Content-Type": "text/html; charset=utf-8",
+    "Content-Security-Policy": (
+        "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
 
 
 def utc_now() -> str:
@@ -115,10 +127,12 @@ class ReviewQueue(ThreadingHTTPServer):
 
     def apply(self, checkpoint: Checkpoint, fields: list[tuple[str, str]]) -> str:
         """Read the post and apply its decision once; the decision's kind. Raises what
-        decision_from_form raises, and FileExistsError when the checkpoint is decided."""
+        decision_from_form raises, FileExistsError when the checkpoint is decided, and OSError
+        when its record cannot be written (then nothing is decided: it still waits)."""
         reference = checkpoint.reference
         if self.decision_path(reference).exists():
             raise FileExistsError(reference)
+        # The library refuses, before anything changes, a decision the trail could not keep.
         decision = decision_from_form(
             fields,
             by=self.reviewer,
@@ -127,14 +141,28 @@ class ReviewQueue(ThreadingHTTPServer):
             token=self.token(reference),
         )
         state = checkpoint.decide(decision)
-        resolution = checkpoint.resolve(decision)
-        record = {"checkpoint": reference, "decision": decision.to_json(), "state": state.to_json()}
+        record = resolution_record(checkpoint.resolve(decision))
+        decided = {
+            "checkpoint": reference,
+            "decision": decision.to_json(),
+            "state": state.to_json(),
+        }
+        text = json.dumps(decided, ensure_ascii=True, indent=1)  # whole before a byte is written
+        claim = self.decided / f"{reference}.claim"
         with self.lock:
-            # "x": created only if absent, so a decision is applied once, also across servers
-            # sharing the folder.
-            with open(self.decision_path(reference), "x", encoding="utf-8") as out:
-                json.dump(record, out, ensure_ascii=False, indent=1)
-            self.audit.record(resolution_record(resolution))
+            # A claim, created only if absent, so a decision is applied once, also across
+            # servers sharing the folder; then the record, then the escalation marked decided.
+            # A record that cannot be written leaves the escalation waiting.
+            if self.decision_path(reference).exists():
+                raise FileExistsError(reference)
+            with open(claim, "x", encoding="utf-8"):
+                pass
+            try:
+                self.audit.record(record)
+                with open(self.decision_path(reference), "x", encoding="utf-8") as out:
+                    out.write(text)
+            finally:
+                claim.unlink()
         return decision.kind
 
 
@@ -170,18 +198,18 @@ class _Handler(BaseHTTPRequestHandler):
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
 
-    def _send(self, status: HTTPStatus, text: str, policy: str | None = _POLICY) -> None:
+    def _send(self, status: HTTPStatus, text: str, headers: dict[str, str] = _HEADERS) -> None:
         data = text.encode("utf-8")
         self.send_response(status)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        for name, value in headers.items():
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(data)))
-        if policy is not None:
-            self.send_header("Content-Security-Policy", policy)
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Referrer-Policy", "same-origin")
-        self.send_header("Cache-Control", "no-store")
         self.end_headers()
         self.wfile.write(data)
+
+    def receipt_headers(self, action: str) -> dict[str, str]:
+        """The headers a receipt's page is served with: the library's, which forbid framing."""
+        return receipt_headers(action=action)
 
     def _refuse(self, status: HTTPStatus, why: str) -> None:
         self._send(status, _page(status.phrase, f"<p>{html.escape(why)}</p>"))
@@ -204,15 +232,15 @@ class _Handler(BaseHTTPRequestHandler):
             checkpoint = checkpoints[reference]
             if self.server.decision_path(reference).exists():
                 return self._refuse(HTTPStatus.GONE, "This escalation has been decided.")
+            action = f"{self.server.origin}/checkpoints/{reference}/decision"
             page = receipt_html(
                 checkpoint.receipt,
-                action=f"{self.server.origin}/checkpoints/{reference}/decision",
+                action=action,
                 token=self.server.token(reference),
                 reference=reference,
             )
-            # The page's own policy (a meta element, first in the page) is the one that applies:
-            # a header of another would narrow it.
-            return self._send(HTTPStatus.OK, page, policy=None)
+            # The page's own policy again, as a header that also forbids framing.
+            return self._send(HTTPStatus.OK, page, self.receipt_headers(action))
         return self._refuse(HTTPStatus.NOT_FOUND, "No such page.")
 
     def do_POST(self) -> None:
@@ -255,6 +283,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._refuse(HTTPStatus.BAD_REQUEST, str(error))
         except FileExistsError:
             return self._refuse(HTTPStatus.CONFLICT, "This escalation was already decided.")
+        except OSError:
+            return self._refuse(
+                HTTPStatus.SERVICE_UNAVAILABLE,
+                "The decision could not be recorded; nothing was decided, it still waits.",
+            )
         body_html = (
             f"<p>Recorded: {html.escape(kind)} by {html.escape(self.server.reviewer)}, step"
             f" {html.escape(checkpoint.step_id)} of run {html.escape(checkpoint.run_id)}.</p>"

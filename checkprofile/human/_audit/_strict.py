@@ -21,6 +21,7 @@ import attrs
 
 from ..._check import Check
 from ..._json_read import JsonFaultError, load_json
+from ..._keepable import KEPT_LINE_BYTES
 from ..._shown import show
 from ..._types import is_mapping
 from ..._usage import ModelCall, call_from_json
@@ -234,9 +235,8 @@ def _decision_from_json(data: Mapping[str, Any], run: str, step: str) -> Decisio
 #: The longest line the reader takes (and so the largest record the recorders write): a
 #: verdict with its check is a few KB, a decision with a person's own output can be more.
 #: A longer line is refused as soon as it is seen, so reading never holds more than this.
-
-
-MAX_LINE_BYTES: Final = 8 * 1024 * 1024
+#: (Defined with what every store can keep, where a decision is checked before it is applied.)
+MAX_LINE_BYTES: Final = KEPT_LINE_BYTES
 
 # The most digits an integer of a record may have: records hold small counts and levels, and
 # converting a long run of digits to an int costs time quadratic in its length (Python 3.10).

@@ -27,12 +27,14 @@ import attrs
 from ..._bundle import Submission, canonical_json
 from ..._check import Check
 from ..._convert import NotJson, plain
+from ..._json_text import same_json
 from ..._outcome import Outcome
 from ..._shown import one_line, show
 from ..._verdict import Verdict
 from ._decisions import Decision, Resolution, apply_decision, decision_from_json
 from ._receipts import Receipt, ReceiptError, receipt_for
 from ._records import DEFAULT_BY, Escalation
+from ._shown_texts import DEFAULT_SHOWN_CHARS
 from ._state import StateError, StepState, after_check, after_decision
 
 __all__ = ["CHECKPOINT_FORMAT", "Checkpoint", "CheckpointError", "checkpoint_for"]
@@ -95,6 +97,14 @@ class Checkpoint:
     def candidate(self) -> Submission:
         """The held submission."""
         return self.escalation.candidate
+
+    @property
+    def check_key(self) -> str:
+        """The check's key, as the audit trail writes it (the verdict record's ``check_key``:
+        ``sha256:`` and the SHA-256 of the check's canonical JSON): what binds this checkpoint
+        to the verdict it holds in the trail."""
+        text = canonical_json(self.check.to_json())
+        return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     @property
     def reference(self) -> str:
@@ -179,9 +189,17 @@ def _agree(state: StepState, receipt: Receipt) -> None:
             "a checkpoint's receipt must be of an escalated check, got action"
             f" {show(receipt.action)}"
         )
-    if escalation.check != receipt.verdict:
+    # Compared as JSON, by type: the page shows `true` and `100`; a held `1` and `100.0` would
+    # be what completing writes.
+    if not same_json(escalation.check.to_json(), receipt.verdict.to_json()):
         raise CheckpointError("a checkpoint's escalation holds another verdict than its receipt")
-    if escalation.candidate != receipt.candidate:
+    held = escalation.check.check
+    if held is not None and not same_json(held.to_json(), receipt.check.to_json()):
+        raise CheckpointError(
+            "a checkpoint's escalation was graded under another check than its receipt shows"
+            " (another check key)"
+        )
+    if not same_json(escalation.candidate.to_json(), receipt.candidate.to_json()):
         raise CheckpointError("a checkpoint's escalation holds another candidate than its receipt")
 
 
@@ -193,6 +211,7 @@ def checkpoint_for(
     submitted_at: str | datetime | None = None,
     by: str = DEFAULT_BY,
     note: str | None = None,
+    shown_chars: int = DEFAULT_SHOWN_CHARS,
 ) -> Checkpoint:
     """The checkpoint of an escalated ``outcome`` (an unsure verdict, or an error passed
     through :func:`~checkprofile.human.escalate_error`) on the step whose state before the
@@ -200,8 +219,10 @@ def checkpoint_for(
 
     Its ``state`` is what :func:`~checkprofile.human.after_check` gives for the same
     arguments: keep it as the step's state, and the checkpoint's JSON until a person decides.
-    Raises :class:`ValueError` for an outcome that does not escalate (nothing waits), and
-    what ``after_check`` and ``receipt_for`` raise.
+    ``shown_chars`` is how much of each text the evaluator was shown the receipt keeps, as
+    :func:`~checkprofile.human.receipt_for` takes it. Raises :class:`ValueError` for an
+    outcome that does not escalate (nothing waits), and what ``after_check`` and
+    ``receipt_for`` raise.
     """
     if type(outcome) is not Outcome:
         raise TypeError(f"an Outcome is needed (see run_check), got {show(outcome)}")
@@ -218,5 +239,7 @@ def checkpoint_for(
         by=by,
         note=note,
     )
-    receipt = receipt_for(outcome, run_id=waiting.run_id, step_id=waiting.step_id)
+    receipt = receipt_for(
+        outcome, run_id=waiting.run_id, step_id=waiting.step_id, shown_chars=shown_chars
+    )
     return Checkpoint(state=waiting, receipt=receipt)

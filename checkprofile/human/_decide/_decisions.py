@@ -21,13 +21,16 @@ Choices the profile leaves open, each pinned by ``tests/human/decide/test_human_
   (it no longer waits on a person; :func:`~checkprofile.human.after_decision` restores the
   step's previous entry, if it had one). After ``completed`` or ``failed`` the step has
   ended and the verdict stays as ``steps.<id>.check``.
-* A decision's time is not compared with the escalation's: clocks on different machines differ,
-  and refusing a real decision for that would lose it.
+* A decision dated before its escalation is refused where it is applied
+  (:func:`apply_decision`, so :func:`~checkprofile.human.after_decision` and
+  :meth:`~checkprofile.human.Checkpoint.decide`): a person decides what is waiting. Give the
+  host's clock as the decision arrives (``at=``), not the person's screen's.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Literal, cast
@@ -36,6 +39,7 @@ import attrs
 
 from ..._bundle import MAX_REASON, Evidence, Submission, evidence_items
 from ..._convert import NotJson, converter, plain, plain_text, register_renamed
+from ..._keepable import recordable_problem
 from ..._lines import issue_lines
 from ..._shown import bare, is_blank, type_name
 from ..._types import is_mapping, of_type
@@ -337,6 +341,25 @@ def _format_at_or_none(at: str) -> str | None:
         return None
 
 
+def _instant(at: str) -> tuple[str, str]:
+    """An RFC 3339 time in UTC ending in Z (as :func:`~checkprofile.format_at` writes it) as
+    a key that sorts in time: the date and second, then the fraction's digits (``.5`` is
+    after ``.25``, and ``00Z`` before ``00.5Z``)."""
+    text = format_at(at)
+    second, _, fraction = text[:-1].partition(".")
+    return second, fraction.rstrip("0")  # .50 is .5
+
+
+def _recordable(data: dict[str, Any], received: object, *, beside: int = 0) -> None:
+    """Refuse a decision its audit record could not hold (what every store can keep:
+    :func:`~checkprofile._keepable.recordable_problem`), before it changes anything."""
+    problem = recordable_problem(data, beside=beside)
+    if problem is not None:
+        raise DecisionRequiredError(
+            f"a decision must be recordable before it is applied: {problem}", received
+        )
+
+
 def decision_from_json(data: object, *, at: str | datetime | None = None) -> Decision:
     """Read a decision: ``{"kind": "returned"|"completed"|"failed", ...}``.
 
@@ -344,7 +367,9 @@ def decision_from_json(data: object, *, at: str | datetime | None = None) -> Dec
     and ``at``, takes a ``note``, and takes ``output`` (a map), ``summary``, ``evidence`` (a
     list of ``{"kind": "file"|"link", "ref"}``), ``next`` and ``reason`` for the person's own
     output. ``at`` is RFC 3339 in UTC ending in ``Z``. No other keys. Anything else raises
-    :class:`DecisionRequiredError`.
+    :class:`DecisionRequiredError`, as does a decision its audit record could not hold (a NUL
+    or a lone surrogate in any text, a record over the audit line's size), before anything
+    changes.
 
     ``at`` (keyword) is the time the host records when the decision carries none (a person's
     screen rarely sends one): the host's clock as the decision arrived, an RFC 3339 string in
@@ -363,6 +388,7 @@ def decision_from_json(data: object, *, at: str | datetime | None = None) -> Dec
         raise DecisionRequiredError(f"a decision is JSON data ({error})", received) from None
     if type(data) is not dict:
         raise DecisionRequiredError("not a decision", received)
+    _recordable(data, data)
     if at is not None and "at" not in data:
         data = {**data, "at": _at(at, at)}
     keys = set(data)
@@ -370,7 +396,12 @@ def decision_from_json(data: object, *, at: str | datetime | None = None) -> Dec
         raise DecisionRequiredError("a decision needs a kind", data)
     kind = data["kind"]
     if type(kind) is not str or kind not in _KINDS:
-        raise DecisionRequiredError("a decision's kind must be returned, completed or failed", data)
+        raise DecisionRequiredError(
+            "a decision's kind must be returned, completed or failed (an approval is completed,"
+            " with no output to let the work stand; a rejection is returned, to rework it, or"
+            " failed)",
+            data,
+        )
     required, optional = _fields(kind)
     missing = [key for key in required if key not in keys]
     if missing:
@@ -513,8 +544,8 @@ def apply_decision(escalation: Escalation, decision: Decision) -> Resolution:
 
     Raises :class:`DecisionRequiredError` for anything that is not a :class:`Returned`,
     :class:`Completed` or :class:`Failed` holding what it needs (read JSON with
-    :func:`decision_from_json` first), and :class:`TypeError` when ``escalation`` is not an
-    :class:`~checkprofile.human.Escalation`.
+    :func:`decision_from_json` first), or one its audit record could not hold, and
+    :class:`TypeError` when ``escalation`` is not an :class:`~checkprofile.human.Escalation`.
     """
     if not of_type(decision, Returned, Completed, Failed):
         raise DecisionRequiredError(
@@ -526,6 +557,15 @@ def apply_decision(escalation: Escalation, decision: Decision) -> Resolution:
     _checked(decision)
     if type(escalation) is not Escalation:
         raise TypeError(f"apply_decision takes an Escalation, got a {type(escalation).__name__}")
+    if _instant(decision.at) < _instant(escalation.at):
+        raise DecisionRequiredError(
+            f"a decision's at ({decision.at}) is before its escalation's ({escalation.at}): a"
+            " person decides what is waiting; give the host's clock as the decision arrives",
+            decision,
+        )
+    # Recordable before applied: a decision its record cannot hold changes nothing.
+    ids = len(json.dumps([escalation.run_id, escalation.step_id]))
+    _recordable(decision.to_json(), decision, beside=ids)
     verdict = escalation.check
     if isinstance(decision, Returned):
         handoff = Handoff(

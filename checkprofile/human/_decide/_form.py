@@ -27,7 +27,7 @@ from ..._shown import is_blank, show
 from ...errors import CheckprofileError
 from ._decisions import Decision, DecisionRequiredError, decision_from_json
 
-__all__ = ["FORM_CHOICES", "FormRefusedError", "decision_from_form"]
+__all__ = ["FORM_CHOICES", "FormRefusedError", "decision_from_form", "form_post"]
 
 #: The form's field names.
 CHECKPOINT: Final = "checkpoint"
@@ -195,6 +195,7 @@ def decision_from_form(
         data["note"] = note  # a blank note is refused where one is needed, by the reader
     if choice == "own":
         output: dict[str, Any] = {}
+        named: dict[str, str] = {}  # each output key, and the field name that gave it
         for name, text in received.items():
             if name.startswith(OUTPUT):
                 key = _json_field(name, name[len(OUTPUT) :], posted)
@@ -202,6 +203,13 @@ def decision_from_form(
                     raise DecisionRequiredError(
                         f"an output field is named {OUTPUT}<a JSON string>", posted
                     )
+                if key in named:  # output."a" and output."\u0061" are one field posted twice
+                    raise DecisionRequiredError(
+                        f"a form post names the output field {show(named[key], 40)} twice (also"
+                        f" as {show(name, 40)})",
+                        posted,
+                    )
+                named[key] = name
                 output[key] = _json_field(name, text, posted)
         data["output"] = output
         for name in (SUMMARY, NEXT, REASON):
@@ -215,3 +223,47 @@ def decision_from_form(
         return decision_from_json(data, at=at)
     except DecisionRequiredError as error:
         raise DecisionRequiredError(error.problem, posted) from None
+
+
+def form_post(
+    choice: str,
+    *,
+    reference: str,
+    token: str,
+    note: str = "",
+    output: Mapping[str, Any] | None = None,
+    summary: str = "",
+    evidence: Iterable[Mapping[str, Any]] | None = None,
+    next: str = "",
+    reason: str = "",
+) -> list[tuple[str, str]]:
+    """The fields the reviewer's page posts for ``choice`` (one of :data:`FORM_CHOICES`), as
+    ``(name, value)`` pairs in the page's order: for a host's tests, to post what a person
+    would (``urllib.parse.urlencode(form_post(...))`` is the body), and read back with
+    :func:`decision_from_form`.
+
+    Every choice posts ``checkpoint`` (``reference``), ``token`` and ``decision``, and
+    ``note``. ``own`` also posts each field of ``output`` as ``output."<key>"`` (the key as a
+    JSON string in ASCII) holding its value as JSON text, and ``summary``, ``evidence`` (a JSON
+    list of ``{"kind", "ref"}``, empty for none), ``next`` and ``reason``. Raises
+    :class:`ValueError` for another choice, or fields of ``own`` given with another.
+    """
+    if type(choice) is not str or choice not in FORM_CHOICES:
+        raise ValueError(f"choice must be one of {', '.join(FORM_CHOICES)}, got {show(choice)}")
+    own = output is not None or evidence is not None or any((summary, next, reason))
+    if own and choice != "own":
+        raise ValueError(
+            f"output, summary, evidence, next and reason are posted by own, not {choice}"
+        )
+    fields = [(CHECKPOINT, reference), (TOKEN, token), (DECISION, choice)]
+    if choice == "own":
+        for key, value in (output or {}).items():
+            fields.append((output_field(key), json.dumps(value, ensure_ascii=False)))
+        items = list(evidence) if evidence is not None else []
+        fields += [
+            (SUMMARY, summary),
+            (EVIDENCE, json.dumps(items, ensure_ascii=False) if items else ""),
+        ]
+        fields += [(NEXT, next), (REASON, reason)]
+    fields.append((NOTE, note))
+    return fields

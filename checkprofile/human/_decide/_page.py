@@ -21,7 +21,7 @@ import json
 import re
 from typing import Any, Final
 
-from ..._shown import is_blank, show
+from ..._shown import escaped_text, is_blank, prints_as_itself, show
 from ._form import CHECKPOINT, DECISION, EVIDENCE, NEXT, NOTE, REASON, SUMMARY, TOKEN, output_field
 from ._receipts import (
     Receipt,
@@ -37,8 +37,9 @@ from ._receipts import (
     shown_line,
     shown_words,
 )
+from ._sentences import question_sentences
 
-__all__ = ["receipt_html"]
+__all__ = ["receipt_headers", "receipt_html"]
 
 # A page shows this many lines of the candidate's output; the receipt's JSON has the rest.
 _MAX_PAGE_LINES: Final = 400
@@ -51,6 +52,7 @@ body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 
 h1 { font-size: 1.4rem; margin: .5rem 0; } h2 { font-size: 1.15rem; margin: 2rem 0 .5rem;
   border-bottom: 1px solid #d8dce4; padding-bottom: .25rem; }
 h3 { font-size: 1rem; margin: 0 0 .5rem; }
+.jump a { font-weight: 700; color: #1f5fbf; }
 .now { background: #fff6e0; border-left: 4px solid #c26a00; padding: .5rem .75rem; }
 .meta { color: #4a5263; margin: 0; }
 ol, ul { padding-left: 1.25rem; } li { margin: .5rem 0; }
@@ -62,6 +64,7 @@ th, td { padding: .2rem .75rem .2rem 0; text-align: left; border-bottom: 1px sol
 td.n { text-align: right; }
 pre { background: #f6f7f9; padding: .75rem; white-space: pre-wrap; font-size: .9rem;
   overflow-wrap: anywhere; }
+details { margin: .5rem 0; } summary { cursor: pointer; font-weight: 600; }
 form { border: 1px solid #c4cad6; border-radius: 6px; padding: 1rem; margin: 1rem 0; }
 label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
 .hint { color: #4a5263; font-size: .9rem; margin: .25rem 0; }
@@ -93,14 +96,16 @@ def _a(text: str) -> str:
 
 def _json_text(value: Any) -> str:
     """``value`` as indented JSON text for a person to edit: each character that does not
-    print as itself (only ever inside a string) written as a JSON escape, so nothing is hidden
-    and the text still reads back as the same value."""
+    print as itself (:func:`~checkprofile._shown.prints_as_itself`: a control, or one Python
+    calls printable that shows as nothing, such as U+3164 or U+FE0F; only ever inside a
+    string) written as a JSON escape, so nothing is hidden and the text still reads back as
+    the same value."""
     text = json.dumps(value, indent=2, ensure_ascii=False)
-    if text.replace("\n", "").isprintable():
+    if prints_as_itself(text.replace("\n", "")):
         return text
     out = []
     for char in text:
-        if char == "\n" or char.isprintable():
+        if char == "\n" or prints_as_itself(char):
             out.append(char)
         else:
             out.append(json.dumps(char, ensure_ascii=True)[1:-1])
@@ -109,7 +114,10 @@ def _json_text(value: Any) -> str:
 
 def _question(receipt: Receipt, index: int) -> str:
     record = receipt.verdict.questions[index]
-    details = "".join(f"<li>{_t(line)}</li>" for line in question_details(receipt, index))
+    # In sentences a reviewer reads, and the model's spread where it gave one.
+    spread = question_details(receipt, index)[1:-1]
+    lines = [*question_sentences(receipt, index), *spread]
+    details = "".join(f"<li>{_t(line)}</li>" for line in lines)
     return (
         f'<li><span class="result {record.result}">{record.result}</span> {_t(record.ask)}'
         f'<ul class="details">{details}</ul></li>'
@@ -145,6 +153,8 @@ def _body(receipt: Receipt) -> list[str]:
         + "".join(f"<p>{_t(line)}</p>" for line in cut)
         + "</section>"
     )
+    if receipt.material:
+        out.append(_material(receipt))
     lines, more = output_lines(receipt.candidate.output, _MAX_PAGE_LINES)
     output = html.escape("\n".join(lines), quote=True)
     tail = f"<p>{_t(more_lines(more))}</p>" if more else ""
@@ -155,6 +165,27 @@ def _body(receipt: Receipt) -> list[str]:
         f"{tail}</section>"
     )
     return out
+
+
+def _material(receipt: Receipt) -> str:
+    """What the evaluator was shown, a collapsed section per piece (no script: ``details``),
+    each character that does not print as itself escaped, line breaks kept."""
+    parts = []
+    for piece in receipt.material:
+        size = f"{piece.chars:,} characters"
+        if piece.cut:
+            size += f"; the first {len(piece.text):,} are here, {piece.cut:,} more were cut"
+        text = "\n".join(escaped_text(line) for line in piece.text.split("\n"))
+        body = f"<pre>{html.escape(text, quote=True)}</pre>" if piece.text else "<p>(empty)</p>"
+        parts.append(
+            f"<details><summary>{_t(piece_label(piece.name).capitalize())} ({size})</summary>"
+            f"{body}</details>"
+        )
+    return (
+        '<section aria-labelledby="material"><h2 id="material">What the evaluator read</h2>'
+        '<p class="hint">The texts the model was given with the questions; open one to read'
+        f" it.</p>{''.join(parts)}</section>"
+    )
 
 
 def _hidden(token: str, reference: str, choice: str) -> str:
@@ -184,8 +215,9 @@ def _form(choice: str, action: str, title: str, inner: str, button: str, hidden:
 
 def _text_input(name: str, label: str, value: str | None) -> str:
     # A value is filled in only when it prints as itself: a hidden character in a field a
-    # person submits would pass unseen. Left empty, the field says why.
-    printable = value is None or value.isprintable()
+    # person submits would pass unseen, and an escape in a plain text field would read back
+    # as another text (a backslash and letters). Left empty, the field says why.
+    printable = value is None or prints_as_itself(value)
     hint = (
         ""
         if printable
@@ -304,6 +336,47 @@ def _form_args(
     return action, token, reference
 
 
+def _policy(action: str | None) -> str:
+    """The page's policy: nothing but its own stylesheet, and a post to the host's URL (a
+    browser refuses, and reports, anything else)."""
+    target = "'none'" if action is None else action
+    return (
+        f"default-src 'none'; style-src 'sha256-{_STYLE_HASH}'; base-uri 'none';"
+        f" form-action {target}"
+    )
+
+
+def receipt_headers(*, action: str | None = None) -> dict[str, str]:
+    """The HTTP headers a host sends with a page :func:`receipt_html` made, for the same
+    ``action`` (``None`` for a page without a form).
+
+    A page that decides must never be shown inside another site's page: framed nearly
+    transparent over a decoy, two clicks complete a step in the reviewer's name, no secret
+    needed. Only a header can forbid that (a policy in a ``<meta>`` element cannot carry
+    ``frame-ancestors``), so the page's own policy comes back here as a
+    ``Content-Security-Policy`` header with ``frame-ancestors 'none'``, with
+    ``X-Frame-Options: DENY`` for browsers that predate it, and the rest a decision page
+    needs: its type, ``nosniff``, no caching of a page that holds a token, no referrer
+    beyond the host, and a window of its own. Send every one, as given. Raises
+    :class:`ValueError` for an ``action`` :func:`receipt_html` would refuse.
+    """
+    if action is not None and (type(action) is not str or _ACTION.fullmatch(action) is None):
+        raise ValueError(
+            "action must be the absolute http or https URL given to receipt_html, with a path"
+            f" and no query, got {show(action)}"
+        )
+    return {
+        "Content-Type": "text/html; charset=utf-8",
+        "Content-Security-Policy": f"{_policy(action)}; frame-ancestors 'none'",
+        "X-Frame-Options": "DENY",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "same-origin",
+        "Cache-Control": "no-store",
+        "Cross-Origin-Opener-Policy": "same-origin",
+        "Cross-Origin-Resource-Policy": "same-origin",
+    }
+
+
 def receipt_html(
     receipt: Receipt,
     *,
@@ -319,6 +392,7 @@ def receipt_html(
     URL the decision is posted to), ``token`` (the host's, against cross-site posts) and
     ``reference`` (the checkpoint's, :attr:`~checkprofile.human.Checkpoint.reference`) to add
     the decision form; read the post with :func:`~checkprofile.human.decision_from_form`.
+    Serve it with :func:`receipt_headers` (for the same ``action``): they forbid framing.
     Raises :class:`TypeError` for anything but a :class:`~checkprofile.human.Receipt`, and
     :class:`ValueError` for a form on a receipt that waits on nobody, or a bad argument.
     """
@@ -329,12 +403,12 @@ def receipt_html(
     body = _body(receipt)
     if form is not None:
         body.append(_forms(receipt, *form))
-    target = form[0] if form is not None else "'none'"
-    # Nothing but the page's own stylesheet, and a post to the host's URL: a browser refuses,
-    # and reports, anything else.
-    policy = (
-        f"default-src 'none'; style-src 'sha256-{_STYLE_HASH}'; base-uri 'none';"
-        f" form-action {target}"
+    policy = _policy(form[0] if form is not None else None)
+    # On a phone the forms come after the whole output: one link at the top leads to them.
+    jump = (
+        '<p class="jump"><a href="#decide">Go to your decision</a> (return, complete or fail)</p>'
+        if form is not None
+        else ""
     )
     return (
         "<!DOCTYPE html>\n"
@@ -344,7 +418,7 @@ def receipt_html(
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_t(title)}</title><style>{_CSS}</style></head>\n"
         f'<body><header><h1>{_t(title)}</h1><p class="meta">{_t(model)}</p>'
-        f'<p class="now">{_t(what_now)}</p></header>\n<main>\n'
+        f'<p class="now">{_t(what_now)}</p>{jump}</header>\n<main>\n'
         + "\n".join(body)
         + "\n</main></body></html>\n"
     )

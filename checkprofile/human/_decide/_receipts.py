@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from typing import Any, get_args
 
 import attrs
@@ -33,6 +34,7 @@ from ..._bundle import Submission
 from ..._bundle_bytes import SHOWN_PIECES, bundle_bytes, shown_pieces
 from ..._check import Check, ChoiceQuestion, Question, RubricQuestion, YesNoQuestion
 from ..._convert import NotJson, converter, plain, plain_text, register_renamed
+from ..._json_text import same_json
 from ..._lines import answer_text, issue_lines, js_number
 from ..._outcome import Action, Outcome, held_check, provenance_of
 from ..._shown import WHITESPACE_CLASS, error_text, escaped_text, is_blank, one_line, show
@@ -50,6 +52,15 @@ from ..._verdict import (
     provenance_json,
 )
 from ...errors import CheckError, CheckprofileError, MaterialError, VerdictError
+from ._shown_texts import (
+    DEFAULT_SHOWN_CHARS,
+    ShownText,
+    attempt_text,
+    shown_chars_arg,
+    shown_texts,
+    shown_texts_from_json,
+    tried_from_json,
+)
 
 __all__ = [
     "RECEIPT_FORMAT",
@@ -176,6 +187,14 @@ def _provenance(items: Any) -> tuple[Provenance, ...]:
     return tuple(items)
 
 
+def _texts(value: Iterable[ShownText]) -> tuple[ShownText, ...]:
+    return tuple(value)
+
+
+def _tried(value: Iterable[Iterable[str]]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(item) for item in value)
+
+
 @attrs.frozen(kw_only=True)
 class Receipt:
     """What a person reads to decide a check on step ``step_id`` of run ``run_id``.
@@ -186,7 +205,10 @@ class Receipt:
     ``dropped_fields`` what was cut from the run data; ``candidate`` the submission;
     ``failures`` (ask, reason, detail) for each question the evaluator did not answer;
     ``provenance`` for each question, where its answer came from and the distribution the
-    evaluator gave (empty when not known).
+    evaluator gave (empty when not known); ``material`` the texts the evaluator was shown
+    (instructions, process body, run data view, submission), each cut to the host's size
+    (:class:`~._shown_texts.ShownText`; empty for a receipt made without them); ``tried``
+    for each question, what each attempt gave it, in words (empty when not known).
     """
 
     run_id: str
@@ -202,6 +224,8 @@ class Receipt:
     candidate: Submission
     failures: tuple[tuple[str, str, str], ...] = attrs.field(default=(), converter=_failures)
     provenance: tuple[Provenance, ...] = attrs.field(default=(), converter=_provenance)
+    material: tuple[ShownText, ...] = attrs.field(default=(), converter=_texts)
+    tried: tuple[tuple[str, ...], ...] = attrs.field(default=(), converter=_tried)
 
     @property
     def drivers(self) -> tuple[int, ...]:
@@ -250,6 +274,8 @@ class Receipt:
                 {"ask": ask, "reason": reason, "detail": detail}
                 for ask, reason, detail in self.failures
             ],
+            **({"material": [text.to_json() for text in self.material]} if self.material else {}),
+            **({"tried": [list(item) for item in self.tried]} if self.tried else {}),
         }
 
     @classmethod
@@ -270,7 +296,7 @@ class Receipt:
             raise ReceiptError(f"not a receipt: missing {show(error.args[0])}") from None
         except (TypeError, ValueError) as error:
             raise ReceiptError(f"not a receipt: {error_text(error)}") from None
-        if receipt.to_json() != data:
+        if not same_json(receipt.to_json(), data):
             raise ReceiptError(
                 "not a receipt: its derived parts (questions, drivers, issues) do not agree"
                 " with its check and verdict"
@@ -339,6 +365,8 @@ def _receipt_from_json(data: object) -> Receipt:
         dropped_fields=data["dropped_fields"],
         candidate=Submission.from_json(data["candidate"]),
         failures=[(f["ask"], f["reason"], f["detail"]) for f in failures],
+        material=shown_texts_from_json(data["material"]) if "material" in data else (),
+        tried=tried_from_json(data["tried"], len(check)) if "tried" in data else (),
     )
 
 
@@ -383,13 +411,22 @@ def _answer(
     return YesNoAnswer(record.answer)  # a yes/no p is its own distribution
 
 
-def receipt_for(outcome: Outcome, *, run_id: str, step_id: str) -> Receipt:
+def receipt_for(
+    outcome: Outcome,
+    *,
+    run_id: str,
+    step_id: str,
+    shown_chars: int = DEFAULT_SHOWN_CHARS,
+) -> Receipt:
     """The receipt of ``outcome`` for step ``step_id`` of run ``run_id``.
 
     Made for every unsure verdict; a host may make one for any other (a fail, for a person
     reviewing refusals). The outcome must carry its bundle (every outcome
-    :func:`~checkprofile.run_check` makes does): a receipt shows what the evaluator was shown.
+    :func:`~checkprofile.run_check` makes does): a receipt shows what the evaluator was shown,
+    each piece's size, and its text (instructions, process body, run data view, submission)
+    to its first ``shown_chars`` characters (0 for none; what is cut is said).
     """
+    shown_chars = shown_chars_arg(shown_chars)
     check = held_check(outcome)
     bundle = outcome.bundle
     if bundle is None:
@@ -420,6 +457,10 @@ def receipt_for(outcome: Outcome, *, run_id: str, step_id: str) -> Receipt:
         candidate=bundle.submission,
         failures=[(ask, f.reason, f.detail) for ask, f in outcome.failures],
         provenance=provenance_of(outcome),
+        material=shown_texts(bundle, shown_chars) if shown_chars else (),
+        tried=[[attempt_text(entry) for entry in entries] for entries in outcome.tried]
+        if len(outcome.tried) == len(check)
+        else (),
     )
 
 

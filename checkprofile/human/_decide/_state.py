@@ -61,6 +61,7 @@ import attrs
 from ..._bundle import Submission
 from ..._check import Check
 from ..._convert import NotJson, plain, plain_text
+from ..._json_text import same_json
 from ..._outcome import Outcome
 from ..._shapes import step_record_problems
 from ..._shown import is_blank, one_line, show
@@ -172,7 +173,7 @@ class StepState:
             # While the escalation waits, run data shows its verdict as the step's check: the
             # record is `previous` with that check, and nothing else. A record that is not
             # would be put back wrong by `returned`, or kept in history wrong by the others.
-            if self._record != _showing(self._previous, self.escalation.check):
+            if not same_json(self._record, _showing(self._previous, self.escalation.check)):
                 raise StateError(
                     "a step state whose escalation waits has as its record the previous record"
                     " with the escalation's verdict as its check ({history: [], check} when"

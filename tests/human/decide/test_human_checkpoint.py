@@ -206,3 +206,175 @@ def test_a_checkpoints_resolution_joins_the_verdict_in_the_audit_trail() -> None
     record = resolution_record(resolution)
     assert record.key == verdict_record(outcome, run_id=RUN, step_id=STEP).key
     assert record.decision.at == DECIDED_AT
+
+
+# --- recordable before applied (issue 34, finding 3) ------------------------------------------
+
+NINE_MB = "x" * (9 * 1024 * 1024)
+
+# What the audit trail refuses, in every text a decision carries, as a form posts it and as
+# JSON gives it.
+UNRECORDABLE: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
+    "a NUL in a note": ({"decision": "completed", "note": "ok\x00"}, {"note": "ok\x00"}),
+    "a NUL in an output": (
+        {"decision": "own", 'output."n"': '"a\\u0000"'},
+        {"output": {"n": "a\x00"}},
+    ),
+    "a NUL in an output key": (
+        {"decision": "own", 'output."n\\u0000"': "1"},
+        {"output": {"n\x00": 1}},
+    ),
+    "a NUL in a summary": (
+        {"decision": "own", 'output."n"': "1", "summary": "s\x00"},
+        {"output": {"n": 1}, "summary": "s\x00"},
+    ),
+    "a NUL in evidence": (
+        {"decision": "own", 'output."n"': "1", "evidence": '[{"kind":"file","ref":"a\\u0000"}]'},
+        {"output": {"n": 1}, "evidence": [{"kind": "file", "ref": "a\x00"}]},
+    ),
+    "a lone surrogate in an output": (
+        {"decision": "own", 'output."n"': '"\\ud800"'},
+        {"output": {"n": "\ud800"}},
+    ),
+    "a lone surrogate in a note": (
+        {"decision": "completed", "note": "\ud800"},
+        {"note": "\ud800"},
+    ),
+    "a 9 MB output": (
+        {"decision": "own", 'output."n"': f'"{NINE_MB}"'},
+        {"output": {"n": NINE_MB}},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(UNRECORDABLE))
+def test_a_decision_the_trail_would_refuse_is_refused_before_anything_changes(
+    case: str, tmp_path: Path
+) -> None:
+    from checkprofile.human import (
+        Completed,
+        DecisionRequiredError,
+        JsonLinesRecorder,
+        decision_from_form,
+        decision_from_json,
+        resolution_record,
+    )
+
+    checkpoint = made()
+    form, data = UNRECORDABLE[case]
+    fields = {"checkpoint": checkpoint.reference, "token": "t", **form}
+    with pytest.raises(DecisionRequiredError, match="recordable before it is applied"):
+        decision_from_form(
+            fields, by="ana", at=DECIDED_AT, reference=checkpoint.reference, token="t"
+        )
+    decision = {"kind": "completed", "by": "ana", "at": DECIDED_AT, **data}
+    with pytest.raises(DecisionRequiredError, match="recordable before it is applied"):
+        decision_from_json(decision)
+    for apply in (checkpoint.decide, checkpoint.resolve):
+        with pytest.raises(DecisionRequiredError, match="recordable before it is applied"):
+            apply(decision)
+    # A typed decision a host built itself is held to the same rule where it is applied.
+    typed = Completed(
+        by="ana",
+        at=DECIDED_AT,
+        note=data.get("note"),
+        output=data.get("output"),
+        summary=data.get("summary"),
+    )
+    if "evidence" not in data:
+        for apply in (checkpoint.decide, checkpoint.resolve):
+            with pytest.raises(DecisionRequiredError, match="recordable before it is applied"):
+                apply(typed)
+    assert checkpoint == made()  # nothing changed
+    # And what the rule lets through, the trail keeps.
+    fine = {"kind": "completed", "by": "ana", "at": DECIDED_AT, "output": {"n": "x" * 1_000_000}}
+    JsonLinesRecorder(tmp_path / "audit.jsonl").record(resolution_record(checkpoint.resolve(fine)))
+
+
+def test_an_error_about_an_unrecordable_decision_names_where_never_what() -> None:
+    from checkprofile.human import DecisionRequiredError, decision_from_json
+
+    with pytest.raises(DecisionRequiredError) as caught:
+        decision_from_json(
+            {"kind": "returned", "by": "ana", "at": DECIDED_AT, "note": "hunter2\x00"}
+        )
+    assert "/note" in str(caught.value) and "hunter2" not in str(caught.value)
+
+
+# --- values compared as JSON, by type (issue 34, finding 5) -----------------------------------
+
+
+def with_candidate(data: Any, output: dict[str, Any]) -> Any:
+    """Checkpoint JSON ``data`` whose held candidate (in the state's escalation) has ``output``,
+    the receipt left as it was."""
+    changed = copy.deepcopy(data)
+    changed["state"]["escalation"]["candidate"]["output"] = output
+    return changed
+
+
+def test_a_held_candidate_that_differs_from_the_receipt_by_type_is_refused() -> None:
+    checkpoint = checkpoint_for(
+        make_outcome(SCRIPTS["unsure"], submission={"output": {"approved": True, "amount": 100}}),
+        state=fresh(),
+    )
+    data = stored(checkpoint)
+    assert Checkpoint.from_json(data) == checkpoint
+    # The page shows `true` and `100`; a held 1 and 100.0 would be what completing writes.
+    for output in (
+        {"approved": 1, "amount": 100},
+        {"approved": True, "amount": 100.0},
+        {"approved": 1, "amount": 100.0},
+    ):
+        with pytest.raises(CheckpointError, match="another candidate than its receipt"):
+            Checkpoint.from_json(with_candidate(data, output))
+    # Python's == alone would have taken them: the comparison is by JSON type.
+    assert {"approved": 1, "amount": 100.0} == {"approved": True, "amount": 100}
+
+
+def test_json_values_are_compared_by_their_json_type() -> None:
+    from checkprofile._json_text import same_json
+
+    assert not same_json(True, 1) and not same_json(100, 100.0) and same_json({"a": 1}, {"a": 1})
+    assert not same_json([1], [True]) and same_json({"a": 1, "b": 2}, {"b": 2, "a": 1})
+
+
+def test_a_checkpoint_carries_the_audit_record_s_check_key() -> None:
+    from checkprofile.human import verdict_record
+
+    outcome = make_outcome(SCRIPTS["unsure"])
+    checkpoint = checkpoint_for(outcome, state=fresh())
+    record = verdict_record(outcome, run_id=RUN, step_id=STEP)
+    assert checkpoint.check_key == record.check_key
+    assert Checkpoint.from_json(stored(checkpoint)).check_key == record.check_key
+
+
+def test_a_checkpoint_whose_verdict_was_graded_under_another_check_is_refused() -> None:
+    import attrs
+
+    from checkprofile import parse_check
+
+    checkpoint = made()
+    other = parse_check([{"ask": q.ask} for q in checkpoint.check])
+    escalation = attrs.evolve(
+        checkpoint.escalation, check=attrs.evolve(checkpoint.verdict, check=other)
+    )
+    state = attrs.evolve(checkpoint.state, escalation=escalation)
+    with pytest.raises(CheckpointError, match="another check"):
+        Checkpoint(state=state, receipt=checkpoint.receipt)
+
+
+def test_a_decision_dated_before_its_escalation_is_refused() -> None:
+    from checkprofile.human import DecisionRequiredError
+
+    checkpoint = made()
+    escalated = checkpoint.escalation.at
+    before = "2000-01-01T00:00:00Z"
+    assert before < escalated
+    for apply in (checkpoint.decide, checkpoint.resolve):
+        with pytest.raises(DecisionRequiredError, match="before its escalation"):
+            apply({**RETURNED, "at": before})
+        with pytest.raises(DecisionRequiredError, match="before its escalation"):
+            apply(RETURNED, at=before)
+    # The same instant, or any later, is a decision.
+    assert checkpoint.decide(RETURNED, at=escalated).escalation is None
+    assert checkpoint.decide(RETURNED, at=DECIDED_AT).escalation is None

@@ -181,3 +181,49 @@ def test_the_host_must_give_its_token_and_reference() -> None:
                 reference=reference,
                 token=token,  # type: ignore[arg-type]
             )
+
+
+def test_two_fields_naming_one_output_key_are_one_field_posted_twice() -> None:
+    # output."a" and output."\u0061" are the same key, spelled twice: not the last one winning.
+    spellings = ['output."a"', 'output."\\u0061"', 'output."\\u0061"  ']
+    for first, second in [(spellings[0], spellings[1]), (spellings[1], spellings[2])]:
+        fields = [*post(decision="own").items(), (first, "1"), (second, SECRET_NOTE.join('""'))]
+        with pytest.raises(DecisionRequiredError, match=r"names the output field .* twice") as err:
+            read(fields)
+        assert SECRET_NOTE not in str(err.value)
+    # Two keys that only look alike are two keys.
+    fields = [*post(decision="own").items(), ('output."a"', "1"), ('output."\\u0041"', "2")]
+    assert read(fields).output == {"a": 1, "A": 2}
+
+
+def test_form_post_builds_what_the_page_posts_and_reads_back() -> None:
+    from checkprofile.human import form_post
+
+    for choice, expected in (
+        ("returned", Returned(note="Name both lists.", by="ana@example.com", at=AT)),
+        ("failed", Failed(note="Name both lists.", by="ana@example.com", at=AT)),
+        ("completed", Completed(note="Name both lists.", by="ana@example.com", at=AT)),
+    ):
+        fields = form_post(choice, reference=REF, token=TOKEN, note="Name both lists.")
+        assert read(fields) == expected
+        assert read(urllib.parse.parse_qsl(urllib.parse.urlencode(fields))) == expected
+    own = form_post(
+        "own",
+        reference=REF,
+        token=TOKEN,
+        output={"total_eur": 120, 'odd "key"\n': [1.5, None]},
+        summary="Three days.",
+        evidence=[{"kind": "file", "ref": "r.pdf"}],
+    )
+    assert ('output."total_eur"', "120") in own
+    assert read(own) == Completed(
+        by="ana@example.com",
+        at=AT,
+        output={"total_eur": 120, 'odd "key"\n': [1.5, None]},
+        summary="Three days.",
+        evidence=(Evidence("file", "r.pdf"),),
+    )
+    with pytest.raises(ValueError, match="choice must be one of"):
+        form_post("approved", reference=REF, token=TOKEN)
+    with pytest.raises(ValueError, match="posted by own"):
+        form_post("completed", reference=REF, token=TOKEN, output={"a": 1})

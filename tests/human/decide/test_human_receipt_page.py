@@ -19,6 +19,7 @@ import importlib.util
 import json
 import shutil
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -187,7 +188,7 @@ class Page(html.parser.HTMLParser):
 ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "main", "section", "h1", "h2",
     "h3", "p", "span", "ol", "ul", "li", "table", "thead", "tbody", "tr", "th", "td", "pre",
-    "form", "input", "label", "textarea", "button",
+    "form", "input", "label", "textarea", "button", "a", "details", "summary",
 }  # fmt: skip
 
 
@@ -207,7 +208,11 @@ def test_hostile_texts_in_every_field_are_text_and_hidden_characters_show() -> N
     page = Page(text)
     assert {tag for tag, _ in page.tags} <= ALLOWED_TAGS
     for tag, attrs in page.tags:
-        # Nothing in the page names an address but the form's action; no handler attribute.
+        # Nothing in the page names an address but the form's action (and a link within the
+        # page, to the decision); no handler attribute.
+        if tag == "a":
+            assert attrs == {"href": "#decide"}
+            continue
         assert not {"src", "href", "srcset", "onerror", "style"} & set(attrs), tag
         if "action" in attrs:
             assert attrs["action"] == ACTION
@@ -806,3 +811,383 @@ def tab_text(queue: Any, reference: str) -> str:
         token="t",
         reference=reference,
     )
+
+
+# --- a page that decides cannot be framed (issue 34, finding 1) -------------------------------
+
+
+def test_receipt_headers_forbid_framing_and_carry_the_page_s_own_policy() -> None:
+    from checkprofile.human import receipt_headers
+
+    checkpoint = hostile_checkpoint("http://127.0.0.1:9")
+    page = Page(
+        receipt_html(checkpoint.receipt, action=ACTION, token="t", reference=checkpoint.reference)
+    )
+    headers = receipt_headers(action=ACTION)
+    assert headers["Content-Security-Policy"] == policy(page) + "; frame-ancestors 'none'"
+    assert headers["X-Frame-Options"] == "DENY"
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Cache-Control"] == "no-store"
+    assert headers["Content-Type"] == "text/html; charset=utf-8"
+    without = receipt_headers()
+    assert "form-action 'none'" in without["Content-Security-Policy"]
+    assert without["Content-Security-Policy"].endswith("frame-ancestors 'none'")
+    for bad in ("http://x/a?q=1", "javascript:x", "http://x/a; script-src *", 7):
+        with pytest.raises(ValueError, match="action must be"):
+            receipt_headers(action=bad)  # type: ignore[arg-type]
+
+
+def test_the_queue_serves_every_page_with_headers_that_forbid_framing(queue: Any) -> None:
+    reference, _ = vendor(queue)
+    for path in ("/", f"/checkpoints/{reference}", "/nothing-here"):
+        try:
+            reply = urllib.request.urlopen(queue.origin + path, timeout=10)
+        except urllib.error.HTTPError as error:
+            reply = error
+        with reply:
+            assert reply.headers["X-Frame-Options"] == "DENY", path
+            assert "frame-ancestors 'none'" in reply.headers["Content-Security-Policy"], path
+
+
+def _click_through_a_frame(browser: Browser, queue: Any, tmp_path: Path, name: str) -> str:
+    """Another site's page framing the vendor escalation's page nearly transparent over a
+    decoy, and a person clicking the decoy exactly where "Complete with the candidate" lies
+    under it. The escalation's reference."""
+    reference, _ = vendor(queue)
+    url = f"{queue.origin}/checkpoints/{reference}"
+    width, height = 1280, 8000  # the whole page in the viewport: no scrolling to aim
+    alone = Tab(browser, width, height)
+    alone.open(url)
+    quad = alone.send("DOM.getBoxModel", nodeId=alone.node("#completed-title ~ button"))["model"][
+        "content"
+    ]
+    x, y = (quad[0] + quad[2]) / 2, (quad[1] + quad[5]) / 2
+    evil = tmp_path / f"{name}.html"
+    evil.write_text(
+        '<!DOCTYPE html><html><body style="margin:0"><button style="position:absolute;'
+        f'left:{x - 40}px;top:{y - 10}px">Win a prize</button><iframe src="{url}"'
+        ' style="position:absolute;left:0;top:0;border:0;opacity:0.01;'
+        f'width:{width}px;height:{height}px"></iframe></body></html>',
+        encoding="utf-8",
+    )
+    tab = Tab(browser, width, height)
+    tab.open(evil.as_uri())
+    # A frame of another origin runs in its own process: where a click lands in it reaches the
+    # browser a moment after the load. A person clicks later than that too.
+    time.sleep(1)
+    for kind in ("mousePressed", "mouseReleased"):
+        tab.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+    return reference
+
+
+def _decided_within(queue: Any, reference: str, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if queue.decision_path(reference).exists():
+            return True
+        time.sleep(0.1)
+    return bool(queue.decision_path(reference).exists())
+
+
+def test_a_page_framed_by_another_site_is_not_shown_and_cannot_be_clicked_through(
+    browser: Browser, queue: Any, tmp_path: Path
+) -> None:
+    reference = _click_through_a_frame(browser, queue, tmp_path, "evil")
+    assert not _decided_within(queue, reference, 3)
+    assert not (queue.folder / "audit.jsonl").exists()
+    refused = [
+        event
+        for event in browser.events
+        if "frame-ancestors" in json.dumps(event) or "X-Frame-Options" in json.dumps(event)
+    ]
+    assert refused, "Chromium did not report the refused frame"
+
+
+def test_without_the_headers_the_same_clicks_decide_so_the_test_above_can_fail(
+    browser: Browser, tmp_path: Path
+) -> None:
+    # The control: the same queue serving the page without the library's headers (as it did
+    # before issue 34) is clicked through, and the step completed in the reviewer's name.
+    folder = tmp_path / "checkpoints"
+    shutil.copytree(EXAMPLE / "checkpoints", folder)
+    module = example_server()
+    queue = module.ReviewQueue(folder, reviewer="ana@example.com", clock=lambda: DECIDED_AT)
+
+    class Unprotected(queue.RequestHandlerClass):  # type: ignore[misc,name-defined]
+        def receipt_headers(self, action: str) -> dict[str, str]:
+            return {"Content-Type": "text/html; charset=utf-8"}
+
+    queue.RequestHandlerClass = Unprotected
+    with served(queue):
+        reference = _click_through_a_frame(browser, queue, tmp_path, "evil-control")
+        assert _decided_within(queue, reference, 10)
+    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
+    assert written["decision"]["kind"] == "completed"
+
+
+# --- what a person sees is what they send back (issue 34, finding 2) --------------------------
+
+# Every character Python calls printable that renders as nothing (Default_Ignorable_Code_Point).
+INVISIBLE_PRINTABLE = "".join(
+    chr(code)
+    for code in range(0x110000)
+    if not 0xD800 <= code <= 0xDFFF
+    and chr(code).isprintable()
+    and __import__("checkprofile._shown", fromlist=["IGNORABLE"]).IGNORABLE.match(chr(code))
+)
+
+
+def checkpoint_of(submission: Submission, *, route: bool = False) -> Checkpoint:
+    """An unsure escalation of ``submission`` on a one-question check."""
+    check = parse_check([{"ask": "Is it right?", "fail": 0.5}])
+    material = Material(
+        instructions="Do it.", body="", run_data={}, submission=submission, show_route=route
+    )
+    evaluator = ScriptedEvaluator({"Is it right?": YesNoAnswer(0.62)}, model="m")
+    outcome = run_check_sync(check, material, evaluator, now=DECIDED_AT)
+    assert outcome.action == "escalate"
+    return checkpoint_for(outcome, state=StepState(run_id="run-1", step_id="step-1"))
+
+
+def form_values(page: Page, form_id: str) -> dict[str, str]:
+    """The values a browser posts from the form titled ``form_id`` unchanged: each field's
+    prefilled value or text."""
+    values: dict[str, str] = {}
+    inside = False
+    for tag, attrs in page.tags:
+        if tag == "h3":
+            inside = attrs.get("id") == form_id
+        elif inside and tag in ("input", "textarea") and attrs.get("name"):
+            values[str(attrs["name"])] = str(attrs.get("value") or "")
+    return values
+
+
+def test_no_prefilled_value_holds_a_character_a_person_cannot_see() -> None:
+    assert {"\u3164", "\ufe0f", "\u034f", "\U000e0100"} <= set(INVISIBLE_PRINTABLE)
+    hidden = "a" + INVISIBLE_PRINTABLE + "b"
+    submission = Submission(
+        {"total" + "\u3164": hidden, "nested": {"k\ufe0f": [hidden]}, "plain": "ok"},
+        "summary \u034f",
+        [{"kind": "file", "ref": "report\U000e0100.pdf"}],
+        next="next\u3164",
+        reason="reason\ufe0f",
+    )
+    checkpoint = checkpoint_of(submission, route=True)
+    text = receipt_html(
+        checkpoint.receipt, action=ACTION, token="t", reference=checkpoint.reference
+    )
+    page = Page(text)
+    # Nowhere on the page, text or field, is one of them raw.
+    assert not set(INVISIBLE_PRINTABLE) & set(text)
+    # Each output field and the evidence are JSON text that reads back as the candidate's
+    # value: what the person sees (escapes) is what arrives.
+    textareas = _textarea_texts(text)
+    output = {
+        json.loads(name.removeprefix("output.")): json.loads(value)
+        for name, value in textareas.items()
+        if name.startswith("output.")
+    }
+    assert output == submission.output
+    assert json.loads(textareas["evidence"]) == checkpoint.candidate.to_json()["evidence"]
+    assert "\\u3164" in textareas['output."total\\u3164"']
+    # A plain text field cannot hold an escape that reads back as the same text: it is left
+    # empty, and says why.
+    fields = form_values(page, "own-title")
+    for name in ("summary", "next", "reason"):
+        assert fields[name] == "", name
+    assert text.count("holds characters that do not print") == 3
+
+
+def _textarea_texts(text: str) -> dict[str, str]:
+    class Areas(html.parser.HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.found: dict[str, str] = {}
+            self.name: str | None = None
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.name = dict(attrs).get("name") if tag == "textarea" else None
+            if self.name is not None:
+                self.found[self.name] = ""
+
+        def handle_endtag(self, tag: str) -> None:
+            self.name = None
+
+        def handle_data(self, data: str) -> None:
+            if self.name is not None:
+                self.found[self.name] += data
+
+    areas = Areas()
+    areas.feed(text)
+    # HTML drops one line break right after <textarea>; the page writes none there.
+    return areas.found
+
+
+def test_a_candidate_with_invisible_characters_posted_unchanged_arrives_as_shown() -> None:
+    hidden = "x\u3164\ufe0f\u034f\U000e0100y"
+    submission = Submission({"v": hidden}, "fine", [], next="a", reason="r")
+    checkpoint = checkpoint_of(submission, route=True)
+    text = receipt_html(
+        checkpoint.receipt, action=ACTION, token="t", reference=checkpoint.reference
+    )
+    posted = {**form_values(Page(text), "own-title"), **_textarea_texts(text)}
+    posted = {name: value for name, value in posted.items() if name not in ("note",)}
+    decision = decision_from_form(
+        list(posted.items()), by="ana", at=DECIDED_AT, reference=checkpoint.reference, token="t"
+    )
+    assert isinstance(decision, Completed)
+    assert decision.output == {"v": hidden}  # the escapes the person saw, read back
+    assert (decision.summary, decision.next, decision.reason) == ("fine", "a", "r")
+
+
+# --- the example queue records before it decides (issue 34, findings 3 and 4) -----------------
+
+
+def _still_waiting(queue: Any, reference: str) -> None:
+    assert not queue.decision_path(reference).exists()
+    assert request(queue, f"/checkpoints/{reference}")[0] == 200
+    assert f"/checkpoints/{reference}" in request(queue, "/")[1]
+
+
+def test_a_decision_the_trail_would_refuse_leaves_the_escalation_waiting(queue: Any) -> None:
+    reference, _ = vendor(queue)
+    path = f"/checkpoints/{reference}/decision"
+    for fields in (
+        {"decision": "failed", "note": "bad\x00"},
+        {"decision": "own", 'output."cleared"': '"\\ud800"'},
+    ):
+        status, page = request(queue, path, data=form_body(queue, reference, **fields))
+        assert status == 400 and "recordable before it is applied" in page, page
+        _still_waiting(queue, reference)
+        assert not (queue.folder / "audit.jsonl").exists()
+    assert request(queue, path, data=form_body(queue, reference, decision="completed"))[0] == 200
+
+
+def test_a_record_that_cannot_be_written_leaves_the_escalation_waiting(queue: Any) -> None:
+    reference, _ = vendor(queue)
+    path = f"/checkpoints/{reference}/decision"
+    trail = queue.audit
+
+    class Broken:
+        def record(self, record: Any) -> None:
+            raise OSError(28, "No space left on device")
+
+    queue.audit = Broken()
+    status, page = request(queue, path, data=form_body(queue, reference, decision="completed"))
+    assert status == 503 and "nothing was decided" in page
+    _still_waiting(queue, reference)
+    queue.audit = trail
+    assert request(queue, path, data=form_body(queue, reference, decision="completed"))[0] == 200
+    audit = (queue.folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(audit) == 1 and queue.decision_path(reference).exists()
+    assert list(queue.decided.glob("*.claim")) == []
+
+
+# --- the page a reviewer reads (issue 40) -----------------------------------------------------
+
+
+def test_distances_and_thresholds_read_as_sentences_in_the_page_s_text(
+    browser: Browser, queue: Any
+) -> None:
+    reference, checkpoint = vendor(queue)
+    tab = Tab(browser, 390)
+    tab.open(f"{queue.origin}/checkpoints/{reference}")
+    text = tab.send("Runtime.evaluate", expression="document.body.innerText")["result"]["value"]
+    # What a person reads, not only the markup: each question said in full.
+    assert "from passing" not in text.replace("furthest from passing", "")
+    assert "short of passing (0 passes, 1 is as far as an answer can be)" in text
+    for record in checkpoint.verdict.questions:
+        if record.kind == "yes_no" and record.answer is not None:
+            assert f"The model gave yes a probability of {record.answer}" in text
+    assert "It passes when the probability of yes is" in text
+
+
+def test_the_decision_is_one_link_away_at_the_top_on_a_phone(browser: Browser, queue: Any) -> None:
+    reference, _ = vendor(queue)
+    tab = Tab(browser, 390, 844)
+    tab.open(f"{queue.origin}/checkpoints/{reference}")
+    link = tab.send("DOM.getBoxModel", nodeId=tab.node('a[href="#decide"]'))["model"]["content"]
+    assert link[5] < 844  # on the first screen, without scrolling
+    forms = tab.send("DOM.getBoxModel", nodeId=tab.node("#decide"))["model"]["content"]
+    assert forms[1] > 844  # the forms themselves are further down
+    tab.press_enter_on('a[href="#decide"]')
+    time.sleep(0.5)
+    top = tab.send("Page.getLayoutMetrics")["cssVisualViewport"]["pageY"]
+    assert abs(top - forms[1]) < 60, (top, forms[1])  # the link leads to the decision
+    assert tab.scripts() == []
+
+
+def test_the_page_shows_what_the_evaluator_read_collapsed_within_the_host_s_size() -> None:
+    instructions = "Check the per-diem limit: 45 EUR a day.\n" + "More. " * 2000
+    submission = Submission({"total_eur": 120}, "Three days.", [])
+    check = parse_check([{"ask": "Is the per-diem within the limit?", "fail": 0.5}])
+    material = Material(
+        instructions=instructions,
+        body="The process body.",
+        run_data={"inputs": {"trip": "Lyon\u200b"}},
+        submission=submission,
+    )
+    evaluator = ScriptedEvaluator(
+        {"Is the per-diem within the limit?": YesNoAnswer(0.6)}, model="m"
+    )
+    outcome = run_check_sync(check, material, evaluator, now=DECIDED_AT)
+    state = StepState(run_id="run-1", step_id="step-1")
+    for chars, cut in ((100_000, False), (500, True)):
+        checkpoint = checkpoint_for(outcome, state=state, shown_chars=chars)
+        assert Checkpoint.from_json(json.loads(json.dumps(checkpoint.to_json()))) == checkpoint
+        page = Page(
+            receipt_html(
+                checkpoint.receipt, action=ACTION, token="t", reference=checkpoint.reference
+            )
+        )
+        text = page.all_text()
+        assert "What the evaluator read" in text
+        assert "Check the per-diem limit: 45 EUR a day." in text
+        assert len(page.named("details")) == 4  # instructions, body, run data, submission
+        assert all("open" not in attrs for attrs in page.named("details"))  # collapsed
+        assert "Lyon\\u200b" in text  # the run data view, hidden characters escaped
+        assert ('"total_eur": 120' in text) is True
+        said = f"the first 500 are here, {len(instructions) - 500:,} more were cut"
+        assert (said in text) is cut
+    none = checkpoint_for(outcome, state=state, shown_chars=0)
+    assert none.receipt.material == ()
+    assert "What the evaluator read" not in receipt_html(none.receipt)
+    for bad in (-1, 1.5, "10", True):
+        with pytest.raises(ValueError, match="shown_chars must be a count"):
+            receipt_for(outcome, run_id="r", step_id="s", shown_chars=bad)  # type: ignore[arg-type]
+
+
+def test_form_post_names_the_fields_the_page_has() -> None:
+    from checkprofile.human import form_post
+
+    submission = Submission({"total_eur": 120, "lyon\n": [1]}, "s", [], next="a", reason="r")
+    checkpoint = checkpoint_of(submission, route=True)
+    page = Page(
+        receipt_html(checkpoint.receipt, action=ACTION, token="t", reference=checkpoint.reference)
+    )
+    for choice in ("returned", "completed", "own", "failed"):
+        built = form_post(
+            choice,
+            reference=checkpoint.reference,
+            token="t",
+            output=submission.output if choice == "own" else None,
+        )
+        assert {name for name, _ in built} == set(form_values(page, f"{choice}-title"))
+
+
+def test_an_error_s_page_shows_what_each_attempt_answered() -> None:
+    # Issue 40, item 1: "answer no answer, 1 from passing" for every question, though only
+    # the first timed out.
+    script: dict[str, Any] = {**SCRIPTS["pass"]}
+    first = next(iter(script))
+    script[first] = Failure("timeout", "no reply in 60 s")
+    receipt = receipt_for(make_outcome(script), run_id="run-1", step_id="screen")
+    assert receipt.verdict.verdict == "error"
+    assert Receipt.from_json(json.loads(json.dumps(receipt.to_json()))) == receipt
+    text = Page(receipt_html(receipt)).all_text()
+    assert "attempt 1: no answer (timeout: no reply in 60 s); attempt 2: no answer" in text
+    others = [q for q in receipt.check if q.ask != first]
+    assert text.count("The model answered this question, but the check ended in an error") == len(
+        others
+    )
+    assert "attempt 1: level 2 with confidence" in text or "attempt 1: yes with" in text
