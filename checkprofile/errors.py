@@ -34,6 +34,11 @@ named, never from where it lives)::
     +-- FormRefusedError(PermissionError)  checkprofile.human: a decision form's post
     +-- AuditError(ValueError)             checkprofile.human: an audit record or trail
     +-- StoreError(OSError)                checkprofile.human: the PostgreSQL store
+    +-- EscalationStoreError(OSError)      checkprofile.human: an escalation store
+    +-- NoSuchEscalationError(KeyError)    checkprofile.human: no such checkpoint in a store
+    +-- AlreadyDecidedError(ValueError)    checkprofile.human: a second decision, refused
+    +-- ClaimedError(PermissionError)      checkprofile.human: another reviewer's lease
+    +-- SameDeciderError(PermissionError)  checkprofile.human: the submitter deciding
 
 The adapters' transport raises an :class:`EvaluatorError` of its own (a boundary broken: a
 redirect, a body past its cap, a deadline), which the evaluator reports as a failure. Outside
