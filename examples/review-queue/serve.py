@@ -8,11 +8,12 @@ then open the address it prints. ``/`` lists the checkpoints no one has decided;
 ``/checkpoints/<reference>`` is the receipt's page with the decision form
 (:func:`~checkprofile.human.receipt_html`); the form posts to
 ``/checkpoints/<reference>/decision``, read with :func:`~checkprofile.human.decision_from_form`
-and applied with :meth:`~checkprofile.human.Checkpoint.decide` and
-:meth:`~checkprofile.human.Checkpoint.resolve`. A decision is applied once: the step's next
-state is written to ``decided/<reference>.json`` beside the checkpoints, created only if it
-is not there, and its record appended to ``audit.jsonl``; a second post for the same
-checkpoint is refused (409).
+and applied by an escalation store (:class:`~checkprofile.human.SqliteEscalationStore`,
+``escalations.sqlite`` beside the checkpoints; give ``ReviewQueue`` a
+:class:`~checkprofile.human.PostgresEscalationStore` to run several servers on one queue). A
+decision is applied once, by the store: the first decision and the step's next state are kept
+there, and its record appended to ``audit.jsonl``; a second post for the same checkpoint, from
+this server or another sharing the store, is refused (409).
 
 Not a production server: it has no login (every decision is ``--reviewer``'s) and keeps its
 token secret in memory (a restart invalidates open pages). A real host takes ``by`` from its
@@ -28,7 +29,6 @@ import html
 import json
 import secrets
 import sys
-import threading
 import urllib.parse
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -37,11 +37,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from checkprofile.human import (
+    AlreadyDecidedError,
     Checkpoint,
     CheckpointError,
     DecisionRequiredError,
+    EscalationStore,
     FormRefusedError,
     JsonLinesRecorder,
+    SqliteEscalationStore,
     StateError,
     decision_from_form,
     receipt_html,
@@ -68,15 +71,18 @@ class ReviewQueue(ThreadingHTTPServer):
         reviewer: str,
         port: int = 0,
         clock: Callable[[], str] = utc_now,
+        store: EscalationStore | None = None,
     ) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.folder = folder
-        self.decided = folder / "decided"
-        self.decided.mkdir(exist_ok=True)
+        # What is decided lives in the store, not in this server's memory: every server
+        # sharing the store applies a checkpoint's first decision and refuses the rest.
+        self.store = (
+            store if store is not None else SqliteEscalationStore(folder / "escalations.sqlite")
+        )
         self.audit = JsonLinesRecorder(folder / "audit.jsonl")
         self.reviewer = reviewer
         self.clock = clock
-        self.lock = threading.Lock()
         self._secret = secrets.token_bytes(32)
 
     @property
@@ -99,17 +105,21 @@ class ReviewQueue(ThreadingHTTPServer):
                 unreadable.append(f"{path.name}: {error}")
                 continue
             found[checkpoint.reference] = checkpoint
+        self.store.put_many(found.values())  # kept once, however often the folder is read
         return found, unreadable
 
-    def decision_path(self, reference: str) -> Path:
-        return self.decided / f"{reference}.json"
+    def server_close(self) -> None:
+        super().server_close()
+        self.store.close()
+
+    def is_decided(self, reference: str) -> bool:
+        return self.store.decided(reference) is not None
 
     def apply(self, checkpoint: Checkpoint, fields: list[tuple[str, str]]) -> str:
-        """Read the post and apply its decision once; the decision's kind. Raises what
-        decision_from_form raises, and FileExistsError when the checkpoint is decided."""
+        """Read the post and have the store apply its decision once; the decision's kind.
+        Raises what decision_from_form raises, and AlreadyDecidedError when the checkpoint
+        is decided."""
         reference = checkpoint.reference
-        if self.decision_path(reference).exists():
-            raise FileExistsError(reference)
         decision = decision_from_form(
             fields,
             by=self.reviewer,
@@ -117,15 +127,8 @@ class ReviewQueue(ThreadingHTTPServer):
             reference=reference,
             token=self.token(reference),
         )
-        state = checkpoint.decide(decision)
-        resolution = checkpoint.resolve(decision)
-        record = {"checkpoint": reference, "decision": decision.to_json(), "state": state.to_json()}
-        with self.lock:
-            # "x": created only if absent, so a decision is applied once, also across servers
-            # sharing the folder.
-            with open(self.decision_path(reference), "x", encoding="utf-8") as out:
-                json.dump(record, out, ensure_ascii=False, indent=1)
-            self.audit.record(resolution_record(resolution))
+        decided = self.store.decide(reference, decision)  # the first wins; the rest raise
+        self.audit.record(resolution_record(decided.resolution))
         return decision.kind
 
 
@@ -176,7 +179,7 @@ class _Handler(BaseHTTPRequestHandler):
         if len(parts) == 3 and parts[1] == "checkpoints" and parts[2] in checkpoints:
             reference = parts[2]
             checkpoint = checkpoints[reference]
-            if self.server.decision_path(reference).exists():
+            if self.server.is_decided(reference):
                 return self._refuse(HTTPStatus.GONE, "This escalation has been decided.")
             page = receipt_html(
                 checkpoint.receipt,
@@ -224,7 +227,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._refuse(HTTPStatus.FORBIDDEN, str(error))
         except (DecisionRequiredError, StateError) as error:
             return self._refuse(HTTPStatus.BAD_REQUEST, str(error))
-        except FileExistsError:
+        except AlreadyDecidedError:
             return self._refuse(HTTPStatus.CONFLICT, "This escalation was already decided.")
         body_html = (
             f"<p>Recorded: {html.escape(kind)} by {html.escape(self.server.reviewer)}, step"
@@ -236,7 +239,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _queue(self, checkpoints: dict[str, Checkpoint], unreadable: list[str]) -> str:
         rows = []
         for reference, checkpoint in checkpoints.items():
-            if self.server.decision_path(reference).exists():
+            if self.server.is_decided(reference):
                 continue
             verdict = checkpoint.verdict
             rows.append(

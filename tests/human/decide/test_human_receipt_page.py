@@ -586,14 +586,14 @@ def test_a_person_returns_it_from_the_form_and_the_decision_is_applied_once(
     tab.loaded()
     assert "Recorded: returned by ana@example.com" in tab.html()
     # What arrived is the decision typed, applied to the checkpoint with the library's calls.
-    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
+    written = queue.store.decided(reference)
     expected = Returned(
         note="Attach the EU list report too.\nThe OFAC one is there.",
         by="ana@example.com",
         at=DECIDED_AT,
     )
-    assert written["decision"] == expected.to_json()
-    assert written["state"] == checkpoint.decide(expected).to_json()
+    assert written.decision == expected
+    assert written.state == checkpoint.decide(expected)
     audit = (queue.folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(audit) == 1 and json.loads(audit[0])["decision"] == expected.to_json()
     # A second post for the same checkpoint (a double click, a second reviewer's open page)
@@ -611,7 +611,7 @@ def test_a_person_returns_it_from_the_form_and_the_decision_is_applied_once(
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(again, timeout=10)
     assert refused.value.code == 409
-    assert json.loads(queue.decision_path(reference).read_text(encoding="utf-8")) == written
+    assert queue.store.decided(reference) == written
     assert len((queue.folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()) == 1
     tab.open(queue.origin + "/")
     assert f"/checkpoints/{reference}" not in tab.html()
@@ -641,8 +641,7 @@ def test_a_person_completes_with_their_own_output_from_the_form(
     tab.press_enter_on("#own-title ~ button")
     tab.loaded()
     assert "Recorded: completed" in tab.html(), tab.html()
-    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
-    decision = written["decision"]
+    decision = queue.store.decided(reference).decision.to_json()
     assert decision["kind"] == "completed" and decision["note"] == "The report shows an EU match."
     assert decision["output"] == {**checkpoint.candidate.output, "cleared": False}
     assert decision["summary"] == checkpoint.candidate.summary
@@ -658,7 +657,7 @@ def test_a_note_left_empty_is_refused_by_the_browser_and_nothing_is_posted(
     tab.open(f"{queue.origin}/checkpoints/{reference}")
     tab.press_enter_on("#failed-title ~ button")
     tab.open(queue.origin + "/")  # the next load is this one: the form did not post
-    assert not queue.decision_path(reference).exists()
+    assert not queue.is_decided(reference)
     assert [r for r in tab.requested() if r.endswith("/decision")] == []
 
 
@@ -680,7 +679,7 @@ def test_a_cross_site_post_is_refused(browser: Browser, queue: Any, tmp_path: Pa
     tab.press_enter_on("#go")
     tab.loaded()
     assert "Forbidden" in tab.html()
-    assert not queue.decision_path(reference).exists()
+    assert not queue.is_decided(reference)
 
 
 # --- the example queue, by HTTP ---------------------------------------------------------------
@@ -732,7 +731,7 @@ def test_the_queue_refuses_what_is_not_its_own_form(queue: Any) -> None:
     connection.close()
     other = next(ref for ref in queue.checkpoints()[0] if ref != reference)
     assert request(queue, path, data=form_body(queue, other, decision="completed"))[0] == 403
-    assert not queue.decision_path(reference).exists()
+    assert not queue.is_decided(reference)
     assert not (queue.folder / "audit.jsonl").exists()
     assert request(queue, "/checkpoints/" + "0" * 32)[0] == 404
 
@@ -756,8 +755,8 @@ def test_two_posts_at_once_apply_one_decision(queue: Any) -> None:
     for thread in posts:
         thread.join()
     assert sorted(statuses) == [200, 409, 409, 409]
-    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
-    assert written["state"] == checkpoint.decide(written["decision"]).to_json()
+    written = queue.store.decided(reference)
+    assert written.state == checkpoint.decide(written.decision)
     assert len((queue.folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()) == 1
     assert request(queue, f"/checkpoints/{reference}")[0] == 410
 
@@ -787,7 +786,7 @@ def test_a_hostile_candidate_completed_as_it_stands_arrives_as_it_was(
     tab.press_enter_on("#own-title ~ button")
     tab.loaded()
     assert "Recorded: completed" in tab.html(), tab.html()
-    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
+    written = {"decision": queue.store.decided(reference).decision.to_json()}
     assert written["decision"]["output"] == checkpoint.candidate.output
     assert written["decision"]["evidence"] == checkpoint.candidate.to_json()["evidence"]
     # The summary does not print as itself: it is not filled in, and the page says so.
