@@ -48,7 +48,7 @@ private markers readers use inside one module.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import attrs
 
@@ -147,7 +147,25 @@ def problems_text(what: str, problems: tuple[Problem, ...]) -> str:
 
 
 class CheckprofileError(Exception):
-    """Base of every error checkprofile raises on purpose."""
+    """Base of every error checkprofile raises on purpose.
+
+    Every one pickles and reads back as itself (its message, ``args`` and attributes), whatever
+    its ``__init__`` takes, so an error crosses a process as a task queue or an engine carries
+    it (Celery, DBOS and multiprocessing pickle a task's error)."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _rebuilt_error, (type(self), self.args, dict(self.__dict__))
+
+
+def _rebuilt_error(
+    kind: type[CheckprofileError], args: tuple[Any, ...], state: dict[str, Any]
+) -> CheckprofileError:
+    """The error pickled by :meth:`CheckprofileError.__reduce__`, without calling its
+    ``__init__`` (which may take other arguments than its ``args``)."""
+    error = kind.__new__(kind, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class CheckError(CheckprofileError, ValueError):
