@@ -37,6 +37,7 @@ from checkprofile import (
     Evidence,
     Failure,
     ModelCall,
+    Reply,
     RubricAnswer,
     Submission,
     Usage,
@@ -48,6 +49,7 @@ from checkprofile import (
     format_at,
     outcome_for,
     parse_check,
+    run_check_sync,
 )
 from checkprofile._shown import is_blank
 from checkprofile._time import at_order
@@ -886,3 +888,24 @@ def test_a_repeated_key_anywhere_in_a_writers_verdict_line_is_refused() -> None:
         twice = line[: pair.end()] + f',"{pair.group(1)}":{value}' + line[pair.end() :]
         with pytest.raises(AuditError, match=f'the key "{pair.group(1)}" appears twice'):
             _Reader().line("a", 1, twice.encode())
+
+
+class _NoSourceEvaluator:
+    """A host's own evaluator: its answers say nothing of where they came from."""
+
+    model = "host-own-1"
+
+    async def answer(self, bundle: Any) -> Reply:
+        return Reply(self.model, tuple(YesNoAnswer(0.5) for _ in bundle.check))
+
+
+def test_a_verdict_whose_answers_name_no_source_is_recorded_and_reads_back(
+    tmp_path: Path,
+) -> None:
+    check = parse_check([{"ask": "The report is attached.", "pass": 0.8, "fail": 0.3}])
+    outcome = run_check_sync(check, material(), _NoSourceEvaluator(), now=AT)
+    record = verdict_record(outcome, run_id="run-1", step_id="review")
+    assert record.provenance == ()
+    trail = tmp_path / "audit.jsonl"
+    JsonLinesRecorder(trail).record(record)
+    assert list(read_records(trail)) == [record]
