@@ -70,11 +70,11 @@ def wait_for(what: str, test: Callable[[], Any], *, timeout: float = 60) -> Any:
 class Worker:
     """A worker process of a recipe, its output in a file."""
 
-    def __init__(self, python: str, script: str, *args: str, env: dict[str, str], log: Path):
+    def __init__(self, python: str, *argv: str, env: dict[str, str], log: Path):
         self.log = log
         self.out = open(log, "ab")  # noqa: SIM115 - closed when the worker is
         self.process = subprocess.Popen(
-            [python, str(RECIPES / script), *args],
+            [python, *argv],
             cwd=RECIPES,
             env=env,
             stdout=self.out,
@@ -84,6 +84,14 @@ class Worker:
 
     def text(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def children(self) -> list[int]:
+        """The worker's child processes (a pool's)."""
+        path = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        try:
+            return [int(pid) for pid in path.read_text().split()]
+        except OSError:
+            return []
 
     def kill(self) -> None:
         """SIGKILL the worker and every process of its session (a pool's children)."""
