@@ -58,7 +58,7 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         redisserver.stop(root / "server")
 
 
-def submit(python: str, env: dict[str, str], tasks: list[tuple[str, list[Any]]]) -> None:
+def submit(python: str, env: dict[str, str], tasks: list[tuple[str, str, list[Any]]]) -> None:
     lines = "".join(json.dumps(task) + "\n" for task in tasks)
     subprocess.run(
         [python, str(RECIPES / "celery_recipe.py"), "submit"],
@@ -127,24 +127,37 @@ def test_killed_workers_lose_nothing_and_do_nothing_twice(
             submit(
                 python,
                 env,
-                [("check", [rid, {"score": score, "run": rid}]) for rid, score in requests.items()],
+                [("check", rid, [{"score": score, "run": rid}]) for rid, score in requests.items()],
             )
             escalated = sum(1 for score in requests.values() if score == 0.5)
             sent: set[str] = set()
+            swept, resent = [time.monotonic()], list[int]()
 
             def all_decided() -> bool:
                 fresh = [w.reference for w in store.waiting(limit=1000) if w.reference not in sent]
                 if fresh:
                     at = "2026-10-06T10:00:00Z"
-                    tasks: list[tuple[str, list[Any]]] = []
+                    tasks: list[tuple[str, str, list[Any]]] = []
                     for reference in fresh:
                         for who in ("ana@example.com", "bo@example.com"):  # two, racing
                             decision = {"kind": "failed", "note": "No.", "by": who, "at": at}
-                            tasks.append(("decide", [reference, decision]))
+                            key = f"decide:{reference}:{who}"
+                            tasks.append(("decide", key, [reference, decision]))
                     submit(python, env, tasks)
                     sent.update(fresh)
+                if time.monotonic() > swept[0] + 6:  # what the broker lost, sent again
+                    swept[0] = time.monotonic()
+                    resent.append(sweep(python, env))
                 verdicts, decisions = counts(server, tables["audit"])
-                return verdicts == REQUESTS and decisions == escalated
+                pending = rows(
+                    server, f"SELECT count(*) FROM {tables['ledger']}_accepted WHERE NOT done"
+                )[0][0]
+                return (verdicts, decisions, len(sent), pending) == (
+                    REQUESTS,
+                    escalated,
+                    escalated,
+                    0,
+                )
 
             wait_for("every request checked and every escalation decided", all_decided, timeout=240)
             time.sleep(5)  # deliveries still under way finish, or are redelivered, meanwhile
@@ -154,7 +167,7 @@ def test_killed_workers_lose_nothing_and_do_nothing_twice(
             for worker in workers:
                 worker.kill()
         print(f"\nchaos run {run}: {dict(kills)} kills, {REQUESTS} requests, model asked"
-              f" {sum(model.counts.values())} times")  # fmt: skip
+              f" {sum(model.counts.values())} times, {sum(resent)} tasks swept back")  # fmt: skip
 
     audit = tables["audit"]
     per_run = dict(
@@ -177,8 +190,24 @@ def test_killed_workers_lose_nothing_and_do_nothing_twice(
     verdict_keys = dict(rows(server, f"SELECT run, key FROM {audit} WHERE record = 'verdict'"))
     assert set(per_key) == {verdict_keys[run_id] for _, run_id, _ in escalations}
     assert sum(kills.values()) > 0
-    for table in tables.values():
+    assert rows(server, f"SELECT count(*) FROM {tables['ledger']}_accepted WHERE NOT done") == [
+        (0,)
+    ]
+    for table in [*tables.values(), f"{tables['ledger']}_accepted"]:
         rows(server, f"DROP TABLE IF EXISTS {table}")
+
+
+def sweep(python: str, env: dict[str, str]) -> int:
+    done = subprocess.run(
+        [python, str(RECIPES / "celery_recipe.py"), "sweep", "8"],
+        env=env,
+        cwd=RECIPES,
+        check=True,
+        timeout=120,
+        capture_output=True,
+        text=True,
+    )
+    return int(done.stdout.split()[-1])
 
 
 def counts(conninfo: str, audit: str) -> tuple[int, int]:

@@ -26,9 +26,11 @@ Tested by ``tests/test_recipe_celery.py``, which kills workers at random under l
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import threading
+import time
 from typing import Any
 
 import psycopg
@@ -85,16 +87,72 @@ def shared() -> tuple[Any, Any, LoopbackEvaluator]:
         return _opened["audit"], _opened["store"], _opened["evaluator"]
 
 
+ACCEPTED_TABLE = f"{LEDGER_TABLE}_accepted"
+_made: dict[str, int] = {}
+
+
+def _ledger() -> psycopg.Connection[Any]:
+    """A connection to the host's own tables (made once, under a lock, by whoever is first)."""
+    connection = psycopg.connect(os.environ["CHECKPROFILE_PG"], autocommit=True)
+    if _made.get("pid") == os.getpid():
+        return connection
+    with connection.transaction():
+        connection.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [LEDGER_TABLE])
+        connection.execute(
+            f"CREATE TABLE IF NOT EXISTS {LEDGER_TABLE} (request text PRIMARY KEY,"
+            " outcome bytea NOT NULL)".encode()
+        )
+        connection.execute(
+            f"CREATE TABLE IF NOT EXISTS {ACCEPTED_TABLE} (task text PRIMARY KEY,"
+            " name text NOT NULL, args text NOT NULL, sent double precision NOT NULL,"
+            " done boolean NOT NULL DEFAULT false)".encode()
+        )
+    _made["pid"] = os.getpid()
+    return connection
+
+
+def accept(tasks: list[tuple[str, str, list[Any]]]) -> None:
+    """Accept ``(name, key, args)`` tasks: each kept first (once per key), then sent. What is
+    accepted is done in the end, whatever the broker loses (see :func:`sweep`)."""
+    with _ledger() as connection, connection.transaction():
+        for name, key, args in tasks:
+            connection.execute(
+                f"INSERT INTO {ACCEPTED_TABLE} (task, name, args, sent) VALUES (%s, %s, %s, %s)"
+                " ON CONFLICT (task) DO NOTHING".encode(),
+                [key, name, json.dumps(args), time.time()],
+            )
+    for name, key, args in tasks:
+        TASKS[name].apply_async(args=[key, *args])
+
+
+def sweep(older_than: float) -> int:
+    """Send again every accepted task not done and last sent ``older_than`` seconds ago; how
+    many. Redis's transport takes a message off its list before it marks it unacknowledged:
+    a worker killed whole in between loses it, and only this brings it back (run it every few
+    visibility timeouts, e.g. with Celery beat). Tasks are idempotent: a second copy of one
+    still running changes nothing."""
+    with _ledger() as connection, connection.transaction():
+        stale = connection.execute(
+            f"UPDATE {ACCEPTED_TABLE} SET sent = %s WHERE NOT done AND sent < %s"
+            " RETURNING task, name, args".encode(),
+            [time.time(), time.time() - older_than],
+        ).fetchall()
+    for key, name, args in stale:
+        TASKS[name].apply_async(args=[key, *json.loads(args)])
+    return len(stale)
+
+
+def _done(key: str) -> None:
+    with _ledger() as connection:
+        connection.execute(
+            f"UPDATE {ACCEPTED_TABLE} SET done = true WHERE task = %s".encode(), [key]
+        )
+
+
 def kept_outcome(request_id: str, outcome: Outcome | None) -> Outcome | None:
     """The outcome kept for ``request_id``: ``outcome`` if it is the first, else the one kept
     before it (``None`` when ``outcome`` is ``None`` and none is kept)."""
-    with psycopg.connect(os.environ["CHECKPROFILE_PG"], autocommit=True) as connection:
-        with connection.transaction():  # workers starting at once make it once
-            connection.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [LEDGER_TABLE])
-            connection.execute(
-                f"CREATE TABLE IF NOT EXISTS {LEDGER_TABLE} (request text PRIMARY KEY,"
-                " outcome bytea NOT NULL)".encode()
-            )
+    with _ledger() as connection:
         if outcome is not None:
             connection.execute(
                 f"INSERT INTO {LEDGER_TABLE} (request, outcome) VALUES (%s, %s)"
@@ -131,33 +189,38 @@ def check(request_id: str, output: dict[str, Any]) -> dict[str, Any]:
         result["state"] = checkpoint.state.to_json()
     else:
         result["state"] = after_check(state, outcome, submitted_by="agent:clerk").to_json()
+    _done(request_id)
     return result
 
 
 @app.task(name="checkprofile.decide", **_RETRIED)
-def decide(reference: str, decision: dict[str, Any]) -> dict[str, Any]:
-    """Apply a reviewer's decision once; the step's next state (the kept decision's)."""
+def decide(key: str, reference: str, decision: dict[str, Any]) -> dict[str, Any]:
+    """Apply a reviewer's decision (accepted as ``key``) once; the step's next state (the
+    kept decision's)."""
     audit, store, _ = shared()
     try:
         decided = store.decide(reference, decision)
     except AlreadyDecidedError as error:
         decided = error.decided
     audit.record(resolution_record(decided.resolution))
+    _done(key)
     return decided.state.to_json()
 
 
+TASKS = {"check": check, "decide": decide}
+
+
 def main(argv: list[str]) -> int:
-    """``submit``: send the tasks given on stdin, one JSON ``[name, args]`` a line."""
-    import json
+    """``submit``: accept the tasks on stdin, one JSON ``[name, key, args]`` a line;
+    ``sweep SECONDS``: send again what was accepted and is not done."""
     import sys
 
-    if argv != ["submit"]:
-        raise SystemExit("usage: celery_recipe.py submit < tasks.jsonl")
-    tasks = {"check": check, "decide": decide}
-    for line in sys.stdin:
-        if line.strip():
-            name, args = json.loads(line)
-            tasks[name].apply_async(args=args)
+    if argv == ["submit"]:
+        accept([tuple(json.loads(line)) for line in sys.stdin if line.strip()])
+    elif len(argv) == 2 and argv[0] == "sweep":
+        print(sweep(float(argv[1])))
+    else:
+        raise SystemExit("usage: celery_recipe.py submit < tasks.jsonl | sweep SECONDS")
     return 0
 
 
