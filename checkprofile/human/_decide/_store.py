@@ -41,7 +41,7 @@ import attrs
 
 from ..._shown import is_blank, show
 from ...errors import CheckprofileError
-from ._checkpoint import Checkpoint
+from ._checkpoint import Checkpoint, reference_of
 from ._decisions import Decision, Resolution, apply_decision, decision_from_json
 from ._state import StepState
 
@@ -153,6 +153,8 @@ class _Tx(Protocol):
 
     def rows(self, statement: str, values: Sequence[object] = ()) -> list[tuple[Any, ...]]: ...
 
+    def run_many(self, statement: str, values: Sequence[Sequence[object]]) -> None: ...
+
 
 def _text(what: str, value: object) -> str:
     if not isinstance(value, str) or is_blank(value):
@@ -238,13 +240,12 @@ class EscalationStore:
         if rows:
             now = self._clock()
             with self._transaction() as tx:
-                for row in rows:
-                    tx.run(
-                        f"INSERT INTO {self._table} (reference, process, run, step,"
-                        " submitted_by, put_at, checkpoint) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                        " ON CONFLICT (reference) DO NOTHING",
-                        (*row[:5], now, row[5]),
-                    )
+                tx.run_many(
+                    f"INSERT INTO {self._table} (reference, process, run, step,"
+                    " submitted_by, put_at, checkpoint) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT (reference) DO NOTHING",
+                    [(*row[:5], now, row[5]) for row in rows],
+                )
         return [row[0] for row in rows]
 
     def _row(self, checkpoint: object, process: object) -> tuple[str, str, str, str, Any, str]:
@@ -259,9 +260,9 @@ class EscalationStore:
                 f" {show(checkpoint.step_id)} of run {show(checkpoint.run_id)} does not say"
                 " who submitted (checkpoint_for(..., submitted_by=...))"
             )
-        data = checkpoint.to_json()
+        data = checkpoint.to_json()  # once: the reference is of the same JSON
         return (
-            checkpoint.reference,
+            reference_of(data),
             process,
             checkpoint.run_id,
             checkpoint.step_id,
@@ -519,6 +520,9 @@ class _SqliteTx:
 
     def rows(self, statement: str, values: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         return list(self._connection.execute(statement, values).fetchall())
+
+    def run_many(self, statement: str, values: Sequence[Sequence[object]]) -> None:
+        self._connection.executemany(statement, values)
 
 
 def _schema(table: str, *, identity: str, real: str) -> list[str]:

@@ -51,6 +51,9 @@ class _PostgresTx:
         self._cursor.execute(statement.replace("?", "%s").encode(), values)
         return list(self._cursor.fetchall())
 
+    def run_many(self, statement: str, values: Sequence[Sequence[object]]) -> None:
+        self._cursor.executemany(statement.replace("?", "%s").encode(), values)
+
 
 class PostgresEscalationStore(EscalationStore):
     """An escalation store in a PostgreSQL table, for hosts with many replicas.
