@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import re
 import sqlite3
@@ -39,6 +38,7 @@ from typing import Any, Final, Protocol
 
 import attrs
 
+from ..._convert import NotJson, plain
 from ..._shown import is_blank, show
 from ...errors import CheckprofileError
 from ._checkpoint import Checkpoint, reference_of
@@ -159,7 +159,23 @@ class _Tx(Protocol):
 def _text(what: str, value: object) -> str:
     if not isinstance(value, str) or is_blank(value):
         raise ValueError(f"{what} must be a non-blank string, got {show(value)}")
-    return value
+    return _kept(what, value)
+
+
+def _kept(what: str, value: str) -> str:
+    """``value`` as a plain ``str`` a database column keeps as it is: no U+0000 (NUL), which
+    PostgreSQL's text refuses, and no lone surrogate, which no database's UTF-8 encodes (the
+    same in every store, named with what it is)."""
+    text = str.__str__(value)
+    if "\x00" in text:
+        raise ValueError(f"{what} holds U+0000 (NUL), which a store cannot keep: {show(text)}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(
+            f"{what} holds a lone surrogate, which a store cannot keep: {show(text)}"
+        ) from None
+    return text
 
 
 def _reference(value: object) -> str:
@@ -263,10 +279,10 @@ class EscalationStore:
         data = checkpoint.to_json()  # once: the reference is of the same JSON
         return (
             reference_of(data),
-            process,
-            checkpoint.run_id,
-            checkpoint.step_id,
-            submitted_by,
+            _kept("process", process),
+            _kept("the run id", checkpoint.run_id),
+            _kept("the step id", checkpoint.step_id),
+            None if submitted_by is None else _kept("who submitted", submitted_by),
             _json_text(data),
         )
 
@@ -297,10 +313,10 @@ class EscalationStore:
         tests, values = ["decision IS NULL"], []
         if process is not None:
             tests.append("process = ?")
-            values.append(process)
+            values.append(_kept("process", process))
         if step is not None:
             tests.append("step = ?")
-            values.append(step)
+            values.append(_kept("step", step))
         now = self._clock()
         with self._transaction() as tx:
             rows = tx.rows(
@@ -363,10 +379,12 @@ class EscalationStore:
         duties and ``by`` submitted it."""
         reference = _reference(reference)
         by = _text("by", by)
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-            raise TypeError(f"seconds must be a number, got {show(seconds)}")
-        if not (math.isfinite(seconds) and 0 < seconds <= MAX_LEASE):
-            raise ValueError(f"seconds must be above 0 and at most {MAX_LEASE:g}, got {seconds}")
+        if type(seconds) not in (int, float):  # a subclass's own comparisons never run
+            raise TypeError(f"seconds must be a number (an int or a float), got {show(seconds)}")
+        if not 0 < seconds <= MAX_LEASE:  # exact for any int; false for NaN
+            raise ValueError(
+                f"seconds must be above 0 and at most {MAX_LEASE:g}, got {show(seconds)}"
+            )
         for _ in range(_TRIES):
             now = self._clock()
             until = now + float(seconds)
@@ -420,6 +438,7 @@ class EscalationStore:
         typed = decision_from_json(decision, at=at)
         checkpoint = self.get(reference)
         state = checkpoint.decide(typed)  # what the profile refuses is refused before writing
+        decided_by = _kept("the decision's by", typed.by)
         decision_text = _json_text(typed.to_json())
         state_text = _json_text(state.to_json())
         for _ in range(_TRIES):
@@ -432,13 +451,13 @@ class EscalationStore:
                     " claimed_by = NULL, claimed_until = NULL WHERE reference = ?"
                     " AND decision IS NULL AND (claimed_by IS NULL OR claimed_by = ?"
                     " OR claimed_until <= ?)",
-                    [decision_text, typed.by, state_text, reference, typed.by, now],
+                    [decision_text, decided_by, state_text, reference, decided_by, now],
                 )
                 if changed == 1:
                     return Decided(
                         reference=reference, checkpoint=checkpoint, decision=typed, state=state
                     )
-                self._refusal(tx, reference, typed.by, now)
+                self._refusal(tx, reference, decided_by, now)
         raise EscalationStoreError(  # pragma: no cover - a lease expiring at every try
             f"{self}: the decision on {reference} was neither kept nor refused in {_TRIES} tries"
         )
@@ -495,10 +514,15 @@ class EscalationStore:
 
     def from_parcel(self, parcel: Mapping[str, Any]) -> Checkpoint:
         """The checkpoint a parcel of :meth:`to_parcel` carries, or names."""
-        if not isinstance(parcel, Mapping) or len(parcel) != 1:
+        try:
+            data = plain(parcel)  # read as JSON data: a value's own code never runs
+        except NotJson as error:
+            raise ValueError(f"a parcel must be JSON data: {error}") from None
+        if type(data) is not dict or len(data) != 1:
             raise ValueError(
-                f'a parcel is {{"checkpoint": ...}} or {{"reference": ...}}, got {show(parcel)}'
+                f'a parcel is {{"checkpoint": ...}} or {{"reference": ...}}, got {show(data)}'
             )
+        parcel = data
         if "checkpoint" in parcel:
             return Checkpoint.from_json(parcel["checkpoint"])
         if "reference" in parcel:

@@ -325,3 +325,21 @@ def test_replicas_racing_on_every_escalation_keep_one_decision_each(
             # Every refusal names the one decision kept.
             assert {r[2] for r in mine} == {kept.decision.by} == {winners[0][2]}
         assert store.waiting() == []
+
+
+@pytest.mark.parametrize("bad", ["a\x00b", "\ud800"])
+def test_a_text_no_store_can_keep_is_refused_alike_by_every_store(
+    store: EscalationStore, bad: str
+) -> None:
+    made = checkpoint("run-1")
+    with pytest.raises(ValueError, match="which a store cannot keep"):
+        store.put(made, process=bad)
+    assert store.waiting() == []
+    store.put(made)
+    with pytest.raises(ValueError, match="which a store cannot keep"):
+        store.claim(made.reference, by=bad, seconds=60)
+    with pytest.raises(ValueError, match="which a store cannot keep"):
+        store.decide(made.reference, {**RETURNED, "by": bad, "at": AT})
+    with pytest.raises(ValueError, match="which a store cannot keep"):
+        store.waiting(step=bad)
+    assert store.decided(made.reference) is None
