@@ -251,7 +251,9 @@ def run_check_sync(
     beside it: a check that cannot start within 0.25 s goes to a fresh loop, and the held one
     is closed once its checks are done (:mod:`._sync_loop`). The caller's context variables
     are seen by the evaluator, as with ``asyncio.run``. The loop, and the adapters' clients on
-    it, are closed at interpreter exit.
+    it, are closed at interpreter exit. Works in forked workers (Celery's prefork pool): a
+    child shares no loop, client or lock with its parent. It cannot work under green-thread
+    pools (gevent, eventlet): call ``run_check`` from their async side there.
     """
     import asyncio
 

@@ -13,6 +13,14 @@ only its own check and the checks that were already running beside it on the loo
 The current loop is made by the first call (and again in a forked child, which has none of
 the threads), and closed at interpreter exit: the registered closers (the adapters' clients),
 then the tasks still running, then the loop itself.
+
+Forked workers (Celery's prefork pool, gunicorn, multiprocessing's ``fork``): nothing is shared
+across a fork. A child forgets its parent's loops (their threads did not follow it) and their
+clients, and takes a fresh lock, even when another thread of the parent held it at the fork
+(``os.register_at_fork``); its first check makes a loop of its own. Where it cannot work: inside
+a running event loop (it says so; ``await run_check`` there), and under pools that replace
+threads with green ones (gevent, eventlet), whose monkey-patched threads do not run a loop of
+their own; use ``run_check`` from their async side, or a prefork or thread pool.
 """
 
 from __future__ import annotations
@@ -84,6 +92,19 @@ class SyncLoop:
         self._retired: set[_Loop] = set()
         self._pid = 0
         self._registered = False
+        # The parent's loops, as a forked child inherited them: kept unclosed (their threads
+        # are the parent's) so that collecting them never touches what the parent still uses.
+        self._forsaken: list[_Loop] = []
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._forked)
+
+    def _forked(self) -> None:
+        """In a forked child: a fresh lock, no loop (the next check makes one)."""
+        self._lock = threading.Lock()
+        if self._current is not None:
+            self._forsaken.append(self._current)
+        self._forsaken.extend(self._retired)
+        self._current, self._retired, self._pid = None, set(), os.getpid()
 
     def current(self) -> _Loop:
         """The loop new checks start on (made on first use, and in a forked child)."""

@@ -34,6 +34,11 @@ named, never from where it lives)::
     +-- FormRefusedError(PermissionError)  checkprofile.human: a decision form's post
     +-- AuditError(ValueError)             checkprofile.human: an audit record or trail
     +-- StoreError(OSError)                checkprofile.human: the PostgreSQL store
+    +-- EscalationStoreError(OSError)      checkprofile.human: an escalation store
+    +-- NoSuchEscalationError(KeyError)    checkprofile.human: no such checkpoint in a store
+    +-- AlreadyDecidedError(ValueError)    checkprofile.human: a second decision, refused
+    +-- ClaimedError(PermissionError)      checkprofile.human: another reviewer's lease
+    +-- SameDeciderError(PermissionError)  checkprofile.human: the submitter deciding
 
 The adapters' transport raises an :class:`EvaluatorError` of its own (a boundary broken: a
 redirect, a body past its cap, a deadline), which the evaluator reports as a failure. Outside
@@ -43,7 +48,7 @@ private markers readers use inside one module.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import attrs
 
@@ -142,7 +147,25 @@ def problems_text(what: str, problems: tuple[Problem, ...]) -> str:
 
 
 class CheckprofileError(Exception):
-    """Base of every error checkprofile raises on purpose."""
+    """Base of every error checkprofile raises on purpose.
+
+    Every one pickles and reads back as itself (its message, ``args`` and attributes), whatever
+    its ``__init__`` takes, so an error crosses a process as a task queue or an engine carries
+    it (Celery, DBOS and multiprocessing pickle a task's error)."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _rebuilt_error, (type(self), self.args, dict(self.__dict__))
+
+
+def _rebuilt_error(
+    kind: type[CheckprofileError], args: tuple[Any, ...], state: dict[str, Any]
+) -> CheckprofileError:
+    """The error pickled by :meth:`CheckprofileError.__reduce__`, without calling its
+    ``__init__`` (which may take other arguments than its ``args``)."""
+    error = kind.__new__(kind, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class CheckError(CheckprofileError, ValueError):

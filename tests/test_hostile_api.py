@@ -619,6 +619,67 @@ def _check_case_result(result: Any) -> None:
 
 CALLS.update(_adapters())
 
+
+def _store_calls() -> dict[str, tuple[Call, tuple[type[BaseException], ...]]]:
+    """The escalation store's calls, on a SQLite store of the session's own (one checkpoint
+    put; a hostile value that is a decision may decide it, and every later one is refused)."""
+    import tempfile
+    from pathlib import Path
+
+    from test_human_store import checkpoint
+
+    from checkprofile.human import (
+        AlreadyDecidedError,
+        CheckpointError,
+        ClaimedError,
+        NoSuchEscalationError,
+        SameDeciderError,
+        SqliteEscalationStore,
+    )
+
+    folder = Path(tempfile.mkdtemp(prefix="checkprofile-hostile-store-"))
+    store = SqliteEscalationStore(folder / "store.sqlite")
+    made = checkpoint("run-hostile")
+    reference = store.put(made)
+    refused = (T, V, D, AlreadyDecidedError, ClaimedError, NoSuchEscalationError)
+    return {
+        "SqliteEscalationStore(path)": (SqliteEscalationStore, (T, V)),
+        "SqliteEscalationStore(separate_duties)": (
+            lambda v: SqliteEscalationStore(folder / "s.sqlite", separate_duties=v),
+            (T,),
+        ),
+        "EscalationStore.put": (store.put, (T, SameDeciderError)),
+        "EscalationStore.put(process)": (lambda v: store.put(made, process=v), (T, V)),
+        "EscalationStore.put_many": (store.put_many, (T,)),
+        "EscalationStore.get": (store.get, (V, NoSuchEscalationError)),
+        "EscalationStore.decided": (store.decided, (V, NoSuchEscalationError)),
+        "EscalationStore.waiting(process)": (lambda v: store.waiting(process=v), (T, V)),
+        "EscalationStore.waiting(step)": (lambda v: store.waiting(step=v), (T, V)),
+        "EscalationStore.waiting(limit)": (lambda v: store.waiting(limit=v), (V,)),
+        "EscalationStore.claim(by)": (lambda v: store.claim(reference, by=v, seconds=1), refused),
+        "EscalationStore.claim(seconds)": (
+            lambda v: store.claim(reference, by="ana", seconds=v),
+            refused,
+        ),
+        "EscalationStore.release(by)": (lambda v: store.release(reference, by=v), (V,)),
+        "EscalationStore.decide": (lambda v: store.decide(reference, v), refused),
+        "EscalationStore.decide(at)": (
+            lambda v: store.decide(reference, {"kind": "completed", "by": "bo"}, at=v),
+            refused,
+        ),
+        "EscalationStore.to_parcel(max_bytes)": (
+            lambda v: store.to_parcel(made, max_bytes=v),
+            (V,),
+        ),
+        "EscalationStore.from_parcel": (
+            store.from_parcel,
+            (V, CheckpointError, NoSuchEscalationError),
+        ),
+    }
+
+
+CALLS.update(_store_calls())
+
 #: Parts of valid documents, each made hostile in one place at a time.
 DOCUMENTS: dict[str, tuple[Call, Any, tuple[type[BaseException], ...]]] = {
     "validate_check": (validate_check, spec_full_form(), ()),
@@ -787,6 +848,22 @@ NOT_CALLED: dict[str, str] = {
         " read by iter_records, read_records and calibrate, which are called",
     ),
     "run_check": "async twin of run_check_sync, which is called",
+    "PostgresEscalationStore": "needs a PostgreSQL server: its methods are the SQLite store's"
+    " (called here); tests/human/decide/test_human_store.py runs both",
+    **dict.fromkeys(
+        [
+            "AlreadyDecidedError",
+            "ClaimedError",
+            "EscalationStoreError",
+            "NoSuchEscalationError",
+            "SameDeciderError",
+            "Claim",
+            "Decided",
+            "Waiting",
+            "DEFAULT_ESCALATION_TABLE",
+        ],
+        "the escalation store's errors, answers and default: made by the store, which is called",
+    ),
     "PostgresRecorder": "needs a PostgreSQL server: tests/test_postgres.py gives it bad records"
     " and a store that is not one",
     "ChoiceAnswer": "called through grade(choice ...)",

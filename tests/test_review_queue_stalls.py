@@ -156,6 +156,6 @@ def test_a_post_cut_short_decides_nothing(queue: Any, how: str) -> None:
             pass
     closed_within(connection, LIFETIME + 3)
     connection.close()
-    assert not queue.decision_path(reference).exists()
+    assert not queue.is_decided(reference)
     assert not (queue.folder / "audit.jsonl").exists()
     still_serves(queue)

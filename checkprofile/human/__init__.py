@@ -10,7 +10,9 @@ audit trail of verdicts and decisions (:class:`JsonLinesRecorder`, :func:`read_r
 how advisory verdicts agreed with the people who decided the same submissions.
 :class:`StepState` and one call per event (:func:`after_check`, :func:`after_decision`,
 :func:`after_rework`) give a step's next state in core-2's shapes, and a :class:`Checkpoint`
-(:func:`checkpoint_for`) holds an escalation whole, to decide later in another process.
+(:func:`checkpoint_for`) holds an escalation whole, to decide later in another process; an
+escalation store (:class:`SqliteEscalationStore`, or :class:`PostgresEscalationStore` for many
+replicas) keeps the waiting ones and applies the first decision on each, once.
 Everything but the recorders and the reading is pure: times come from the verdict or the
 decision.
 See ``docs/human-side.md``.
@@ -89,10 +91,25 @@ from ._decide._state import (
     escalate_error,
     replayable,
 )
+from ._decide._store import (
+    DEFAULT_ESCALATION_TABLE,
+    AlreadyDecidedError,
+    Claim,
+    ClaimedError,
+    Decided,
+    EscalationStore,
+    EscalationStoreError,
+    NoSuchEscalationError,
+    SameDeciderError,
+    SqliteEscalationStore,
+    Waiting,
+)
+from ._decide._store_postgres import PostgresEscalationStore
 
 # Plain sorted() order, the house rule (ruff would put the constants first).
 __all__ = [  # noqa: RUF022
     "AUDIT_FORMAT",
+    "AlreadyDecidedError",
     "AuditError",
     "AuditRecord",
     "CHECKPOINT_FORMAT",
@@ -103,14 +120,20 @@ __all__ = [  # noqa: RUF022
     "CheckCases",
     "Checkpoint",
     "CheckpointError",
+    "Claim",
+    "ClaimedError",
     "Completed",
     "Confusion",
     "CurvePoint",
+    "DEFAULT_ESCALATION_TABLE",
+    "Decided",
     "Decision",
     "DecisionKind",
     "DecisionRecord",
     "DecisionRequiredError",
     "Escalation",
+    "EscalationStore",
+    "EscalationStoreError",
     "FORM_CHOICES",
     "Failed",
     "Figure",
@@ -120,6 +143,8 @@ __all__ = [  # noqa: RUF022
     "JsonLinesRecorder",
     "MAX_LINE_BYTES",
     "MIN_CASES",
+    "NoSuchEscalationError",
+    "PostgresEscalationStore",
     "PostgresRecorder",
     "Provenance",
     "QuestionCalibration",
@@ -133,7 +158,9 @@ __all__ = [  # noqa: RUF022
     "Returned",
     "SHOWN_PIECES",
     "STATE_FORMAT",
+    "SameDeciderError",
     "ShownPiece",
+    "SqliteEscalationStore",
     "StateError",
     "StepState",
     "StoreError",
@@ -142,6 +169,7 @@ __all__ = [  # noqa: RUF022
     "TornLine",
     "TornLineWarning",
     "VerdictRecord",
+    "Waiting",
     "after_check",
     "after_decision",
     "after_rework",

@@ -8,12 +8,14 @@ then open the address it prints. ``/`` lists the checkpoints no one has decided;
 ``/checkpoints/<reference>`` is the receipt's page with the decision form
 (:func:`~checkprofile.human.receipt_html`); the form posts to
 ``/checkpoints/<reference>/decision``, read with :func:`~checkprofile.human.decision_from_form`
-and applied with :meth:`~checkprofile.human.Checkpoint.decide` and
-:meth:`~checkprofile.human.Checkpoint.resolve`. A decision is applied once: the step's next
-decision's record is appended to ``audit.jsonl`` first, then the step's next state is written
-to ``decided/<reference>.json`` beside the checkpoints, created only if it is not there (a
-record that cannot be written leaves the escalation waiting); a second post for the same
-checkpoint is refused (409).
+and applied by an escalation store (:class:`~checkprofile.human.SqliteEscalationStore`,
+``escalations.sqlite`` beside the checkpoints; give ``ReviewQueue`` a
+:class:`~checkprofile.human.PostgresEscalationStore` to run several servers on one queue). A
+decision is applied once, by the store: the reviewer first claims the escalation (a lease no one
+else may decide under), then the decision's record is appended to ``audit.jsonl``, and only then
+the store keeps the first decision and the step's next state (a record that cannot be written
+leaves the escalation waiting); a second post for the same checkpoint, from this server or
+another sharing the store, is refused (409).
 
 Not a production server: it has no login (every decision is ``--reviewer``'s) and keeps its
 token secret in memory (a restart invalidates open pages). A real host takes ``by`` from its
@@ -40,11 +42,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from checkprofile.human import (
+    AlreadyDecidedError,
     Checkpoint,
     CheckpointError,
+    ClaimedError,
     DecisionRequiredError,
+    EscalationStore,
     FormRefusedError,
     JsonLinesRecorder,
+    SqliteEscalationStore,
     StateError,
     decision_from_form,
     receipt_headers,
@@ -84,6 +90,7 @@ class ReviewQueue(ThreadingHTTPServer):
         clock: Callable[[], str] = utc_now,
         idle: float = 10.0,
         lifetime: float = 60.0,
+        store: EscalationStore | None = None,
     ) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         # A client that stalls is dropped, so it never holds a thread: no read waits more than
@@ -92,12 +99,15 @@ class ReviewQueue(ThreadingHTTPServer):
         self.idle = idle
         self.lifetime = lifetime
         self.folder = folder
-        self.decided = folder / "decided"
-        self.decided.mkdir(exist_ok=True)
+        # What is decided lives in the store, not in this server's memory: every server
+        # sharing the store applies a checkpoint's first decision and refuses the rest.
+        self.store = (
+            store if store is not None else SqliteEscalationStore(folder / "escalations.sqlite")
+        )
         self.audit = JsonLinesRecorder(folder / "audit.jsonl")
+        self.lock = threading.Lock()  # one decision at a time in this server
         self.reviewer = reviewer
         self.clock = clock
-        self.lock = threading.Lock()
         self._secret = secrets.token_bytes(32)
 
     @property
@@ -120,18 +130,22 @@ class ReviewQueue(ThreadingHTTPServer):
                 unreadable.append(f"{path.name}: {error}")
                 continue
             found[checkpoint.reference] = checkpoint
+        self.store.put_many(found.values())  # kept once, however often the folder is read
         return found, unreadable
 
-    def decision_path(self, reference: str) -> Path:
-        return self.decided / f"{reference}.json"
+    def server_close(self) -> None:
+        super().server_close()
+        self.store.close()
+
+    def is_decided(self, reference: str) -> bool:
+        return self.store.decided(reference) is not None
 
     def apply(self, checkpoint: Checkpoint, fields: list[tuple[str, str]]) -> str:
-        """Read the post and apply its decision once; the decision's kind. Raises what
-        decision_from_form raises, FileExistsError when the checkpoint is decided, and OSError
-        when its record cannot be written (then nothing is decided: it still waits)."""
+        """Read the post and have the store apply its decision once; the decision's kind.
+        Raises what decision_from_form raises, AlreadyDecidedError or ClaimedError when the
+        checkpoint is decided or being decided, and OSError when its record cannot be written
+        (then nothing is decided: it still waits)."""
         reference = checkpoint.reference
-        if self.decision_path(reference).exists():
-            raise FileExistsError(reference)
         # The library refuses, before anything changes, a decision the trail could not keep.
         decision = decision_from_form(
             fields,
@@ -140,30 +154,23 @@ class ReviewQueue(ThreadingHTTPServer):
             reference=reference,
             token=self.token(reference),
         )
-        state = checkpoint.decide(decision)
-        record = resolution_record(checkpoint.resolve(decision))
-        decided = {
-            "checkpoint": reference,
-            "decision": decision.to_json(),
-            "state": state.to_json(),
-        }
-        text = json.dumps(decided, ensure_ascii=True, indent=1)  # whole before a byte is written
-        claim = self.decided / f"{reference}.claim"
+        record = resolution_record(checkpoint.resolve(decision))  # it applies, or this raises
+        # Claimed first (a lease no one else may decide under), then recorded, then decided:
+        # a record that cannot be written leaves the escalation waiting, and no other server
+        # can decide it between its record and its decision.
         with self.lock:
-            # A claim, created only if absent, so a decision is applied once, also across
-            # servers sharing the folder; then the record, then the escalation marked decided.
-            # A record that cannot be written leaves the escalation waiting.
-            if self.decision_path(reference).exists():
-                raise FileExistsError(reference)
-            with open(claim, "x", encoding="utf-8"):
-                pass
+            self.store.claim(reference, by=self.reviewer, seconds=CLAIM_SECONDS)
             try:
                 self.audit.record(record)
-                with open(self.decision_path(reference), "x", encoding="utf-8") as out:
-                    out.write(text)
-            finally:
-                claim.unlink()
+            except BaseException:
+                self.store.release(reference, by=self.reviewer)
+                raise
+            self.store.decide(reference, decision)  # the first wins; the rest raise
         return decision.kind
+
+
+#: How long a reviewer holds an escalation between its record and its decision.
+CLAIM_SECONDS = 60.0
 
 
 def _page(title: str, body: str) -> str:
@@ -230,7 +237,7 @@ class _Handler(BaseHTTPRequestHandler):
         if len(parts) == 3 and parts[1] == "checkpoints" and parts[2] in checkpoints:
             reference = parts[2]
             checkpoint = checkpoints[reference]
-            if self.server.decision_path(reference).exists():
+            if self.server.is_decided(reference):
                 return self._refuse(HTTPStatus.GONE, "This escalation has been decided.")
             action = f"{self.server.origin}/checkpoints/{reference}/decision"
             page = receipt_html(
@@ -281,8 +288,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._refuse(HTTPStatus.FORBIDDEN, str(error))
         except (DecisionRequiredError, StateError) as error:
             return self._refuse(HTTPStatus.BAD_REQUEST, str(error))
-        except FileExistsError:
+        except AlreadyDecidedError:
             return self._refuse(HTTPStatus.CONFLICT, "This escalation was already decided.")
+        except ClaimedError:
+            return self._refuse(HTTPStatus.CONFLICT, "Someone else is deciding this escalation.")
         except OSError:
             return self._refuse(
                 HTTPStatus.SERVICE_UNAVAILABLE,
@@ -298,7 +307,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _queue(self, checkpoints: dict[str, Checkpoint], unreadable: list[str]) -> str:
         rows = []
         for reference, checkpoint in checkpoints.items():
-            if self.server.decision_path(reference).exists():
+            if self.server.is_decided(reference):
                 continue
             verdict = checkpoint.verdict
             rows.append(

@@ -69,3 +69,12 @@ _.allow_single_quoted
 _.allow_unicode
 _.allow_duplicate_keys
 _.itersize
+
+# The escalation store's public surface, for hosts (tests/human/decide/test_human_store.py and
+# examples/many-machines call them; nothing inside the package does).
+_.claim
+_.release
+_.to_parcel
+_.from_parcel
+claimed_by
+claimed_until

@@ -140,6 +140,11 @@ def _id(what: str, value: object) -> str:
     return value
 
 
+def _known_provenance(value: tuple[Provenance, ...]) -> tuple[Provenance, ...]:
+    entries = tuple(value)
+    return entries if any(entry.source is not None for entry in entries) else ()
+
+
 @attrs.frozen(kw_only=True)
 class VerdictRecord:
     """One verdict in the audit trail (the module docstring has the JSON)."""
@@ -154,7 +159,9 @@ class VerdictRecord:
     attempts: int
     check: Check
     verdict: Verdict
-    provenance: tuple[Provenance, ...] = ()
+    # No answer's source known is no provenance at all, as the trail writes and reads it (an
+    # evaluator of the host's own gives answers with none).
+    provenance: tuple[Provenance, ...] = attrs.field(default=(), converter=_known_provenance)
     calls: tuple[ModelCall, ...] = ()
     record: Literal["verdict"] = attrs.field(default="verdict", init=False)
 

@@ -110,8 +110,7 @@ class Checkpoint:
     def reference(self) -> str:
         """An opaque, stable name for this checkpoint: 32 hex digits of the SHA-256 of its
         canonical JSON."""
-        text = canonical_json(self.to_json())
-        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        return reference_of(self.to_json())
 
     def to_json(self) -> dict[str, Any]:
         """``{"checkpoint": 1, "state": <StepState JSON>, "receipt": <Receipt JSON>}``."""
@@ -171,6 +170,13 @@ class Checkpoint:
         :func:`~checkprofile.human.apply_decision`): for the audit trail,
         ``resolution_record(checkpoint.resolve(decision))``, whose key joins the verdict's."""
         return apply_decision(self.escalation, decision_from_json(decision, at=at))
+
+
+def reference_of(data: dict[str, Any]) -> str:
+    """:attr:`Checkpoint.reference` from the checkpoint's :meth:`~Checkpoint.to_json` (for a
+    caller that has it already)."""
+    text = canonical_json(data)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _agree(state: StepState, receipt: Receipt) -> None:

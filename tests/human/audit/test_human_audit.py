@@ -40,6 +40,7 @@ from checkprofile import (
     Evidence,
     Failure,
     ModelCall,
+    Reply,
     RubricAnswer,
     Submission,
     Usage,
@@ -51,6 +52,7 @@ from checkprofile import (
     format_at,
     outcome_for,
     parse_check,
+    run_check_sync,
 )
 from checkprofile._shown import is_blank
 from checkprofile._time import at_order
@@ -1310,3 +1312,24 @@ def test_a_record_source_is_asked_for_the_window_and_named_by_its_name(tmp_path:
     assert names == ["postgresql://audit"]
     assert reads == from_file
     assert asked == [window]
+
+
+class _NoSourceEvaluator:
+    """A host's own evaluator: its answers say nothing of where they came from."""
+
+    model = "host-own-1"
+
+    async def answer(self, bundle: Any) -> Reply:
+        return Reply(self.model, tuple(YesNoAnswer(0.5) for _ in bundle.check))
+
+
+def test_a_verdict_whose_answers_name_no_source_is_recorded_and_reads_back(
+    tmp_path: Path,
+) -> None:
+    check = parse_check([{"ask": "The report is attached.", "pass": 0.8, "fail": 0.3}])
+    outcome = run_check_sync(check, material(), _NoSourceEvaluator(), now=AT)
+    record = verdict_record(outcome, run_id="run-1", step_id="review")
+    assert record.provenance == ()
+    trail = tmp_path / "audit.jsonl"
+    JsonLinesRecorder(trail).record(record)
+    assert list(read_records(trail)) == [record]

@@ -591,14 +591,14 @@ def test_a_person_returns_it_from_the_form_and_the_decision_is_applied_once(
     tab.loaded()
     assert "Recorded: returned by ana@example.com" in tab.html()
     # What arrived is the decision typed, applied to the checkpoint with the library's calls.
-    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
+    written = queue.store.decided(reference)
     expected = Returned(
         note="Attach the EU list report too.\nThe OFAC one is there.",
         by="ana@example.com",
         at=DECIDED_AT,
     )
-    assert written["decision"] == expected.to_json()
-    assert written["state"] == checkpoint.decide(expected).to_json()
+    assert written.decision == expected
+    assert written.state == checkpoint.decide(expected)
     audit = (queue.folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(audit) == 1 and json.loads(audit[0])["decision"] == expected.to_json()
     # A second post for the same checkpoint (a double click, a second reviewer's open page)
@@ -616,7 +616,7 @@ def test_a_person_returns_it_from_the_form_and_the_decision_is_applied_once(
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(again, timeout=10)
     assert refused.value.code == 409
-    assert json.loads(queue.decision_path(reference).read_text(encoding="utf-8")) == written
+    assert queue.store.decided(reference) == written
     assert len((queue.folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()) == 1
     tab.open(queue.origin + "/")
     assert f"/checkpoints/{reference}" not in tab.html()
@@ -646,8 +646,7 @@ def test_a_person_completes_with_their_own_output_from_the_form(
     tab.press_enter_on("#own-title ~ button")
     tab.loaded()
     assert "Recorded: completed" in tab.html(), tab.html()
-    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
-    decision = written["decision"]
+    decision = queue.store.decided(reference).decision.to_json()
     assert decision["kind"] == "completed" and decision["note"] == "The report shows an EU match."
     assert decision["output"] == {**checkpoint.candidate.output, "cleared": False}
     assert decision["summary"] == checkpoint.candidate.summary
@@ -663,7 +662,7 @@ def test_a_note_left_empty_is_refused_by_the_browser_and_nothing_is_posted(
     tab.open(f"{queue.origin}/checkpoints/{reference}")
     tab.press_enter_on("#failed-title ~ button")
     tab.open(queue.origin + "/")  # the next load is this one: the form did not post
-    assert not queue.decision_path(reference).exists()
+    assert not queue.is_decided(reference)
     assert [r for r in tab.requested() if r.endswith("/decision")] == []
 
 
@@ -685,7 +684,7 @@ def test_a_cross_site_post_is_refused(browser: Browser, queue: Any, tmp_path: Pa
     tab.press_enter_on("#go")
     tab.loaded()
     assert "Forbidden" in tab.html()
-    assert not queue.decision_path(reference).exists()
+    assert not queue.is_decided(reference)
 
 
 # --- the example queue, by HTTP ---------------------------------------------------------------
@@ -737,7 +736,7 @@ def test_the_queue_refuses_what_is_not_its_own_form(queue: Any) -> None:
     connection.close()
     other = next(ref for ref in queue.checkpoints()[0] if ref != reference)
     assert request(queue, path, data=form_body(queue, other, decision="completed"))[0] == 403
-    assert not queue.decision_path(reference).exists()
+    assert not queue.is_decided(reference)
     assert not (queue.folder / "audit.jsonl").exists()
     assert request(queue, "/checkpoints/" + "0" * 32)[0] == 404
 
@@ -761,8 +760,8 @@ def test_two_posts_at_once_apply_one_decision(queue: Any) -> None:
     for thread in posts:
         thread.join()
     assert sorted(statuses) == [200, 409, 409, 409]
-    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
-    assert written["state"] == checkpoint.decide(written["decision"]).to_json()
+    written = queue.store.decided(reference)
+    assert written.state == checkpoint.decide(written.decision)
     assert len((queue.folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()) == 1
     assert request(queue, f"/checkpoints/{reference}")[0] == 410
 
@@ -792,7 +791,7 @@ def test_a_hostile_candidate_completed_as_it_stands_arrives_as_it_was(
     tab.press_enter_on("#own-title ~ button")
     tab.loaded()
     assert "Recorded: completed" in tab.html(), tab.html()
-    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
+    written = {"decision": queue.store.decided(reference).decision.to_json()}
     assert written["decision"]["output"] == checkpoint.candidate.output
     assert written["decision"]["evidence"] == checkpoint.candidate.to_json()["evidence"]
     # The summary does not print as itself: it is not filled in, and the page says so.
@@ -883,10 +882,10 @@ def _click_through_a_frame(browser: Browser, queue: Any, tmp_path: Path, name: s
 def _decided_within(queue: Any, reference: str, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if queue.decision_path(reference).exists():
+        if queue.is_decided(reference):
             return True
         time.sleep(0.1)
-    return bool(queue.decision_path(reference).exists())
+    return bool(queue.is_decided(reference))
 
 
 def test_a_page_framed_by_another_site_is_not_shown_and_cannot_be_clicked_through(
@@ -921,8 +920,8 @@ def test_without_the_headers_the_same_clicks_decide_so_the_test_above_can_fail(
     with served(queue):
         reference = _click_through_a_frame(browser, queue, tmp_path, "evil-control")
         assert _decided_within(queue, reference, 10)
-    written = json.loads(queue.decision_path(reference).read_text(encoding="utf-8"))
-    assert written["decision"]["kind"] == "completed"
+    decided = queue.store.decided(reference)
+    assert decided is not None and decided.decision.kind == "completed"
 
 
 # --- what a person sees is what they send back (issue 34, finding 2) --------------------------
@@ -1044,7 +1043,7 @@ def test_a_candidate_with_invisible_characters_posted_unchanged_arrives_as_shown
 
 
 def _still_waiting(queue: Any, reference: str) -> None:
-    assert not queue.decision_path(reference).exists()
+    assert not queue.is_decided(reference)
     assert request(queue, f"/checkpoints/{reference}")[0] == 200
     assert f"/checkpoints/{reference}" in request(queue, "/")[1]
 
@@ -1079,8 +1078,7 @@ def test_a_record_that_cannot_be_written_leaves_the_escalation_waiting(queue: An
     queue.audit = trail
     assert request(queue, path, data=form_body(queue, reference, decision="completed"))[0] == 200
     audit = (queue.folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()
-    assert len(audit) == 1 and queue.decision_path(reference).exists()
-    assert list(queue.decided.glob("*.claim")) == []
+    assert len(audit) == 1 and queue.is_decided(reference)
 
 
 # --- the page a reviewer reads (issue 40) -----------------------------------------------------
