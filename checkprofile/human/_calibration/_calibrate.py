@@ -46,7 +46,6 @@ from ._recommend import (
     MAX_WRONG_FAIL,
     MAX_WRONG_PASS,
     Recommendation,
-    is_test_case,
     recommend,
 )
 from ._search import (
@@ -194,7 +193,6 @@ def _calibrate_check(group: CheckColumns, options: _Options) -> CheckCalibration
         met=at_suggested.agreement.at_least(options.target),
         recommended=recommend(
             group.check,
-            group.tested,
             columns,
             refused,
             labels=group.labels,
@@ -220,7 +218,6 @@ def _columns(group: CheckCases) -> CheckColumns:
             for i, question in enumerate(group.check)
         ),
         refused=bytes(case.person == "refused" for case in group.cases),
-        tested=bytes(is_test_case(case.key) for case in group.cases),
         labels=[case.labels for case in group.cases] if labelled else (),
         cost=group.cost,
     )

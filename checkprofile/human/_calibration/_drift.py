@@ -128,7 +128,7 @@ def _check_comparisons(before: CheckCalibration, after: CheckCalibration) -> lis
                         before.name,
                         number,
                         question.ask,
-                        f"came true, stated in ({cell.low:g}, {cell.high:g}]",
+                        f"came true, stated in {cell.span}",
                         cell.observed,
                         later.observed,
                     )

@@ -7,9 +7,12 @@ with the confidence the user sets.
 The method is Learn then Test with fixed-sequence testing (Angelopoulos, Bates, Candès,
 Jordan and Lei, 2021), which holds out of sample whatever the model or the people do:
 
-1. The cases are split in two by a hash of their submission key (never by anything the
-   model or the people said): a **fit** third and a **test** two thirds (the test needs the
-   more cases: its bounds, not the path, decide how far the thresholds can go).
+1. The cases are split in two by a keyed hash of each case's content (what the model
+   answered, what the person decided, and how many cases of the same content came before:
+   see :func:`test_cases`), never by a run's id or a submission key, so the recommendation is
+   a function of the records' content and the options: a **fit** third and a **test** two
+   thirds (the test needs the more cases: its bounds, not the path, decide how far the
+   thresholds can go).
 2. On the fit half a **path** of thresholds is built, from the strictest (every question
    ``pass: 1``, no ``fail``, ``confidence: 1``: almost everything to a person) to laxer ones,
    one step at a time: each step lowers one question's ``pass`` or ``confidence`` or raises its
@@ -42,6 +45,7 @@ import hashlib
 import itertools
 import math
 import operator
+import sys
 from array import array
 from collections import Counter
 from collections.abc import Sequence
@@ -61,8 +65,8 @@ __all__ = [
     "MAX_WRONG_PASS",
     "Recommendation",
     "binomial_cdf",
-    "is_test_case",
     "recommend",
+    "test_cases",
     "upper_bound",
 ]
 
@@ -421,15 +425,64 @@ def _label_refuses(question: Question, label: Label) -> bool:
     return grade(question, answer) != "pass"
 
 
-def is_test_case(key: str) -> bool:
-    """Whether a case is among the test cases (two in three): a hash of its submission key
-    decides, never what the model or the person said."""
-    return hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest()[0] % 3 != 0
+#: What the split's hash is keyed with: a new value would be a new split for every check.
+_SPLIT_KEY: Final = b"checkprofile calibration split 1"
+
+
+def test_cases(
+    columns: Sequence[Column],
+    refused: bytes,
+    labels: Sequence[Sequence[Label | None]] = (),
+    *,
+    salt: int = 0,
+) -> bytes:
+    """Whether each case is among the test cases (about two in three; 1) or the fit cases
+    (0). A keyed hash decides, of the case's content (what the model answered: each
+    question's name or level and its probability or confidence, exactly; what the person
+    decided; their labels, if any) and of how many cases of the same content came before it:
+    never a run's id or a submission key. Cases of one content are alike, so which of them
+    comes first changes nothing: the split is a function of the records' content, and the
+    same records under other ids (in any order) give the same split and the same
+    recommendation. Counting the cases of one content keeps them from all falling on one
+    side (a trail whose answers take a few values holds many such cases): each is split as
+    if by a coin of its own. ``salt`` chooses another split of the same kind."""
+    n = len(refused)
+    parts: list[Sequence[bytes]] = []
+    for column in columns:
+        values = array("d", column.values)
+        if sys.byteorder != "little":
+            values.byteswap()
+        raw = values.tobytes()
+        parts.append([raw[i : i + 8] for i in range(0, 8 * n, 8)])
+        if column.kind != "yes_no":
+            named = {
+                code: f"{column.named(code)}\0".encode("utf-8", "surrogatepass")
+                for code in set(column.codes)
+            }
+            parts.append(list(map(named.__getitem__, column.codes)))
+    parts.append([b"\1" if no else b"\0" for no in refused])
+    if labels:
+        parts.append([_labels_bytes(row) for row in labels])
+    key = _SPLIT_KEY + bytes([salt])
+    seen: Counter[bytes] = Counter()
+    found = bytearray(n)
+    for case, row in enumerate(map(b"".join, zip(*parts, strict=True))):
+        before = seen[row]
+        seen[row] = before + 1
+        digest = hashlib.blake2b(row, digest_size=8, key=key, salt=before.to_bytes(16, "little"))
+        found[case] = digest.digest()[0] % 3 != 0
+    return bytes(found)
+
+
+def _labels_bytes(row: Sequence[Label | None]) -> bytes:
+    """A case's labels as bytes that tell every two apart (``True`` from ``1``, ``"1"``)."""
+    return "\0".join(
+        "-" if label is None else f"{type(label).__name__[0]}{label}" for label in row
+    ).encode("utf-8", "surrogatepass")
 
 
 def recommend(
     check: Check,
-    tested: bytes,
     columns: Sequence[Column],
     refused: bytes,
     *,
@@ -439,9 +492,11 @@ def recommend(
     confidence: float = CONFIDENCE,
     min_cases: int,
 ) -> Recommendation:
-    """The recommendation for ``check`` from its cases (whether each is ``tested``, by
-    :func:`is_test_case` of its key; the ``columns`` of its answers, one per question; whether
-    the person ``refused`` each, 1 or 0), as the module docstring describes."""
+    """The recommendation for ``check`` from its cases (the ``columns`` of its answers, one
+    per question; whether the person ``refused`` each, 1 or 0; their ``labels``, if any), as
+    the module docstring describes: a function of the cases' content and the options, split
+    by :func:`test_cases`."""
+    tested = test_cases(columns, refused, labels)
     fit, test = (_half(check, columns, refused, labels, half) for half in (negated(tested), tested))
     path = _path(fit, max_wrong_pass, max_wrong_fail, 1 - confidence)
     n = test.cases

@@ -300,7 +300,7 @@ def _reliability_lines(number: int, question: QuestionCalibration) -> list[str]:
             if cell.cases:
                 rows.append(
                     [
-                        f"    ({cell.low:g}, {cell.high:g}]",
+                        f"    {cell.span}",
                         str(cell.cases),
                         _number(cell.mean_stated),
                         f"{_number(cell.observed.value)}{_interval(cell.observed)}",
@@ -627,7 +627,7 @@ def _reliability_chart(table: Reliability, number: int, anchor: str) -> str:
 
 def _bin_title(cell: ReliabilityBin) -> str:
     return (
-        f"({cell.low:g}, {cell.high:g}]: {cell.cases} cases, stated"
+        f"{cell.span}: {cell.cases} cases, stated"
         f" {_number(cell.mean_stated)}, observed {_number(cell.observed.value)}"
         f"{_interval(cell.observed)}"
     )

@@ -190,6 +190,30 @@ def test_ece_brier_and_the_reliability_table_of_a_yes_no_question() -> None:
     ]
 
 
+def test_values_on_bin_edges_fall_in_the_bin_they_open_as_netcal_bins_them() -> None:
+    # Bins closed on the left, [a, b), the last [0.9, 1]: netcal's ECE(bins=10) (numpy's
+    # histogram over linspace(0, 1, 11)). A value is compared with the edge exactly: 0.1,
+    # 0.2, 0.5 and 0.9 are stored at or above their tenth and open their bin; 0.3 and 0.7 are
+    # stored just below theirs (0.2999..., 0.6999...) and stay in the bin below, as in netcal,
+    # whose edges there are 0.30000000000000004 and 0.7000000000000001. By hand: [0, 0.1):
+    # 0.0 no (gap 0); [0.1, 0.2): 0.1 yes (0.9); [0.2, 0.3): 0.2 no, 0.3 yes (2 * |0.5 -
+    # 0.25|); [0.5, 0.6): 0.5 yes (0.5); [0.6, 0.7): 0.7 no (0.7); [0.9, 1]: 0.9, 1.0 yes
+    # (2 * 0.05). ECE = 2.7 / 8. (netcal 1.4.0 gives 0.3375 on these eight values; closed on
+    # the right, as before, it was 3.1 / 8.)
+    cases: list[tuple[float, Person]] = [
+        (0.0, "refused"), (0.1, "accepted"), (0.2, "refused"), (0.3, "accepted"),
+        (0.5, "accepted"), (0.7, "refused"), (0.9, "accepted"), (1.0, "accepted"),
+    ]  # fmt: skip
+    check = one_check("Fine?", [((YesNoAnswer(p),), who) for p, who in cases], min_cases=1)
+    (table,) = check.questions[0].reliability
+    assert table.ece == pytest.approx(2.7 / 8, abs=1e-12)
+    filled = [(b.span, b.cases) for b in table.bins if b.cases]
+    assert filled == [
+        ("[0, 0.1)", 1), ("[0.1, 0.2)", 1), ("[0.2, 0.3)", 2), ("[0.5, 0.6)", 1),
+        ("[0.6, 0.7)", 1), ("[0.9, 1]", 2),
+    ]  # fmt: skip
+
+
 @pytest.mark.parametrize(("min_cases", "too_few"), [(7, False), (8, False), (9, True)])
 def test_a_reliability_table_is_too_few_only_below_min_cases(min_cases: int, too_few: bool) -> None:
     # Eight cases: trusted at a minimum of 7 or 8, too few at 9; each bin on its own count.
