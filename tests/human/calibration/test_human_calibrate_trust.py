@@ -155,10 +155,20 @@ def test_met_needs_the_interval_to_reach_the_target() -> None:
     check = one_check("Fine?", rows, target=0.9)
     assert check.at_current.agreement.value == 0.95
     assert not check.met and not check.questions[0].meets_target
-    # 200 of 200: the interval starts at 200 / (200 + z**2) = 0.981, above 0.95.
+    # 200 of 200: the Wilson interval starts at 200 / (200 + z**2) = 0.981, above 0.95; but
+    # the suggestion is the best of the 5,151 thresholds searched, so met needs the chance
+    # of 200 of 200 at an agreement of 0.95, 0.95**200 = 3.5e-5, to be at most 0.05 / 5151
+    # = 9.7e-6 (Bonferroni over the search): not met. 300 of 300: 0.95**300 = 2.1e-7, met.
     rows = [((YesNoAnswer(0.99),), "accepted")] * 200
     check = one_check("Fine?", rows, target=0.95)
+    assert check.at_suggested.agreement.low is not None
+    assert check.at_suggested.agreement.low > 0.95
+    assert not check.met and not check.questions[0].meets_target
+    rows = [((YesNoAnswer(0.99),), "accepted")] * 300
+    check = one_check("Fine?", rows, target=0.95)
     assert check.met and check.questions[0].meets_target and check.to_json()["met"] is True
+    # The bound so corrected: 0.05 / 5151 = b**300, b the low end of the agreement.
+    assert check.questions[0].agreement_bound == pytest.approx((0.05 / 5151) ** (1 / 300))
 
 
 # --- calibration figures against hand-computed sets --------------------------------------------
