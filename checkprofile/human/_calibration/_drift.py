@@ -1,12 +1,13 @@
 """Drift: two windows of the same audit trail compared, for a scheduled job to raise the alarm
 when a question's agreement or calibration moved further than chance explains.
 
-A figure **moved** when its 95% Wilson intervals in the two windows do not overlap (a
-cautious test: two intervals that only just overlap can still hide a real change, but
-non-overlapping ones rarely come from chance), and each window rests on at least
-``min_cases`` cases; a figure on fewer cases in either window is listed, not judged. The
-figures compared, for each check found in both windows (by name) and each of its questions
-(by what it asks):
+Each figure judged is a share in each window; the two are compared by the two-proportion
+score test (pooled, two-sided), and a figure **moved** when its test rejects under Holm's
+correction over every figure judged at once at :data:`FALSE_ALARM` (5%): so two windows of
+an unchanged world raise the alarm in at most about 5% of comparisons, however many figures
+are judged (``benchmarks/bench_drift.py`` measures it). A figure on fewer than
+``min_cases`` cases in either window is listed, not judged. The figures compared, for each
+check found in both windows (by name) and each of its questions (by what it asks):
 
 - **agreement** at the thresholds in force in each window, for the whole check and for each
   question;
@@ -16,7 +17,8 @@ figures compared, for each check found in both windows (by name) and each of its
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, Final
 
 import attrs
 
@@ -25,15 +27,19 @@ from ..._shown import escaped_text, one_line
 from ._calibrate import Calibration, CheckCalibration
 from ._figures import Figure
 
-__all__ = ["Comparison", "Drift", "drift", "drift_text"]
+__all__ = ["FALSE_ALARM", "Comparison", "Drift", "drift", "drift_text"]
+
+#: The chance that two windows of an unchanged world show any figure moved.
+FALSE_ALARM: Final = 0.05
 
 
 @attrs.frozen(kw_only=True)
 class Comparison:
     """One figure in the two windows: ``check``, ``question`` (1-based; ``None`` for the whole
     check) and what it asks, which ``figure``, its value ``before`` (the baseline window) and
-    ``after`` (the recent one), whether both rest on enough cases to be ``judged``, and
-    whether it ``moved``."""
+    ``after`` (the recent one), whether both rest on enough cases to be ``judged``, the
+    two-sided ``p_value`` of the two-proportion test (``None`` when not judged), and whether it
+    ``moved`` (rejected under Holm's correction over every figure judged)."""
 
     check: str
     question: int | None
@@ -43,6 +49,7 @@ class Comparison:
     after: Figure
     judged: bool
     moved: bool
+    p_value: float | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -68,14 +75,33 @@ class Drift:
         }
 
 
+def _count(figure: Figure) -> int:
+    """How many of a share's cases it counts."""
+    return round((figure.value or 0.0) * figure.cases)
+
+
+def _p_value(before: Figure, after: Figure) -> float:
+    """The two-sided p-value of the pooled two-proportion score test of the two shares."""
+    n, m = before.cases, after.cases
+    k, j = _count(before), _count(after)
+    pooled = (k + j) / (n + m)
+    spread = pooled * (1 - pooled) * (1 / n + 1 / m)
+    if spread <= 0:
+        return 1.0  # both all or both none: nothing moved
+    z = abs(k / n - j / m) / math.sqrt(spread)
+    return math.erfc(z / math.sqrt(2))
+
+
 def _compare(
     check: str, question: int | None, ask: str, figure: str, before: Figure, after: Figure
 ) -> Comparison:
-    judged = not before.too_few and not after.too_few
-    apart = (
-        judged
-        and None not in (before.low, before.high, after.low, after.high)
-        and (before.high < after.low or after.high < before.low)  # type: ignore[operator]
+    judged = (
+        not before.too_few
+        and not after.too_few
+        and before.value is not None
+        and after.value is not None
+        and before.cases > 0
+        and after.cases > 0
     )
     return Comparison(
         check=check,
@@ -85,8 +111,23 @@ def _compare(
         before=before,
         after=after,
         judged=judged,
-        moved=apart,
+        moved=False,
+        p_value=_p_value(before, after) if judged else None,
     )
+
+
+def _holm(comparisons: list[Comparison]) -> list[Comparison]:
+    """The comparisons, those that Holm's step-down rejects at :data:`FALSE_ALARM` over every
+    judged figure marked ``moved``."""
+    judged = sorted(
+        (c.p_value, i) for i, c in enumerate(comparisons) if c.p_value is not None
+    )
+    moved = set()
+    for rank, (p_value, index) in enumerate(judged):
+        if p_value > FALSE_ALARM / (len(judged) - rank):
+            break
+        moved.add(index)
+    return [attrs.evolve(c, moved=True) if i in moved else c for i, c in enumerate(comparisons)]
 
 
 def _check_comparisons(before: CheckCalibration, after: CheckCalibration) -> list[Comparison]:
@@ -150,7 +191,7 @@ def drift(baseline: Calibration, recent: Calibration) -> Drift:
     return Drift(
         baseline=baseline,
         recent=recent,
-        comparisons=tuple(comparisons),
+        comparisons=tuple(_holm(comparisons)),
         missing=tuple(missing),
     )
 
@@ -168,6 +209,10 @@ def _shown(figure: Figure) -> str:
     return f"{figure.value:.3f} ({figure.low:.3f}-{figure.high:.3f}) n={figure.cases}{star}"
 
 
+def _judged(result: Drift) -> int:
+    return sum(c.judged for c in result.comparisons)
+
+
 def drift_text(result: Drift) -> str:
     """The comparison as plain text, moved figures first, ending in a newline."""
     lines = [
@@ -175,9 +220,9 @@ def drift_text(result: Drift) -> str:
     ]
     moved = [c for c in result.comparisons if c.moved]
     if moved:
-        lines.append(f"Moved beyond their 95% intervals: {len(moved)}.")
+        lines.append(f"Moved beyond chance: {len(moved)} of {_judged(result)} figures judged.")
     else:
-        lines.append("Nothing moved beyond its 95% interval.")
+        lines.append(f"Nothing moved beyond chance ({_judged(result)} figures judged).")
     for comparison in sorted(result.comparisons, key=lambda c: not c.moved):
         if comparison.before.cases == 0 and comparison.after.cases == 0:
             continue
@@ -190,7 +235,9 @@ def drift_text(result: Drift) -> str:
     for name in result.missing:
         lines.append(f"  No recent cases of {escaped_text(one_line(name))}.")
     lines.append(
-        "MOVED: the two windows' intervals do not overlap. few: fewer than"
+        "MOVED: the two windows' shares differ beyond chance (two-proportion test, Holm's"
+        " correction over every figure judged: an unchanged world raises a false alarm in at"
+        f" most {FALSE_ALARM:.0%} of comparisons). few: fewer than"
         f" {result.recent.min_cases} cases (*) in a window, not judged."
     )
     return "\n".join(lines) + "\n"

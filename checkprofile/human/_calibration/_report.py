@@ -271,6 +271,14 @@ def recommendation_text(check: CheckCalibration) -> list[str]:
         f"{_interval(figures.to_person_share, percent=True)[2:-1]}), against {now.to_person}"
         f" ({_percent(now.to_person_share.value)}) at the thresholds in force."
     )
+    if chosen.promised and figures.to_person >= figures.cases:
+        # A promise kept only by sending everything to a person is no recommendation.
+        return [
+            f"Nothing to recommend: the only thresholds that promise, with"
+            f" {_rate(chosen.confidence)} confidence, that {rates} ({_all_thresholds(check, chosen)})"
+            f" send every submission to a person, as no check at all would (bounds {bounds}).",
+            cost,
+        ]
     if chosen.promised:
         return [
             f"Recommended for the whole check: {_all_thresholds(check, chosen)}.",

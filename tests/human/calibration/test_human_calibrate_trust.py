@@ -29,7 +29,11 @@ from checkprofile.human._calibration._calibrate import (
 from checkprofile.human._calibration._figures import wilson
 from checkprofile.human._calibration._labels import read_labels
 from checkprofile.human._calibration._recommend import binomial_cdf, upper_bound
-from checkprofile.human._calibration._report import calibration_html, calibration_text
+from checkprofile.human._calibration._report import (
+    calibration_html,
+    calibration_text,
+    recommendation_text,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 Z2 = 1.959963984540054**2
@@ -584,3 +588,72 @@ def test_cli_bad_rates_and_labels_exit_2(
     assert "--max-wrong-pass: must be above 0 and below 1, got '1.5'" in capsys.readouterr().err
     assert main(["calibrate", str(path), "--labels", str(tmp_path / "missing.jsonl")]) == 2
     assert "missing.jsonl" in capsys.readouterr().err
+
+
+def _window(accepted: int) -> Any:
+    rows = [((YesNoAnswer(0.97),), "accepted" if i < accepted else "refused") for i in range(200)]
+    return calibrate_cases(
+        [CheckCases(name="s", check=parse_check("Fine?"), cases=tuple(
+            Case(key=f"k{i}", answers=a, person=p) for i, (a, p) in enumerate(rows)))],
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(("recent", "z", "moved"), [(178, 2.2116, False), (172, 3.0694, True)])
+def test_drift_judges_every_figure_at_once_with_holm(recent: int, z: float, moved: bool) -> None:
+    from checkprofile.human._calibration._drift import drift
+
+    # Three figures judged (the check's agreement, Q1's, the bin [0.9, 1]), each 190 of 200
+    # before and ``recent`` of 200 after. The pooled test: z = |0.95 - 0.89| / sqrt(0.92 *
+    # 0.08 * (1/200 + 1/200)) = 2.2116, p = 0.027: below 5% alone, but above 0.05 / 3 as
+    # Holm asks of the smallest of three: not moved. 172 of 200: z = 3.0694, p = 0.0021.
+    result = drift(_window(190), _window(recent))
+    judged = [c for c in result.comparisons if c.judged]
+    assert len(judged) == 3
+    expected = math.erfc(z / math.sqrt(2))
+    for comparison in judged:
+        assert comparison.p_value == pytest.approx(expected, rel=1e-4)
+        assert comparison.moved is moved
+    assert result.moved is moved
+
+
+def test_the_same_month_under_other_ids_and_order_gives_the_same_report() -> None:
+    # The recommendation is a function of the records' content: the same submissions (the
+    # same answers, decisions and labels) under other run ids, read in another order, give
+    # the same split, the same recommendation and the same report, word for word.
+    bench = bench_recommend()
+    rows = bench.data_set(7, 1500)
+    # Each distinct content appears once here; a few repeated rows test the count of alike
+    # cases (cases of one content must not all fall on one side).
+    rows += rows[:40] * 3
+
+    def report(keyed: list[Any]) -> Any:
+        cases = tuple(
+            Case(key=key, answers=answers, person="accepted" if ok else "refused", labels=labels)
+            for key, answers, ok, labels in keyed
+        )
+        return calibrate_cases([CheckCases(name="expense", check=bench.CHECK, cases=cases)])
+
+    first = report(rows)
+    shuffled = [(f"other-run-{random.Random(i).random()}", *row[1:]) for i, row in enumerate(rows)]
+    random.Random(3).shuffle(shuffled)
+    second = report(shuffled)
+    assert first.checks[0].recommended == second.checks[0].recommended
+    assert first.to_json() == second.to_json()
+    assert calibration_text(first) == calibration_text(second)
+    assert first.checks[0].recommended.promised
+    # And the split is not one-sided for repeated contents: about two thirds tested.
+    recommended = first.checks[0].recommended
+    assert 0.6 < recommended.test_cases / (recommended.fit_cases + recommended.test_cases) < 0.73
+
+
+def test_thresholds_that_send_everything_to_a_person_are_not_recommended() -> None:
+    # Every answer says 0.5 and people refuse half: any thresholds that decide a case decide
+    # them all, half wrongly. Only the strictest keep the promise (no case decided), and
+    # they send all 150 to a person: the report says there is nothing to recommend.
+    rows = [((YesNoAnswer(0.5),), "refused" if i % 2 else "accepted") for i in range(150)]
+    check = one_check("Fine?", rows)
+    assert check.recommended.promised
+    assert check.recommended.at_recommended.to_person == 150
+    lines = " ".join(recommendation_text(check))
+    assert "Recommended" not in lines
+    assert "Nothing to recommend" in lines and "send every submission to a person" in lines
