@@ -28,6 +28,25 @@ Jordan and Lei, 2021), which holds out of sample whatever the model or the peopl
    probability at least ``confidence``; the recommendation is the last of them (the fewest
    cases to a person).
 
+**A check of one question** needs no path, and so no split: its thresholds already come in
+an order that no data chose, along which its risks only grow. Every case tests them:
+
+- yes/no: wrong passes depend on ``pass`` alone and wrong fails on ``fail`` alone, so
+  ``pass`` is tested from 1 down (the null "wrong passes exceed their rate", exact binomial
+  test) and ``fail`` from 0 up ("wrong fails exceed theirs"), each by fixed-sequence
+  testing at half of ``1 - confidence`` (Bonferroni over the two sequences); the
+  recommendation is the lowest ``pass`` and the highest ``fail`` rejected (``fail`` at most
+  ``pass``), and both rates hold at once with probability at least ``confidence``. Its
+  bounds are the exact upper bounds at ``1 - (1 - confidence) / 2``.
+- choice and rubric: ``confidence`` from 1 down, both nulls tested together at
+  ``1 - confidence``, stopping at the first not rejected.
+
+Each sequence rejects every threshold that Learn-then-Test with Holm over the same grid would
+(Holm tests each at ``(1 - confidence) / m``, m at least 2 while any is left, and the tails
+only grow along the sequence), so it never sends more cases to a person than that
+procedure (``benchmarks/bench_ltt.py`` measures both). ``fit_cases`` is then 0 and
+``test_cases`` every case.
+
 When not even the strictest thresholds are rejected (too few cases, or a model whose surest
 answers are wrong too often), nothing is promised, and the recommendation shows the path's
 thresholds with the lowest bounds as the closest.
@@ -48,7 +67,7 @@ import operator
 import sys
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 import attrs
@@ -82,6 +101,13 @@ MAX_WRONG_FAIL: Final = 0.10
 CONFIDENCE: Final = 0.90
 
 
+#: How many other splits of the same cases a check of several questions is also
+#: recommended on, to say how much the recommendation depends on its split; only up to
+#: SPREAD_CASES cases (beyond, the split moves it little, and each split costs a search).
+OTHER_SPLITS: Final = 4
+SPREAD_CASES: Final = 20_000
+
+
 @attrs.frozen(kw_only=True)
 class Recommendation:
     """The check's recommended ``thresholds`` (one per question, in order) and whether they
@@ -90,7 +116,11 @@ class Recommendation:
     holds the verdict's figures under them over every case; ``wrong_pass_bound`` and
     ``wrong_fail_bound`` are the exact one-sided upper bounds, at ``confidence``, of the two
     risks on the ``test_cases`` (the other ``fit_cases`` built the path; ``path`` thresholds
-    were on it, of which ``rejected`` passed the test)."""
+    were on it, of which ``rejected`` passed the test). ``other_splits``: for a check of
+    several questions on at most :data:`SPREAD_CASES` cases, the share of cases a person
+    would see under the recommendation of each of :data:`OTHER_SPLITS` other splits of the
+    same cases (``None`` where that split promises nothing): how much the recommendation
+    depends on its split; empty otherwise."""
 
     promised: bool
     max_wrong_pass: float
@@ -104,6 +134,7 @@ class Recommendation:
     test_cases: int
     path: int
     rejected: int
+    other_splits: tuple[float | None, ...] = ()
 
 
 # --- the cases of one half, under thresholds moved one step at a time -------------------------
@@ -385,7 +416,7 @@ def test_cases(
     side (a trail whose answers take a few values holds many such cases): each is split as
     if by a coin of its own. ``salt`` chooses another split of the same kind."""
     n = len(refused)
-    parts: list[Sequence[bytes]] = []
+    parts: list[Iterable[bytes]] = []
     for column in columns:
         values = array("d", column.values)
         if sys.byteorder != "little":
@@ -401,14 +432,17 @@ def test_cases(
     parts.append([b"\1" if no else b"\0" for no in refused])
     if labels:
         parts.append([_labels_bytes(row) for row in labels])
-    key = _SPLIT_KEY + bytes([salt])
-    seen: Counter[bytes] = Counter()
+    # Each row opens with the split's key, so its hash is keyed (and salted) at no cost.
+    parts.insert(0, itertools.repeat(_SPLIT_KEY + bytes([salt])))
+    seen: dict[bytes, int] = {}
     found = bytearray(n)
-    for case, row in enumerate(map(b"".join, zip(*parts, strict=True))):
-        before = seen[row]
+    blake2b = hashlib.blake2b
+    for case, row in enumerate(map(b"".join, zip(*parts))):
+        before = seen.get(row, 0)
         seen[row] = before + 1
-        digest = hashlib.blake2b(row, digest_size=8, key=key, salt=before.to_bytes(16, "little"))
-        found[case] = digest.digest()[0] % 3 != 0
+        # The first case of a content is hashed as it is, the next with their count.
+        counted = row + b"\xff" + before.to_bytes(8, "little") if before else row
+        found[case] = blake2b(counted, digest_size=8).digest()[0] % 3 != 0
     return bytes(found)
 
 
@@ -434,7 +468,47 @@ def recommend(
     per question; whether the person ``refused`` each, 1 or 0; their ``labels``, if any), as
     the module docstring describes: a function of the cases' content and the options, split
     by :func:`test_cases`."""
-    tested = test_cases(columns, refused, labels)
+    if len(check) == 1:
+        return _one_question(
+            check,
+            columns,
+            refused,
+            labels,
+            max_wrong_pass=max_wrong_pass,
+            max_wrong_fail=max_wrong_fail,
+            confidence=confidence,
+            min_cases=min_cases,
+        )
+    options = {
+        "max_wrong_pass": max_wrong_pass,
+        "max_wrong_fail": max_wrong_fail,
+        "confidence": confidence,
+        "min_cases": min_cases,
+    }
+    found = _split(check, columns, refused, labels, test_cases(columns, refused, labels), **options)
+    if len(refused) > SPREAD_CASES:
+        return found
+    others = []
+    for salt in range(1, OTHER_SPLITS + 1):
+        tested = test_cases(columns, refused, labels, salt=salt)
+        other = _split(check, columns, refused, labels, tested, **options)
+        others.append(other.at_recommended.to_person_share.value if other.promised else None)
+    return attrs.evolve(found, other_splits=tuple(others))
+
+
+def _split(
+    check: Check,
+    columns: Sequence[Column],
+    refused: bytes,
+    labels: Sequence[Sequence[Label | None]],
+    tested: bytes,
+    *,
+    max_wrong_pass: float,
+    max_wrong_fail: float,
+    confidence: float,
+    min_cases: int,
+) -> Recommendation:
+    """The recommendation by Learn then Test on the fit and ``tested`` cases."""
     fit, test = (_half(check, columns, refused, labels, half) for half in (negated(tested), tested))
     path = _path(fit, max_wrong_pass, max_wrong_fail, 1 - confidence)
     n = test.cases
@@ -478,6 +552,79 @@ def recommend(
         fit_cases=fit.cases,
         test_cases=n,
         path=len(path),
+        rejected=rejected,
+    )
+
+
+def _one_question(
+    check: Check,
+    columns: Sequence[Column],
+    refused: bytes,
+    labels: Sequence[Sequence[Label | None]],
+    *,
+    max_wrong_pass: float,
+    max_wrong_fail: float,
+    confidence: float,
+    min_cases: int,
+) -> Recommendation:
+    """The recommendation for a check of one question, on every case, with no split (see the
+    module docstring): each threshold tested in a fixed order that no data chose."""
+    whole = _half(check, columns, refused, labels, b"\1" * len(refused))
+    n = whole.cases
+    level = 1 - confidence
+    enough = n >= min_cases
+    tested = rejected = 0
+    yes_no = isinstance(check[0], YesNoQuestion)
+    # Yes/no: wrong passes follow pass alone and wrong fails fail alone, each tested on its
+    # own sequence at half the level; otherwise both follow confidence, tested together.
+    share = level / 2 if yes_no else level
+    sequences: list[list[tuple[Setting, int]]] = (
+        [[((p, 0), 0) for p in range(100, -1, -1)], [((100, f), 1) for f in range(101)]]
+        if yes_no
+        else [[((c,), 2) for c in range(100, -1, -1)]]
+    )
+    reached: list[int | None] = []
+    for sequence in sequences:
+        found = None
+        for setting, which in sequence:
+            whole.move(0, setting)
+            wrong_pass, wrong_fail = whole.wrong
+            tails = (
+                binomial_cdf(wrong_pass, n, max_wrong_pass),
+                binomial_cdf(wrong_fail, n, max_wrong_fail),
+            )
+            tested += 1
+            p_value = max(tails) if which == 2 else tails[which]
+            if not enough or p_value > share:
+                break  # fixed-sequence testing stops at the first not rejected
+            rejected += 1
+            found = setting[0] if which != 1 else setting[1]
+        reached.append(found)
+    promised = None not in reached
+    if not promised:
+        setting: Setting = (100, 0) if yes_no else (100,)
+    elif yes_no:
+        passing, failing = reached
+        assert passing is not None and failing is not None
+        setting = (passing, min(failing, passing))
+    else:
+        assert reached[0] is not None
+        setting = (reached[0],)
+    whole.move(0, setting)
+    wrong_pass, wrong_fail = whole.wrong
+    bound = 1 - share
+    return Recommendation(
+        promised=promised,
+        max_wrong_pass=max_wrong_pass,
+        max_wrong_fail=max_wrong_fail,
+        confidence=confidence,
+        thresholds=(thresholds_of(check[0], setting),),
+        at_recommended=figures_of(+whole.counts, min_cases),
+        wrong_pass_bound=upper_bound(wrong_pass, n, bound),
+        wrong_fail_bound=upper_bound(wrong_fail, n, bound),
+        fit_cases=0,
+        test_cases=n,
+        path=tested,
         rejected=rejected,
     )
 

@@ -250,6 +250,23 @@ def _all_thresholds(check: CheckCalibration, chosen: Recommendation) -> str:
     )
 
 
+def _spread(chosen: Recommendation) -> str:
+    """How much the recommendation depends on its split of the cases, when it was made on
+    others too."""
+    others = chosen.other_splits
+    if not others:
+        return ""
+    shares = [share for share in others if share is not None]
+    none = len(others) - len(shares)
+    nothing = f"nothing promised under {none}" if none else ""
+    if not shares:
+        return f"Under {len(others)} other splits of the same cases: {nothing}."
+    seen = f"a person would see {_percent(min(shares))} to {_percent(max(shares))}"
+    return f"Under {len(others)} other splits of the same cases, {seen}" + (
+        f" ({nothing})." if nothing else "."
+    )
+
+
 def recommendation_text(check: CheckCalibration) -> list[str]:
     """What the whole check's recommendation promises, and what it costs, in sentences."""
     chosen = check.recommended
@@ -260,9 +277,14 @@ def recommendation_text(check: CheckCalibration) -> list[str]:
         f" have refused, and at most {_rate(chosen.max_wrong_fail)} fail that a person"
         " would have accepted"
     )
+    tested = (
+        f"on {_plural(chosen.test_cases, 'case')} the search did not see"
+        if chosen.fit_cases
+        else f"on all {_plural(chosen.test_cases, 'case')}, in an order no case chose"
+    )
     bounds = (
         f"{_percent(chosen.wrong_pass_bound)} and {_percent(chosen.wrong_fail_bound)}, tested"
-        f" on {_plural(chosen.test_cases, 'case')} the search did not see"
+        f" {tested}"
     )
     cost = (
         f"A person would still see {figures.to_person} of {figures.cases} submissions"
@@ -271,6 +293,9 @@ def recommendation_text(check: CheckCalibration) -> list[str]:
         f"{_interval(figures.to_person_share, percent=True)[2:-1]}), against {now.to_person}"
         f" ({_percent(now.to_person_share.value)}) at the thresholds in force."
     )
+    spread = _spread(chosen)
+    if spread:
+        cost = f"{cost} {spread}"
     if chosen.promised and figures.to_person >= figures.cases:
         # A promise kept only by sending everything to a person is no recommendation.
         return [
