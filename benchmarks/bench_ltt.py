@@ -115,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sent: list[list[float]] = [[], []]
             for _ in range(args.months):
                 rows = world.month(rng, n)
-                report = calibrate_cases([cases(rows)], **rates)  # type: ignore[arg-type]
+                report = calibrate_cases([cases(rows)], **rates)
                 chosen = report.checks[0].recommended
                 ours = chosen.thresholds[0] if chosen.promised else None
                 theirs = ltt_holm(rows, step=args.step, **rates)

@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for n in sizes:
             rng = random.Random(f"{args.seed}-{name}-{n}")
             met = false = naive_false = 0
-            for month in range(args.months):
+            for _ in range(args.months):
                 report = calibrate_cases([cases(world.month(rng, n))], target=target)
                 question = report.checks[0].questions[0]
                 if question.suggested is None or question.at_suggested is None:

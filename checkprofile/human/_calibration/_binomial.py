@@ -10,7 +10,6 @@ import math
 __all__ = ["binomial_cdf", "binomial_tail", "upper_bound"]
 
 
-
 def _continued_fraction(a: float, b: float, x: float) -> float:
     # The continued fraction of the incomplete beta function (modified Lentz's method).
     tiny = 1e-300

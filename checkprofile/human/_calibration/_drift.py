@@ -119,9 +119,7 @@ def _compare(
 def _holm(comparisons: list[Comparison]) -> list[Comparison]:
     """The comparisons, those that Holm's step-down rejects at :data:`FALSE_ALARM` over every
     judged figure marked ``moved``."""
-    judged = sorted(
-        (c.p_value, i) for i, c in enumerate(comparisons) if c.p_value is not None
-    )
+    judged = sorted((c.p_value, i) for i, c in enumerate(comparisons) if c.p_value is not None)
     moved = set()
     for rank, (p_value, index) in enumerate(judged):
         if p_value > FALSE_ALARM / (len(judged) - rank):

@@ -99,7 +99,9 @@ class Figure:
 
     def at_least(self, target: float) -> bool:
         """Whether this share is at least ``target`` to trust: its interval's low bound
-        reaches it, on enough cases."""
+        reaches it, on enough cases. For one share that no search chose: of thresholds picked
+        as the best of many, the report's ``meets_target`` and ``met`` are corrected for the
+        search."""
         return not self.too_few and self.low is not None and self.low >= target
 
     def at_most(self, limit: float) -> bool:
@@ -224,12 +226,15 @@ def figures_of(counts: Counter[tuple[Result, Person]], min_cases: int) -> Figure
 
 # --- calibration of the stated probabilities -------------------------------------------------
 
+
 def _edge(k: int) -> float:
     """The smallest float at or above ``k / BINS`` exactly: a value is in bin ``k`` or above
     when it reaches it."""
     edge = k / BINS
-    return edge if fractions.Fraction(edge) >= fractions.Fraction(k, BINS) else math.nextafter(
-        edge, 1.0
+    return (
+        edge
+        if fractions.Fraction(edge) >= fractions.Fraction(k, BINS)
+        else math.nextafter(edge, 1.0)
     )
 
 

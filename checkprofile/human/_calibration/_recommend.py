@@ -74,8 +74,8 @@ import attrs
 
 from ..._check import Check, ChoiceQuestion, Question, YesNoQuestion
 from ..._verdict import Answer, ChoiceAnswer, Result, RubricAnswer, YesNoAnswer, grade, worst_of
-from ._columns import GRID, RESULTS, Column, Label, negated, selected
 from ._binomial import binomial_cdf, upper_bound
+from ._columns import GRID, RESULTS, Column, Label, negated, selected
 from ._figures import Figures, Person, figures_of
 from ._search import Thresholds
 
@@ -432,12 +432,13 @@ def test_cases(
     parts.append([b"\1" if no else b"\0" for no in refused])
     if labels:
         parts.append([_labels_bytes(row) for row in labels])
-    # Each row opens with the split's key, so its hash is keyed (and salted) at no cost.
+    # Each row opens with the split's key, so its hash is keyed (and salted) at no cost
+    # (the key repeats without end: the other parts, all as long, set the rows).
     parts.insert(0, itertools.repeat(_SPLIT_KEY + bytes([salt])))
     seen: dict[bytes, int] = {}
     found = bytearray(n)
     blake2b = hashlib.blake2b
-    for case, row in enumerate(map(b"".join, zip(*parts))):
+    for case, row in enumerate(map(b"".join, zip(*parts, strict=False))):
         before = seen.get(row, 0)
         seen[row] = before + 1
         # The first case of a content is hashed as it is, the next with their count.
@@ -479,19 +480,14 @@ def recommend(
             confidence=confidence,
             min_cases=min_cases,
         )
-    options = {
-        "max_wrong_pass": max_wrong_pass,
-        "max_wrong_fail": max_wrong_fail,
-        "confidence": confidence,
-        "min_cases": min_cases,
-    }
-    found = _split(check, columns, refused, labels, test_cases(columns, refused, labels), **options)
+    rates = (max_wrong_pass, max_wrong_fail, confidence, min_cases)
+    found = _split(check, columns, refused, labels, test_cases(columns, refused, labels), *rates)
     if len(refused) > SPREAD_CASES:
         return found
     others = []
     for salt in range(1, OTHER_SPLITS + 1):
         tested = test_cases(columns, refused, labels, salt=salt)
-        other = _split(check, columns, refused, labels, tested, **options)
+        other = _split(check, columns, refused, labels, tested, *rates)
         others.append(other.at_recommended.to_person_share.value if other.promised else None)
     return attrs.evolve(found, other_splits=tuple(others))
 
@@ -502,7 +498,6 @@ def _split(
     refused: bytes,
     labels: Sequence[Sequence[Label | None]],
     tested: bytes,
-    *,
     max_wrong_pass: float,
     max_wrong_fail: float,
     confidence: float,
@@ -586,8 +581,8 @@ def _one_question(
     reached: list[int | None] = []
     for sequence in sequences:
         found = None
-        for setting, which in sequence:
-            whole.move(0, setting)
+        for tried, which in sequence:
+            whole.move(0, tried)
             wrong_pass, wrong_fail = whole.wrong
             tails = (
                 binomial_cdf(wrong_pass, n, max_wrong_pass),
@@ -598,7 +593,7 @@ def _one_question(
             if not enough or p_value > share:
                 break  # fixed-sequence testing stops at the first not rejected
             rejected += 1
-            found = setting[0] if which != 1 else setting[1]
+            found = tried[0] if which != 1 else tried[1]
         reached.append(found)
     promised = None not in reached
     if not promised:

@@ -227,8 +227,10 @@ _LEGEND: Final = (
     "wrong pass: cases the model passed though the person refused them, of all cases."
     " (low-high): the 95% Wilson interval of each share.",
     "suggested: the thresholds that keep agreement at or above the target while sending the"
-    " fewest cases to a person (or, when none reach it, the highest agreement). met: the low"
-    " end of the agreement's interval reaches the target, on enough cases.",
+    " fewest cases to a person (or, when none reach it, the highest agreement), among those"
+    " that decide enough cases. met: the agreement reaches the target with 95% confidence"
+    " corrected for the search (every thresholds tried at once, exact binomial test), on"
+    " enough cases; a suggestion's own interval, blind to the search, is not enough.",
     "ECE: expected calibration error over 10 equal-width bins of the stated probability or"
     " confidence; Brier: mean squared gap between it and what came true.",
 )
@@ -300,8 +302,9 @@ def recommendation_text(check: CheckCalibration) -> list[str]:
         # A promise kept only by sending everything to a person is no recommendation.
         return [
             f"Nothing to recommend: the only thresholds that promise, with"
-            f" {_rate(chosen.confidence)} confidence, that {rates} ({_all_thresholds(check, chosen)})"
-            f" send every submission to a person, as no check at all would (bounds {bounds}).",
+            f" {_rate(chosen.confidence)} confidence, that {rates}"
+            f" ({_all_thresholds(check, chosen)}) send every submission to a person, as no"
+            f" check at all would (bounds {bounds}).",
             cost,
         ]
     if chosen.promised:

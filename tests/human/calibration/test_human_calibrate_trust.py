@@ -657,3 +657,44 @@ def test_thresholds_that_send_everything_to_a_person_are_not_recommended() -> No
     lines = " ".join(recommendation_text(check))
     assert "Recommended" not in lines
     assert "Nothing to recommend" in lines and "send every submission to a person" in lines
+
+
+def _benchmark(name: str) -> Any:
+    """A module of benchmarks/ (which import each other by name), loaded for its functions."""
+    folder = str(ROOT / "benchmarks")
+    if folder not in sys.path:
+        sys.path.append(folder)
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("regime", ["calibrated", "over", "under", "useless"])
+def test_one_question_never_sends_more_to_a_person_than_ltt_holm(regime: str) -> None:
+    # Learn-then-Test with Holm over the same grid (bench_ltt.ltt_holm, written as MAPIE's
+    # ltt_procedure does it) on the same cases: every pair it rejects, the recommendation's
+    # own sequences reject too, so it never sends more of the cases to a person, and it
+    # promises whenever that procedure does.
+    ltt = _benchmark("bench_ltt")
+    world = ltt.World(regime)
+    rng = random.Random(f"ltt-{regime}")
+    compared = 0
+    for n in (120, 400, 1500):
+        rows = world.month(rng, n)
+        report = calibrate_cases([ltt.cases(rows)])
+        chosen = report.checks[0].recommended
+        theirs = ltt.ltt_holm(
+            rows, max_wrong_pass=0.05, max_wrong_fail=0.10, confidence=0.9, step=1
+        )
+        assert (chosen.fit_cases, chosen.test_cases) == (0, n)
+        if theirs is None:
+            continue
+        assert chosen.promised
+        passing, failing = theirs.pass_at, theirs.fail_below or theirs.pass_at
+        sent = sum(failing <= p < passing for p, _ in rows)
+        assert chosen.at_recommended.to_person <= sent
+        compared += 1
+    assert compared >= 2
