@@ -253,9 +253,15 @@ def meets(figures: Figures, target: float, candidates: int) -> bool:
     agreement = figures.agreement
     if agreement.too_few or agreement.value is None or agreement.value < target:
         return False
-    decided = figures.decided
-    agreed = figures.confusion.agreed
-    return binomial_tail(agreed, decided, target) <= (1 - MET_CONFIDENCE) / candidates
+    level = _level(candidates)
+    tail = binomial_tail(figures.confusion.agreed, figures.decided, target)
+    return level > 0 and tail <= level
+
+
+def _level(candidates: int) -> float:
+    """The level each of ``candidates`` thresholds is tested at; 0 (nothing meets) for a
+    search too large for a float to say (a check of scores of questions)."""
+    return (1 - MET_CONFIDENCE) / candidates if candidates < 10**300 else 0.0
 
 
 def agreement_bound(figures: Figures, candidates: int) -> float | None:
@@ -264,8 +270,10 @@ def agreement_bound(figures: Figures, candidates: int) -> float | None:
     decided = figures.decided
     if not decided:
         return None
-    level = 1 - (1 - MET_CONFIDENCE) / candidates
-    return max(0.0, 1 - upper_bound(decided - figures.confusion.agreed, decided, level))
+    level = _level(candidates)
+    if level <= 0:
+        return 0.0
+    return max(0.0, 1 - upper_bound(decided - figures.confusion.agreed, decided, 1 - level))
 
 
 def _merit(figures: Figures, target: float, candidates: int) -> tuple[Any, ...]:

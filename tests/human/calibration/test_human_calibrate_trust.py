@@ -698,3 +698,26 @@ def test_one_question_never_sends_more_to_a_person_than_ltt_holm(regime: str) ->
         assert chosen.at_recommended.to_person <= sent
         compared += 1
     assert compared >= 2
+
+
+def test_no_thresholds_are_suggested_from_fewer_than_min_cases_decided_cases() -> None:
+    # 29 cases: no thresholds can leave 30 decided, so none is suggested (at 29, some are).
+    rows = [((YesNoAnswer(0.9 if i % 3 else 0.2),), "accepted" if i % 3 else "refused")
+            for i in range(29)]  # fmt: skip
+    question = one_check("Fine?", rows).questions[0]
+    assert (question.suggested, question.at_suggested, question.meets_target) == (None, None, False)
+    assert question.agreement_bound is None
+    question = one_check("Fine?", rows, min_cases=29).questions[0]
+    assert question.suggested is not None and question.at_suggested is not None
+    assert question.at_suggested.decided >= 29
+
+
+def test_a_search_too_large_for_a_float_meets_nothing_and_bounds_at_zero() -> None:
+    from checkprofile.human._calibration._search import agreement_bound, meets
+
+    # A check of 90 questions searches 5152**90 combinations, more than a float holds: no
+    # overflow, nothing meets, and the bound says nothing (0). At 5,151, 300 of 300 meet.
+    figures = one_check("Fine?", [((YesNoAnswer(0.99),), "accepted")] * 300).at_current
+    assert meets(figures, 0.95, 5151) and agreement_bound(figures, 5151) > 0.95
+    assert not meets(figures, 0.95, 5152**90)
+    assert agreement_bound(figures, 5152**90) == 0.0
