@@ -1,8 +1,8 @@
 """Drift: two windows of the same audit trail compared, for a scheduled job to raise the alarm
 when a question's agreement or calibration moved further than chance explains.
 
-Each figure judged is a share in each window; the two are compared by the two-proportion
-score test (pooled, two-sided), and a figure **moved** when its test rejects under Holm's
+Each figure judged is a share in each window; the two are compared by Fisher's exact test
+(two-sided, as scipy's ``fisher_exact``), and a figure **moved** when its test rejects under Holm's
 correction over every figure judged at once at :data:`FALSE_ALARM` (5%): so two windows of
 an unchanged world raise the alarm in at most about 5% of comparisons, however many figures
 are judged (``benchmarks/bench_drift.py`` measures it). A figure on fewer than
@@ -38,7 +38,7 @@ class Comparison:
     """One figure in the two windows: ``check``, ``question`` (1-based; ``None`` for the whole
     check) and what it asks, which ``figure``, its value ``before`` (the baseline window) and
     ``after`` (the recent one), whether both rest on enough cases to be ``judged``, the
-    two-sided ``p_value`` of the two-proportion test (``None`` when not judged), and whether it
+    two-sided ``p_value`` of Fisher's exact test (``None`` when not judged), and whether it
     ``moved`` (rejected under Holm's correction over every figure judged)."""
 
     check: str
@@ -81,15 +81,38 @@ def _count(figure: Figure) -> int:
 
 
 def _p_value(before: Figure, after: Figure) -> float:
-    """The two-sided p-value of the pooled two-proportion score test of the two shares."""
+    """The two-sided p-value of Fisher's exact test of the two shares (as scipy's
+    ``fisher_exact``: the chance, given both windows' totals, of a split as likely as the one
+    seen or less). Exact, so it never claims more than its level: the terms are walked from
+    the likeliest split outwards, until they are too small to count."""
     n, m = before.cases, after.cases
     k, j = _count(before), _count(after)
-    pooled = (k + j) / (n + m)
-    spread = pooled * (1 - pooled) * (1 / n + 1 / m)
-    if spread <= 0:
-        return 1.0  # both all or both none: nothing moved
-    z = abs(k / n - j / m) / math.sqrt(spread)
-    return math.erfc(z / math.sqrt(2))
+    total, hits = n + m, k + j
+    low, high = max(0, n - (total - hits)), min(n, hits)
+    if low == high:
+        return 1.0
+
+    def log_pmf(x: int) -> float:
+        return _log_choose(hits, x) + _log_choose(total - hits, n - x) - _log_choose(total, n)
+
+    mode = min(high, max(low, (n + 1) * (hits + 1) // (total + 2)))
+    seen = log_pmf(k) + 1e-7  # splits as likely as the one seen, rounding aside, count
+    small = min(seen, log_pmf(mode)) - 50
+    found = 0.0
+    for step in (1, -1):
+        x = mode if step == 1 else mode - 1
+        while low <= x <= high:
+            log_p = log_pmf(x)
+            if log_p < small:
+                break  # beyond here, every term is below e**-50 of any that counted
+            if log_p <= seen:
+                found += math.exp(log_p)
+            x += step
+    return min(1.0, found)
+
+
+def _log_choose(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
 def _compare(
@@ -233,7 +256,7 @@ def drift_text(result: Drift) -> str:
     for name in result.missing:
         lines.append(f"  No recent cases of {escaped_text(one_line(name))}.")
     lines.append(
-        "MOVED: the two windows' shares differ beyond chance (two-proportion test, Holm's"
+        "MOVED: the two windows' shares differ beyond chance (Fisher's exact test, Holm's"
         " correction over every figure judged: an unchanged world raises a false alarm in at"
         f" most {FALSE_ALARM:.0%} of comparisons). few: fewer than"
         f" {result.recent.min_cases} cases (*) in a window, not judged."
