@@ -7,8 +7,8 @@ Each trial draws two months of the same regime (for the power rows, the second m
 people accept 10 points less often whatever the model says), calibrates both, and compares
 them as ``checkprofile calibrate --baseline-...`` does. Printed per row: the figures judged
 (mean), the share of trials with any figure ``moved`` and its exact 95% interval; the
-promise for an unchanged world: at most 5% (Fisher's exact test, Holm over every figure judged). Exit 1 when an
-unchanged world's false alarms exceed 5% beyond their interval.
+promise for an unchanged world: at most 5% (Fisher's exact test, Holm over every figure
+judged). Exit 1 when an unchanged world's false alarms exceed 5% beyond their interval.
 """
 
 from __future__ import annotations
