@@ -78,3 +78,6 @@ _.to_parcel
 _.from_parcel
 claimed_by
 claimed_until
+# Figure.at_least: public (checkprofile.human.Figure), for a host judging one share; the
+# report's "met" no longer uses it, since a share chosen by a search needs the correction.
+_.at_least

@@ -16,13 +16,16 @@ them together into a :class:`Calibration` report.
   decided cases (undefined when both sides always said the same thing). A **wrong pass** is a
   pass the person refused, counted as a share of all cases.
 - A figure resting on fewer than ``min_cases`` cases (default :data:`MIN_CASES`) is marked
-  ``too_few``: report it, but do not act on it. Nothing is **met** unless the low bound of its
-  agreement's 95% Wilson interval reaches the target, on at least ``min_cases`` cases.
+  ``too_few``: report it, but do not act on it. Nothing is **met** unless its agreement
+  reaches the target with 95% confidence corrected for the threshold search (Bonferroni over
+  every thresholds tried, exact binomial test; see ``_search``), on at least ``min_cases``
+  decided cases.
 """
 
 from __future__ import annotations
 
 import gc
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
@@ -46,7 +49,6 @@ from ._recommend import (
     MAX_WRONG_FAIL,
     MAX_WRONG_PASS,
     Recommendation,
-    is_test_case,
     recommend,
 )
 from ._search import (
@@ -55,8 +57,11 @@ from ._search import (
     Label,
     QuestionCalibration,
     Thresholds,
+    agreement_bound,
     calibrate_question,
+    candidates_of,
     grades,
+    meets,
 )
 
 __all__ = [
@@ -87,7 +92,8 @@ __all__ = [
 class CheckCalibration:
     """One check: the whole verdict's figures ``at_current`` thresholds and ``at_suggested``
     ones (every question at its suggestion), whether those are ``met`` (agreement meets the
-    target to trust: its interval's low bound, on enough cases), the ``recommended``
+    target to trust, corrected for the searches: see ``_search``) and ``agreement_bound``,
+    the low end of their agreement so corrected (``None`` on no decided case), the ``recommended``
     thresholds for the whole check with what they promise, and each question's calibration.
     ``cost``: the model calls of the check's verdict records, summed from the trail
     (:class:`CallCost`; ``None`` for cases not read from one)."""
@@ -99,6 +105,7 @@ class CheckCalibration:
     recommended: Recommendation
     questions: tuple[QuestionCalibration, ...]
     cost: CallCost | None = None
+    agreement_bound: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = converter.unstructure(self)
@@ -185,16 +192,19 @@ def _calibrate_check(group: CheckColumns, options: _Options) -> CheckCalibration
         return figures_of(confusion(worst(graded), refused), min_cases)
 
     at_suggested = figures(regraded)
+    # Every question's thresholds were searched (its own, or one of its candidates): the
+    # check's "met" is corrected for every combination the searches could have made.
+    searched = math.prod(candidates_of(question) + 1 for question in group.check)
     at_current = figures(graded)
     del graded, regraded
     return CheckCalibration(
         name=group.name,
         at_current=at_current,
         at_suggested=at_suggested,
-        met=at_suggested.agreement.at_least(options.target),
+        met=meets(at_suggested, options.target, searched),
+        agreement_bound=agreement_bound(at_suggested, searched),
         recommended=recommend(
             group.check,
-            group.tested,
             columns,
             refused,
             labels=group.labels,
@@ -220,7 +230,6 @@ def _columns(group: CheckCases) -> CheckColumns:
             for i, question in enumerate(group.check)
         ),
         refused=bytes(case.person == "refused" for case in group.cases),
-        tested=bytes(is_test_case(case.key) for case in group.cases),
         labels=[case.labels for case in group.cases] if labelled else (),
         cost=group.cost,
     )

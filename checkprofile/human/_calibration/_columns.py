@@ -236,8 +236,7 @@ def column_of(question: Question, answers: Sequence[Answer], names: Names) -> Co
 class CheckColumns:
     """The cases of one check, compactly: ``name`` says which check, ``check`` holds the
     thresholds in force, ``columns`` one :class:`Column` per question, ``refused`` whether the
-    person refused each case (1) or accepted it (0), ``tested`` whether each case is in the
-    recommendation's test half (1) or its fit half (0), and ``labels`` the people's labels of
+    person refused each case (1) or accepted it (0), and ``labels`` the people's labels of
     each case (one per question, ``None`` where there is none; ``()`` for a case without any;
     empty when no case has any), and ``cost`` the model calls of the check's verdict records
     (``None``: not known)."""
@@ -246,7 +245,6 @@ class CheckColumns:
     check: Check
     columns: tuple[Column, ...]
     refused: bytes
-    tested: bytes
     labels: Sequence[tuple[Label | None, ...]] = ()
     cost: CallCost | None = None
 

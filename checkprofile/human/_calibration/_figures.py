@@ -9,10 +9,14 @@ cases. The guarantee of :mod:`._calibrate_recommend` uses exact (Clopper–Pears
 bounds instead, since it must hold, not just be close.
 
 Calibration. The expected calibration error is computed on **10 equal-width bins** of
-[0, 1], each bin closed on the right like scikit-learn's ``calibration_curve(strategy=
-"uniform", n_bins=10)`` ((0.1, 0.2], ..., with 0 in the first): ECE = the sum over bins of
-(cases in the bin / all cases) * |observed share - mean stated probability|, as jev-eval and
-netcal (``ECE(bins=10)``) compute it. The Brier score is the mean of (probability -
+[0, 1], each closed on the left, [0, 0.1), [0.1, 0.2), ..., [0.9, 1] (the last takes 1 too),
+as netcal (``ECE(bins=10)``, numpy's histogram over ``linspace(0, 1, 11)``) and jev-eval bin
+them: ECE = the sum over bins of (cases in the bin / all cases) * |observed share - mean
+stated probability|. A stated value is compared with an edge exactly: the number a model
+writes as 0.3 is stored as 0.29999999999999998889..., just below 3/10, so it falls in
+[0.2, 0.3), as it does in netcal (whose edge is the float just above 3/10); 0.1, 0.2, 0.4,
+0.5, 0.8 and 0.9 are stored at or above their tenth and fall in the bin they open.
+The Brier score is the mean of (probability -
 outcome)², as scikit-learn's ``brier_score_loss``.
 """
 
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import bisect
 import collections
+import fractions
 import itertools
 import math
 import operator
@@ -94,7 +99,9 @@ class Figure:
 
     def at_least(self, target: float) -> bool:
         """Whether this share is at least ``target`` to trust: its interval's low bound
-        reaches it, on enough cases."""
+        reaches it, on enough cases. For one share that no search chose: of thresholds picked
+        as the best of many, the report's ``meets_target`` and ``met`` are corrected for the
+        search."""
         return not self.too_few and self.low is not None and self.low >= target
 
     def at_most(self, limit: float) -> bool:
@@ -219,14 +226,26 @@ def figures_of(counts: Counter[tuple[Result, Person]], min_cases: int) -> Figure
 
 # --- calibration of the stated probabilities -------------------------------------------------
 
-#: The upper edges of the bins but the last: a value at an edge falls in the bin below it.
-_EDGES: Final = tuple(k / BINS for k in range(1, BINS))
+
+def _edge(k: int) -> float:
+    """The smallest float at or above ``k / BINS`` exactly: a value is in bin ``k`` or above
+    when it reaches it."""
+    edge = k / BINS
+    return (
+        edge
+        if fractions.Fraction(edge) >= fractions.Fraction(k, BINS)
+        else math.nextafter(edge, 1.0)
+    )
+
+
+#: The lower edges of the bins but the first: a value at an edge falls in the bin it opens.
+_EDGES: Final = tuple(_edge(k) for k in range(1, BINS))
 
 
 @attrs.frozen(kw_only=True)
 class ReliabilityBin:
-    """One bin of a reliability table: stated values in (``low``, ``high``] (the first bin
-    takes 0 too), how many ``cases`` fell in it, their ``mean_stated`` probability or
+    """One bin of a reliability table: stated values in [``low``, ``high``) (the last bin
+    takes 1 too), how many ``cases`` fell in it, their ``mean_stated`` probability or
     confidence, and the ``observed`` share that came true, with its Wilson interval."""
 
     low: float
@@ -234,6 +253,12 @@ class ReliabilityBin:
     cases: int
     mean_stated: float | None
     observed: Figure
+
+    @property
+    def span(self) -> str:
+        """The bin as a person reads it: ``[0.2, 0.3)``, the last ``[0.9, 1]``."""
+        close = "]" if self.high >= 1 else ")"
+        return f"[{self.low:g}, {self.high:g}{close}"
 
 
 @attrs.frozen(kw_only=True)
@@ -266,7 +291,7 @@ def reliability(
     """The reliability of stated probabilities ``values`` and whether each ``came_true``
     (1 or 0). Sums are exact (:func:`math.fsum`), so the figures do not depend on the order
     of the cases."""
-    where = bytes(map(bisect.bisect_left, itertools.repeat(_EDGES), values))
+    where = bytes(map(bisect.bisect_right, itertools.repeat(_EDGES), values))
     n = len(where)
     stated_values: list[list[float]] = [[] for _ in range(BINS)]
     collections.deque(map(list.append, map(stated_values.__getitem__, where), values), 0)

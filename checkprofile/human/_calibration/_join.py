@@ -42,7 +42,6 @@ from ._columns import CheckColumns, Column, Label, Names
 from ._cost import CallCost, CostTally
 from ._figures import Person
 from ._labels import check_labels
-from ._recommend import is_test_case
 
 __all__ = ["SKIP_REASONS", "TORN_SHOWN", "Case", "CheckCases", "Join", "fitting"]
 
@@ -466,7 +465,6 @@ class Join:
                 found = members[group] = array("i")
             found.append(index)
         keys = list(self.index)  # by submission, in the order first read
-        tested: dict[int, bytes] = {}
         labelled: dict[int, list[tuple[Label | None, ...]]] = {}
         first: dict[int, tuple[int, str, int]] = {}  # each group's first verdict, and latest
         latest: dict[int, tuple[int, str, int, int]] = {}
@@ -480,8 +478,6 @@ class Join:
             )
 
         for group, indexes in members.items():
-            # One at a time: a group may hold most of a month's submissions.
-            tested[group] = bytes(is_test_case(_key(keys[index])) for index in indexes)
             labelled[group] = []
             if labels:
                 for index in indexes:
@@ -516,7 +512,6 @@ class Join:
                         for q, question in enumerate(check)
                     ),
                     refused=bytes(map(flags.__getitem__, cases)).translate(_REFUSED),
-                    tested=tested[group],
                     labels=labelled[group] if any(labelled[group]) else (),
                     cost=self.costs[group].cost(),
                 )

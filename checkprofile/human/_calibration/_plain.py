@@ -42,7 +42,6 @@ from .._audit._sources import Window
 from .._audit._strict import TornLine
 from ._columns import Label
 from ._join import _asked, _labels_of, _name, _plain, fitting
-from ._recommend import is_test_case
 
 __all__ = ["PlainCase", "PlainCases", "PlainGroup", "plain_cases"]
 
@@ -50,13 +49,12 @@ __all__ = ["PlainCase", "PlainCases", "PlainGroup", "plain_cases"]
 @attrs.frozen
 class PlainCase:
     """One case: its submission ``key``, each answer as ``(value, confidence)`` (``None`` for a
-    yes/no answer's confidence), whether the person ``refused`` it, whether it is a ``tested``
-    case of the recommendation, and its ``labels`` (``()`` for none)."""
+    yes/no answer's confidence), whether the person ``refused`` it, and its ``labels`` (``()``
+    for none). Which cases the recommendation tests on is drawn from this content alone."""
 
     key: str
     answers: tuple[tuple[Any, float | None], ...]
     refused: bool
-    tested: bool
     labels: tuple[Label | None, ...]
 
 
@@ -184,7 +182,6 @@ def plain_cases(
                     key=key,
                     answers=counts[key]["answers"],
                     refused=not decided[key]["accepted"],
-                    tested=is_test_case(key),
                     labels=_labels_of(counts[key]["check"], key, given) if given else (),
                 )
             )

@@ -7,9 +7,12 @@ with the confidence the user sets.
 The method is Learn then Test with fixed-sequence testing (Angelopoulos, Bates, Candès,
 Jordan and Lei, 2021), which holds out of sample whatever the model or the people do:
 
-1. The cases are split in two by a hash of their submission key (never by anything the
-   model or the people said): a **fit** third and a **test** two thirds (the test needs the
-   more cases: its bounds, not the path, decide how far the thresholds can go).
+1. The cases are split in two by a keyed hash of each case's content (what the model
+   answered, what the person decided, and how many cases of the same content came before:
+   see :func:`test_cases`), never by a run's id or a submission key, so the recommendation is
+   a function of the records' content and the options: a **fit** third and a **test** two
+   thirds (the test needs the more cases: its bounds, not the path, decide how far the
+   thresholds can go).
 2. On the fit half a **path** of thresholds is built, from the strictest (every question
    ``pass: 1``, no ``fail``, ``confidence: 1``: almost everything to a person) to laxer ones,
    one step at a time: each step lowers one question's ``pass`` or ``confidence`` or raises its
@@ -24,6 +27,25 @@ Jordan and Lei, 2021), which holds out of sample whatever the model or the peopl
    test half, every rejected thresholds keep both risks within their rates at once, with
    probability at least ``confidence``; the recommendation is the last of them (the fewest
    cases to a person).
+
+**A check of one question** needs no path, and so no split: its thresholds already come in
+an order that no data chose, along which its risks only grow. Every case tests them:
+
+- yes/no: wrong passes depend on ``pass`` alone and wrong fails on ``fail`` alone, so
+  ``pass`` is tested from 1 down (the null "wrong passes exceed their rate", exact binomial
+  test) and ``fail`` from 0 up ("wrong fails exceed theirs"), each by fixed-sequence
+  testing at half of ``1 - confidence`` (Bonferroni over the two sequences); the
+  recommendation is the lowest ``pass`` and the highest ``fail`` rejected (``fail`` at most
+  ``pass``), and both rates hold at once with probability at least ``confidence``. Its
+  bounds are the exact upper bounds at ``1 - (1 - confidence) / 2``.
+- choice and rubric: ``confidence`` from 1 down, both nulls tested together at
+  ``1 - confidence``, stopping at the first not rejected.
+
+Each sequence rejects every threshold that Learn-then-Test with Holm over the same grid would
+(Holm tests each at ``(1 - confidence) / m``, m at least 2 while any is left, and the tails
+only grow along the sequence), so it never sends more cases to a person than that
+procedure (``benchmarks/bench_ltt.py`` measures both). ``fit_cases`` is then 0 and
+``test_cases`` every case.
 
 When not even the strictest thresholds are rejected (too few cases, or a model whose surest
 answers are wrong too often), nothing is promised, and the recommendation shows the path's
@@ -42,15 +64,17 @@ import hashlib
 import itertools
 import math
 import operator
+import sys
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 import attrs
 
 from ..._check import Check, ChoiceQuestion, Question, YesNoQuestion
 from ..._verdict import Answer, ChoiceAnswer, Result, RubricAnswer, YesNoAnswer, grade, worst_of
+from ._binomial import binomial_cdf, upper_bound
 from ._columns import GRID, RESULTS, Column, Label, negated, selected
 from ._figures import Figures, Person, figures_of
 from ._search import Thresholds
@@ -61,8 +85,8 @@ __all__ = [
     "MAX_WRONG_PASS",
     "Recommendation",
     "binomial_cdf",
-    "is_test_case",
     "recommend",
+    "test_cases",
     "upper_bound",
 ]
 
@@ -77,6 +101,13 @@ MAX_WRONG_FAIL: Final = 0.10
 CONFIDENCE: Final = 0.90
 
 
+#: How many other splits of the same cases a check of several questions is also
+#: recommended on, to say how much the recommendation depends on its split; only up to
+#: SPREAD_CASES cases (beyond, the split moves it little, and each split costs a search).
+OTHER_SPLITS: Final = 4
+SPREAD_CASES: Final = 20_000
+
+
 @attrs.frozen(kw_only=True)
 class Recommendation:
     """The check's recommended ``thresholds`` (one per question, in order) and whether they
@@ -85,7 +116,11 @@ class Recommendation:
     holds the verdict's figures under them over every case; ``wrong_pass_bound`` and
     ``wrong_fail_bound`` are the exact one-sided upper bounds, at ``confidence``, of the two
     risks on the ``test_cases`` (the other ``fit_cases`` built the path; ``path`` thresholds
-    were on it, of which ``rejected`` passed the test)."""
+    were on it, of which ``rejected`` passed the test). ``other_splits``: for a check of
+    several questions on at most :data:`SPREAD_CASES` cases, the share of cases a person
+    would see under the recommendation of each of :data:`OTHER_SPLITS` other splits of the
+    same cases (``None`` where that split promises nothing): how much the recommendation
+    depends on its split; empty otherwise."""
 
     promised: bool
     max_wrong_pass: float
@@ -99,69 +134,7 @@ class Recommendation:
     test_cases: int
     path: int
     rejected: int
-
-
-# --- exact binomial tails -----------------------------------------------------------------------
-
-
-def _continued_fraction(a: float, b: float, x: float) -> float:
-    # The continued fraction of the incomplete beta function (modified Lentz's method).
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
-    d = 1 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 100_000):
-        m2 = 2 * m
-        for numerator in (
-            m * (b - m) * x / ((a - 1 + m2) * (a + m2)),
-            -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1 + m2)),
-        ):
-            d = 1 + numerator * d
-            d = 1 / (d if abs(d) > tiny else tiny)
-            c = 1 + numerator / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1) < 1e-15:
-            break
-    return h
-
-
-def _beta_regularized(a: float, b: float, x: float) -> float:
-    if x <= 0:
-        return 0.0
-    if x >= 1:
-        return 1.0
-    front = math.exp(
-        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    )
-    if x < (a + 1) / (a + b + 2):
-        return front * _continued_fraction(a, b, x) / a
-    return 1 - front * _continued_fraction(b, a, 1 - x) / b
-
-
-def binomial_cdf(k: int, n: int, rate: float) -> float:
-    """P(X <= ``k``) for X binomial with ``n`` trials of probability ``rate``."""
-    if k >= n:
-        return 1.0
-    if k < 0:
-        return 0.0
-    return min(1.0, max(0.0, _beta_regularized(n - k, k + 1, 1 - rate)))
-
-
-def upper_bound(k: int, n: int, confidence: float) -> float:
-    """The exact (Clopper–Pearson) one-sided upper bound, at ``confidence``, of a rate seen
-    ``k`` times in ``n``: the rate at which seeing ``k`` or fewer has probability
-    ``1 - confidence``."""
-    if n <= 0 or k >= n:
-        return 1.0
-    low, high = k / n, 1.0
-    for _ in range(60):
-        middle = (low + high) / 2
-        if binomial_cdf(k, n, middle) > 1 - confidence:
-            low = middle
-        else:
-            high = middle
-    return high
+    other_splits: tuple[float | None, ...] = ()
 
 
 # --- the cases of one half, under thresholds moved one step at a time -------------------------
@@ -421,15 +394,68 @@ def _label_refuses(question: Question, label: Label) -> bool:
     return grade(question, answer) != "pass"
 
 
-def is_test_case(key: str) -> bool:
-    """Whether a case is among the test cases (two in three): a hash of its submission key
-    decides, never what the model or the person said."""
-    return hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest()[0] % 3 != 0
+#: What the split's hash is keyed with: a new value would be a new split for every check.
+_SPLIT_KEY: Final = b"checkprofile calibration split 1"
+
+
+def test_cases(
+    columns: Sequence[Column],
+    refused: bytes,
+    labels: Sequence[Sequence[Label | None]] = (),
+    *,
+    salt: int = 0,
+) -> bytes:
+    """Whether each case is among the test cases (about two in three; 1) or the fit cases
+    (0). A keyed hash decides, of the case's content (what the model answered: each
+    question's name or level and its probability or confidence, exactly; what the person
+    decided; their labels, if any) and of how many cases of the same content came before it:
+    never a run's id or a submission key. Cases of one content are alike, so which of them
+    comes first changes nothing: the split is a function of the records' content, and the
+    same records under other ids (in any order) give the same split and the same
+    recommendation. Counting the cases of one content keeps them from all falling on one
+    side (a trail whose answers take a few values holds many such cases): each is split as
+    if by a coin of its own. ``salt`` chooses another split of the same kind."""
+    n = len(refused)
+    parts: list[Iterable[bytes]] = []
+    for column in columns:
+        values = array("d", column.values)
+        if sys.byteorder != "little":
+            values.byteswap()
+        raw = values.tobytes()
+        parts.append([raw[i : i + 8] for i in range(0, 8 * n, 8)])
+        if column.kind != "yes_no":
+            named = {
+                code: f"{column.named(code)}\0".encode("utf-8", "surrogatepass")
+                for code in set(column.codes)
+            }
+            parts.append(list(map(named.__getitem__, column.codes)))
+    parts.append([b"\1" if no else b"\0" for no in refused])
+    if labels:
+        parts.append([_labels_bytes(row) for row in labels])
+    # Each row opens with the split's key, so its hash is keyed (and salted) at no cost
+    # (the key repeats without end: the other parts, all as long, set the rows).
+    parts.insert(0, itertools.repeat(_SPLIT_KEY + bytes([salt])))
+    seen: dict[bytes, int] = {}
+    found = bytearray(n)
+    blake2b = hashlib.blake2b
+    for case, row in enumerate(map(b"".join, zip(*parts, strict=False))):
+        before = seen.get(row, 0)
+        seen[row] = before + 1
+        # The first case of a content is hashed as it is, the next with their count.
+        counted = row + b"\xff" + before.to_bytes(8, "little") if before else row
+        found[case] = blake2b(counted, digest_size=8).digest()[0] % 3 != 0
+    return bytes(found)
+
+
+def _labels_bytes(row: Sequence[Label | None]) -> bytes:
+    """A case's labels as bytes that tell every two apart (``True`` from ``1``, ``"1"``)."""
+    return "\0".join(
+        "-" if label is None else f"{type(label).__name__[0]}{label}" for label in row
+    ).encode("utf-8", "surrogatepass")
 
 
 def recommend(
     check: Check,
-    tested: bytes,
     columns: Sequence[Column],
     refused: bytes,
     *,
@@ -439,9 +465,45 @@ def recommend(
     confidence: float = CONFIDENCE,
     min_cases: int,
 ) -> Recommendation:
-    """The recommendation for ``check`` from its cases (whether each is ``tested``, by
-    :func:`is_test_case` of its key; the ``columns`` of its answers, one per question; whether
-    the person ``refused`` each, 1 or 0), as the module docstring describes."""
+    """The recommendation for ``check`` from its cases (the ``columns`` of its answers, one
+    per question; whether the person ``refused`` each, 1 or 0; their ``labels``, if any), as
+    the module docstring describes: a function of the cases' content and the options, split
+    by :func:`test_cases`."""
+    if len(check) == 1:
+        return _one_question(
+            check,
+            columns,
+            refused,
+            labels,
+            max_wrong_pass=max_wrong_pass,
+            max_wrong_fail=max_wrong_fail,
+            confidence=confidence,
+            min_cases=min_cases,
+        )
+    rates = (max_wrong_pass, max_wrong_fail, confidence, min_cases)
+    found = _split(check, columns, refused, labels, test_cases(columns, refused, labels), *rates)
+    if len(refused) > SPREAD_CASES:
+        return found
+    others = []
+    for salt in range(1, OTHER_SPLITS + 1):
+        tested = test_cases(columns, refused, labels, salt=salt)
+        other = _split(check, columns, refused, labels, tested, *rates)
+        others.append(other.at_recommended.to_person_share.value if other.promised else None)
+    return attrs.evolve(found, other_splits=tuple(others))
+
+
+def _split(
+    check: Check,
+    columns: Sequence[Column],
+    refused: bytes,
+    labels: Sequence[Sequence[Label | None]],
+    tested: bytes,
+    max_wrong_pass: float,
+    max_wrong_fail: float,
+    confidence: float,
+    min_cases: int,
+) -> Recommendation:
+    """The recommendation by Learn then Test on the fit and ``tested`` cases."""
     fit, test = (_half(check, columns, refused, labels, half) for half in (negated(tested), tested))
     path = _path(fit, max_wrong_pass, max_wrong_fail, 1 - confidence)
     n = test.cases
@@ -485,6 +547,79 @@ def recommend(
         fit_cases=fit.cases,
         test_cases=n,
         path=len(path),
+        rejected=rejected,
+    )
+
+
+def _one_question(
+    check: Check,
+    columns: Sequence[Column],
+    refused: bytes,
+    labels: Sequence[Sequence[Label | None]],
+    *,
+    max_wrong_pass: float,
+    max_wrong_fail: float,
+    confidence: float,
+    min_cases: int,
+) -> Recommendation:
+    """The recommendation for a check of one question, on every case, with no split (see the
+    module docstring): each threshold tested in a fixed order that no data chose."""
+    whole = _half(check, columns, refused, labels, b"\1" * len(refused))
+    n = whole.cases
+    level = 1 - confidence
+    enough = n >= min_cases
+    tested = rejected = 0
+    yes_no = isinstance(check[0], YesNoQuestion)
+    # Yes/no: wrong passes follow pass alone and wrong fails fail alone, each tested on its
+    # own sequence at half the level; otherwise both follow confidence, tested together.
+    share = level / 2 if yes_no else level
+    sequences: list[list[tuple[Setting, int]]] = (
+        [[((p, 0), 0) for p in range(100, -1, -1)], [((100, f), 1) for f in range(101)]]
+        if yes_no
+        else [[((c,), 2) for c in range(100, -1, -1)]]
+    )
+    reached: list[int | None] = []
+    for sequence in sequences:
+        found = None
+        for tried, which in sequence:
+            whole.move(0, tried)
+            wrong_pass, wrong_fail = whole.wrong
+            tails = (
+                binomial_cdf(wrong_pass, n, max_wrong_pass),
+                binomial_cdf(wrong_fail, n, max_wrong_fail),
+            )
+            tested += 1
+            p_value = max(tails) if which == 2 else tails[which]
+            if not enough or p_value > share:
+                break  # fixed-sequence testing stops at the first not rejected
+            rejected += 1
+            found = tried[0] if which != 1 else tried[1]
+        reached.append(found)
+    promised = None not in reached
+    if not promised:
+        setting: Setting = (100, 0) if yes_no else (100,)
+    elif yes_no:
+        passing, failing = reached
+        assert passing is not None and failing is not None
+        setting = (passing, min(failing, passing))
+    else:
+        assert reached[0] is not None
+        setting = (reached[0],)
+    whole.move(0, setting)
+    wrong_pass, wrong_fail = whole.wrong
+    bound = 1 - share
+    return Recommendation(
+        promised=promised,
+        max_wrong_pass=max_wrong_pass,
+        max_wrong_fail=max_wrong_fail,
+        confidence=confidence,
+        thresholds=(thresholds_of(check[0], setting),),
+        at_recommended=figures_of(+whole.counts, min_cases),
+        wrong_pass_bound=upper_bound(wrong_pass, n, bound),
+        wrong_fail_bound=upper_bound(wrong_fail, n, bound),
+        fit_cases=0,
+        test_cases=n,
+        path=tested,
         rejected=rejected,
     )
 

@@ -227,8 +227,10 @@ _LEGEND: Final = (
     "wrong pass: cases the model passed though the person refused them, of all cases."
     " (low-high): the 95% Wilson interval of each share.",
     "suggested: the thresholds that keep agreement at or above the target while sending the"
-    " fewest cases to a person (or, when none reach it, the highest agreement). met: the low"
-    " end of the agreement's interval reaches the target, on enough cases.",
+    " fewest cases to a person (or, when none reach it, the highest agreement), among those"
+    " that decide enough cases. met: the agreement reaches the target with 95% confidence"
+    " corrected for the search (every thresholds tried at once, exact binomial test), on"
+    " enough cases; a suggestion's own interval, blind to the search, is not enough.",
     "ECE: expected calibration error over 10 equal-width bins of the stated probability or"
     " confidence; Brier: mean squared gap between it and what came true.",
 )
@@ -250,6 +252,23 @@ def _all_thresholds(check: CheckCalibration, chosen: Recommendation) -> str:
     )
 
 
+def _spread(chosen: Recommendation) -> str:
+    """How much the recommendation depends on its split of the cases, when it was made on
+    others too."""
+    others = chosen.other_splits
+    if not others:
+        return ""
+    shares = [share for share in others if share is not None]
+    none = len(others) - len(shares)
+    nothing = f"nothing promised under {none}" if none else ""
+    if not shares:
+        return f"Under {len(others)} other splits of the same cases: {nothing}."
+    seen = f"a person would see {_percent(min(shares))} to {_percent(max(shares))}"
+    return f"Under {len(others)} other splits of the same cases, {seen}" + (
+        f" ({nothing})." if nothing else "."
+    )
+
+
 def recommendation_text(check: CheckCalibration) -> list[str]:
     """What the whole check's recommendation promises, and what it costs, in sentences."""
     chosen = check.recommended
@@ -260,9 +279,14 @@ def recommendation_text(check: CheckCalibration) -> list[str]:
         f" have refused, and at most {_rate(chosen.max_wrong_fail)} fail that a person"
         " would have accepted"
     )
+    tested = (
+        f"on {_plural(chosen.test_cases, 'case')} the search did not see"
+        if chosen.fit_cases
+        else f"on all {_plural(chosen.test_cases, 'case')}, in an order no case chose"
+    )
     bounds = (
         f"{_percent(chosen.wrong_pass_bound)} and {_percent(chosen.wrong_fail_bound)}, tested"
-        f" on {_plural(chosen.test_cases, 'case')} the search did not see"
+        f" {tested}"
     )
     cost = (
         f"A person would still see {figures.to_person} of {figures.cases} submissions"
@@ -271,6 +295,18 @@ def recommendation_text(check: CheckCalibration) -> list[str]:
         f"{_interval(figures.to_person_share, percent=True)[2:-1]}), against {now.to_person}"
         f" ({_percent(now.to_person_share.value)}) at the thresholds in force."
     )
+    spread = _spread(chosen)
+    if spread:
+        cost = f"{cost} {spread}"
+    if chosen.promised and figures.to_person >= figures.cases:
+        # A promise kept only by sending everything to a person is no recommendation.
+        return [
+            f"Nothing to recommend: the only thresholds that promise, with"
+            f" {_rate(chosen.confidence)} confidence, that {rates}"
+            f" ({_all_thresholds(check, chosen)}) send every submission to a person, as no"
+            f" check at all would (bounds {bounds}).",
+            cost,
+        ]
     if chosen.promised:
         return [
             f"Recommended for the whole check: {_all_thresholds(check, chosen)}.",
@@ -300,7 +336,7 @@ def _reliability_lines(number: int, question: QuestionCalibration) -> list[str]:
             if cell.cases:
                 rows.append(
                     [
-                        f"    ({cell.low:g}, {cell.high:g}]",
+                        f"    {cell.span}",
                         str(cell.cases),
                         _number(cell.mean_stated),
                         f"{_number(cell.observed.value)}{_interval(cell.observed)}",
@@ -627,7 +663,7 @@ def _reliability_chart(table: Reliability, number: int, anchor: str) -> str:
 
 def _bin_title(cell: ReliabilityBin) -> str:
     return (
-        f"({cell.low:g}, {cell.high:g}]: {cell.cases} cases, stated"
+        f"{cell.span}: {cell.cases} cases, stated"
         f" {_number(cell.mean_stated)}, observed {_number(cell.observed.value)}"
         f"{_interval(cell.observed)}"
     )

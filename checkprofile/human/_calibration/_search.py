@@ -4,15 +4,24 @@ calibration of its stated probabilities or confidences.
 
 The **suggested thresholds** of a question are searched on a grid of 0.01 steps: ``pass``
 and optional ``fail`` (``fail <= pass``) for yes/no, ``confidence`` for choice and rubric
-(answer lists and pass levels stay as they are). First come the thresholds whose agreement
-meets the target to trust (the low bound of its Wilson interval reaches it, on at least
-``min_cases`` decided cases); then, when there are none, those whose agreement itself reaches
-it on that many. Among them the suggestion sends the fewest cases to a person; ties go to the
-higher agreement, then to the thresholds nearest the current ones, then to the stricter (a
-``fail`` equal to ``pass`` is never suggested: it changes nothing). When no thresholds reach
-the target, the suggestion is the one with the highest agreement, on enough decided cases
-where any thresholds have enough (then the fewest unsure, nearest, stricter).
-``meets_target`` is true only in the first case.
+(answer lists and pass levels stay as they are). Only thresholds that leave at least
+``min_cases`` decided cases are candidates: none is suggested from fewer. First come the
+thresholds that **meet** the target to trust; then, when there are none, those whose
+agreement itself reaches it. Among them the suggestion sends the fewest cases to a person;
+ties go to the higher agreement, then to the thresholds nearest the current ones, then to the
+stricter (a ``fail`` equal to ``pass`` is never suggested: it changes nothing). When no
+thresholds reach the target, the suggestion is the one with the highest agreement (then the
+fewest unsure, nearest, stricter). ``meets_target`` is true only in the first case.
+
+**Met is a bound, corrected for the search.** A suggestion is the best of many thresholds on
+the same cases, so the interval of its own agreement says too little: the best of thousands
+looks better than it is. Thresholds meet the target only when the exact binomial test
+(Clopper–Pearson) of "their agreement is below the target" rejects at ``(1 -``
+:data:`MET_CONFIDENCE` ``) / K``, K the number of thresholds the search tried (5,151 for a
+yes/no question, 101 otherwise: Bonferroni over every candidate). So, with 95% confidence,
+every thresholds marked met at once have a true agreement at the target or above, whichever
+the search picks; :func:`agreement_bound` is the low end of that simultaneous bound.
+``benchmarks/bench_met.py`` checks the level by simulation.
 
 Every answer is graded with the core's own :func:`checkprofile.grade`, so the search can
 never disagree with what the check would really do.
@@ -27,26 +36,34 @@ import operator
 from array import array
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import attrs
 
 from ..._check import Question, YesNoQuestion
 from ..._convert import converter
 from ..._verdict import Answer, Result, grade
+from ._binomial import binomial_tail, upper_bound
 from ._columns import GRID, RESULTS, Column, Label, confusion, differ, each, negated
 from ._figures import Figures, Person, Reliability, figures_of, reliability
 
 __all__ = [
     "GRID",
+    "MET_CONFIDENCE",
     "CurvePoint",
     "Label",
     "QuestionCalibration",
     "Thresholds",
+    "agreement_bound",
     "calibrate_question",
+    "candidates_of",
     "grades",
+    "meets",
     "values",
 ]
+
+#: The confidence with which "met" holds for every thresholds the search tried at once.
+MET_CONFIDENCE: Final = 0.95
 
 
 @attrs.frozen(kw_only=True)
@@ -90,10 +107,12 @@ class CurvePoint:
 @attrs.frozen(kw_only=True)
 class QuestionCalibration:
     """One question: its figures ``at_current`` thresholds, the ``suggested`` thresholds and
-    the figures ``at_suggested`` (``None`` when no thresholds leave a decided case), and the
-    ``curve`` of agreement against ``curve_of`` (``pass``, with ``fail`` at its suggested
-    value, for yes/no; ``confidence`` otherwise). ``meets_target`` only when the suggestion's
-    agreement meets the target to trust (its Wilson interval's low bound, on enough cases).
+    the figures ``at_suggested`` (``None`` when no thresholds leave ``min_cases`` decided
+    cases), and the ``curve`` of agreement against ``curve_of`` (``pass``, with ``fail`` at
+    its suggested value, for yes/no; ``confidence`` otherwise). ``meets_target`` only when the
+    suggestion's agreement meets the target to trust, corrected for the search (see the
+    module docstring); ``agreement_bound`` is the low end of its agreement so corrected, at
+    :data:`MET_CONFIDENCE` (``None`` without a suggestion).
     ``reliability`` says how well the stated probabilities or confidences matched what came
     true: against the person's decision, and against their own labels of this question where
     a host gave any."""
@@ -109,6 +128,7 @@ class QuestionCalibration:
     curve_of: Literal["pass", "confidence"]
     curve: tuple[CurvePoint, ...]
     reliability: tuple[Reliability, ...] = ()
+    agreement_bound: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = converter.unstructure(self)
@@ -221,17 +241,52 @@ def _distance(a: Thresholds, b: Thresholds) -> float:
     return sum(abs(x - y) for x, y in zip(values(a), values(b), strict=True))
 
 
-def _merit(figures: Figures, target: float) -> tuple[Any, ...]:
+def candidates_of(question: Question) -> int:
+    """How many thresholds the search tries for ``question``."""
+    return len(_candidates(isinstance(question, YesNoQuestion)))
+
+
+def meets(figures: Figures, target: float, candidates: int) -> bool:
+    """Whether ``figures`` meet the ``target`` agreement to trust after a search among
+    ``candidates`` thresholds: on enough decided cases, the exact test of "agreement below
+    the target" rejects at ``(1 - MET_CONFIDENCE) / candidates``."""
+    agreement = figures.agreement
+    if agreement.too_few or agreement.value is None or agreement.value < target:
+        return False
+    level = _level(candidates)
+    tail = binomial_tail(figures.confusion.agreed, figures.decided, target)
+    return level > 0 and tail <= level
+
+
+def _level(candidates: int) -> float:
+    """The level each of ``candidates`` thresholds is tested at; 0 (nothing meets) for a
+    search too large for a float to say (a check of scores of questions)."""
+    return (1 - MET_CONFIDENCE) / candidates if candidates < 10**300 else 0.0
+
+
+def agreement_bound(figures: Figures, candidates: int) -> float | None:
+    """The low end of the agreement of ``figures``, at :data:`MET_CONFIDENCE` for every one
+    of ``candidates`` thresholds at once (exact; ``None`` on no decided case)."""
+    decided = figures.decided
+    if not decided:
+        return None
+    level = _level(candidates)
+    if level <= 0:
+        return 0.0
+    return max(0.0, 1 - upper_bound(decided - figures.confusion.agreed, decided, 1 - level))
+
+
+def _merit(figures: Figures, target: float, candidates: int) -> tuple[Any, ...]:
     """How good thresholds with these figures are (smaller is better); empty when they
-    decide no case, so there is no agreement to speak of."""
+    decide fewer than ``min_cases`` cases, and are no candidate."""
     agreement = figures.agreement.value
-    if agreement is None:
+    if agreement is None or figures.agreement.too_few:
         return ()
-    if figures.agreement.at_least(target):
+    if meets(figures, target, candidates):
         return (0, figures.to_person, -agreement)
-    if agreement >= target and not figures.agreement.too_few:
+    if agreement >= target:
         return (1, figures.to_person, -agreement)
-    return (2, figures.agreement.too_few, -agreement, figures.to_person)
+    return (2, -agreement, figures.to_person)
 
 
 def _closeness(thresholds: Thresholds, current: Thresholds) -> tuple[Any, ...]:
@@ -261,6 +316,7 @@ def calibrate_question(
     # Smaller is better, in the order the module docstring gives: first the figures (the
     # same for every thresholds of a class), then, among the tied, the nearest and stricter.
     merits: dict[int, tuple[Any, ...]] = {}
+    candidates = candidates_of(question)
     scored: list[tuple[tuple[Any, ...], Thresholds, Figures]] = []
     for thresholds, indexes in _candidates(isinstance(question, YesNoQuestion)):
         figures = sweep.figures(thresholds, indexes, min_cases)
@@ -268,7 +324,7 @@ def calibrate_question(
         # alive, so its id names the class.
         merit = merits.get(id(figures))
         if merit is None:
-            merit = merits[id(figures)] = _merit(figures, target)
+            merit = merits[id(figures)] = _merit(figures, target, candidates)
         if merit:
             scored.append((merit, thresholds, figures))
     best = None
@@ -292,6 +348,7 @@ def calibrate_question(
         curve_of="pass" if isinstance(question, YesNoQuestion) else "confidence",
         curve=tuple(curve),
         reliability=_reliability(question, answers, refused, labels, min_cases),
+        agreement_bound=None if best is None else agreement_bound(best[2], candidates),
     )
 
 

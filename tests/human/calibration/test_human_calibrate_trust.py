@@ -29,7 +29,11 @@ from checkprofile.human._calibration._calibrate import (
 from checkprofile.human._calibration._figures import wilson
 from checkprofile.human._calibration._labels import read_labels
 from checkprofile.human._calibration._recommend import binomial_cdf, upper_bound
-from checkprofile.human._calibration._report import calibration_html, calibration_text
+from checkprofile.human._calibration._report import (
+    calibration_html,
+    calibration_text,
+    recommendation_text,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 Z2 = 1.959963984540054**2
@@ -155,10 +159,20 @@ def test_met_needs_the_interval_to_reach_the_target() -> None:
     check = one_check("Fine?", rows, target=0.9)
     assert check.at_current.agreement.value == 0.95
     assert not check.met and not check.questions[0].meets_target
-    # 200 of 200: the interval starts at 200 / (200 + z**2) = 0.981, above 0.95.
+    # 200 of 200: the Wilson interval starts at 200 / (200 + z**2) = 0.981, above 0.95; but
+    # the suggestion is the best of the 5,151 thresholds searched, so met needs the chance
+    # of 200 of 200 at an agreement of 0.95, 0.95**200 = 3.5e-5, to be at most 0.05 / 5151
+    # = 9.7e-6 (Bonferroni over the search): not met. 300 of 300: 0.95**300 = 2.1e-7, met.
     rows = [((YesNoAnswer(0.99),), "accepted")] * 200
     check = one_check("Fine?", rows, target=0.95)
+    assert check.at_suggested.agreement.low is not None
+    assert check.at_suggested.agreement.low > 0.95
+    assert not check.met and not check.questions[0].meets_target
+    rows = [((YesNoAnswer(0.99),), "accepted")] * 300
+    check = one_check("Fine?", rows, target=0.95)
     assert check.met and check.questions[0].meets_target and check.to_json()["met"] is True
+    # The bound so corrected: 0.05 / 5151 = b**300, b the low end of the agreement.
+    assert check.questions[0].agreement_bound == pytest.approx((0.05 / 5151) ** (1 / 300))
 
 
 # --- calibration figures against hand-computed sets --------------------------------------------
@@ -188,6 +202,30 @@ def test_ece_brier_and_the_reliability_table_of_a_yes_no_question() -> None:
         (0.8, 1, pytest.approx(0.85), 1.0),
         (0.9, 3, pytest.approx(0.95), pytest.approx(2 / 3)),
     ]
+
+
+def test_values_on_bin_edges_fall_in_the_bin_they_open_as_netcal_bins_them() -> None:
+    # Bins closed on the left, [a, b), the last [0.9, 1]: netcal's ECE(bins=10) (numpy's
+    # histogram over linspace(0, 1, 11)). A value is compared with the edge exactly: 0.1,
+    # 0.2, 0.5 and 0.9 are stored at or above their tenth and open their bin; 0.3 and 0.7 are
+    # stored just below theirs (0.2999..., 0.6999...) and stay in the bin below, as in netcal,
+    # whose edges there are 0.30000000000000004 and 0.7000000000000001. By hand: [0, 0.1):
+    # 0.0 no (gap 0); [0.1, 0.2): 0.1 yes (0.9); [0.2, 0.3): 0.2 no, 0.3 yes (2 * |0.5 -
+    # 0.25|); [0.5, 0.6): 0.5 yes (0.5); [0.6, 0.7): 0.7 no (0.7); [0.9, 1]: 0.9, 1.0 yes
+    # (2 * 0.05). ECE = 2.7 / 8. (netcal 1.4.0 gives 0.3375 on these eight values; closed on
+    # the right, as before, it was 3.1 / 8.)
+    cases: list[tuple[float, Person]] = [
+        (0.0, "refused"), (0.1, "accepted"), (0.2, "refused"), (0.3, "accepted"),
+        (0.5, "accepted"), (0.7, "refused"), (0.9, "accepted"), (1.0, "accepted"),
+    ]  # fmt: skip
+    check = one_check("Fine?", [((YesNoAnswer(p),), who) for p, who in cases], min_cases=1)
+    (table,) = check.questions[0].reliability
+    assert table.ece == pytest.approx(2.7 / 8, abs=1e-12)
+    filled = [(b.span, b.cases) for b in table.bins if b.cases]
+    assert filled == [
+        ("[0, 0.1)", 1), ("[0.1, 0.2)", 1), ("[0.2, 0.3)", 2), ("[0.5, 0.6)", 1),
+        ("[0.6, 0.7)", 1), ("[0.9, 1]", 2),
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize(("min_cases", "too_few"), [(7, False), (8, False), (9, True)])
@@ -550,3 +588,143 @@ def test_cli_bad_rates_and_labels_exit_2(
     assert "--max-wrong-pass: must be above 0 and below 1, got '1.5'" in capsys.readouterr().err
     assert main(["calibrate", str(path), "--labels", str(tmp_path / "missing.jsonl")]) == 2
     assert "missing.jsonl" in capsys.readouterr().err
+
+
+def _window(accepted: int) -> Any:
+    rows: list[tuple[tuple[YesNoAnswer], Person]] = [
+        ((YesNoAnswer(0.97),), "accepted" if i < accepted else "refused") for i in range(200)
+    ]
+    return calibrate_cases(
+        [CheckCases(name="s", check=parse_check("Fine?"), cases=tuple(
+            Case(key=f"k{i}", answers=a, person=p) for i, (a, p) in enumerate(rows)))],
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("recent", "p_value", "moved"),
+    [(178, 0.04118337049200177, False), (172, 0.0032771869637435607, True)],
+)
+def test_drift_judges_every_figure_at_once_with_holm(
+    recent: int, p_value: float, moved: bool
+) -> None:
+    from checkprofile.human._calibration._drift import drift
+
+    # Three figures judged (the check's agreement, Q1's, the bin [0.9, 1]), each 190 of 200
+    # before and ``recent`` of 200 after. Fisher's exact test (the p-values are scipy's
+    # fisher_exact([[190, 10], [recent, 200 - recent]])): 178 gives 0.041, below 5% alone but
+    # above 0.05 / 3, as Holm asks of the smallest of three: not moved. 172 gives 0.0033.
+    result = drift(_window(190), _window(recent))
+    judged = [c for c in result.comparisons if c.judged]
+    assert len(judged) == 3
+    for comparison in judged:
+        assert comparison.p_value == pytest.approx(p_value, rel=1e-9)
+        assert comparison.moved is moved
+    assert result.moved is moved
+
+
+def test_the_same_month_under_other_ids_and_order_gives_the_same_report() -> None:
+    # The recommendation is a function of the records' content: the same submissions (the
+    # same answers, decisions and labels) under other run ids, read in another order, give
+    # the same split, the same recommendation and the same report, word for word.
+    bench = bench_recommend()
+    rows = bench.data_set(7, 1500)
+    # Each distinct content appears once here; a few repeated rows test the count of alike
+    # cases (cases of one content must not all fall on one side).
+    rows += rows[:40] * 3
+
+    def report(keyed: list[Any]) -> Any:
+        cases = tuple(
+            Case(key=key, answers=answers, person="accepted" if ok else "refused", labels=labels)
+            for key, answers, ok, labels in keyed
+        )
+        return calibrate_cases([CheckCases(name="expense", check=bench.CHECK, cases=cases)])
+
+    first = report(rows)
+    shuffled = [(f"other-run-{random.Random(i).random()}", *row[1:]) for i, row in enumerate(rows)]
+    random.Random(3).shuffle(shuffled)
+    second = report(shuffled)
+    assert first.checks[0].recommended == second.checks[0].recommended
+    assert first.to_json() == second.to_json()
+    assert calibration_text(first) == calibration_text(second)
+    assert first.checks[0].recommended.promised
+    # And the split is not one-sided for repeated contents: about two thirds tested.
+    recommended = first.checks[0].recommended
+    assert 0.6 < recommended.test_cases / (recommended.fit_cases + recommended.test_cases) < 0.73
+
+
+def test_thresholds_that_send_everything_to_a_person_are_not_recommended() -> None:
+    # Every answer says 0.5 and people refuse half: any thresholds that decide a case decide
+    # them all, half wrongly. Only the strictest keep the promise (no case decided), and
+    # they send all 150 to a person: the report says there is nothing to recommend.
+    rows = [((YesNoAnswer(0.5),), "refused" if i % 2 else "accepted") for i in range(150)]
+    check = one_check("Fine?", rows)
+    assert check.recommended.promised
+    assert check.recommended.at_recommended.to_person == 150
+    lines = " ".join(recommendation_text(check))
+    assert "Recommended" not in lines
+    assert "Nothing to recommend" in lines and "send every submission to a person" in lines
+
+
+def _benchmark(name: str) -> Any:
+    """A module of benchmarks/ (which import each other by name), loaded for its functions."""
+    folder = str(ROOT / "benchmarks")
+    if folder not in sys.path:
+        sys.path.append(folder)
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("regime", ["calibrated", "over", "under", "useless"])
+def test_one_question_never_sends_more_to_a_person_than_ltt_holm(regime: str) -> None:
+    # Learn-then-Test with Holm over the same grid (bench_ltt.ltt_holm, written as MAPIE's
+    # ltt_procedure does it) on the same cases: every pair it rejects, the recommendation's
+    # own sequences reject too, so it never sends more of the cases to a person, and it
+    # promises whenever that procedure does.
+    ltt = _benchmark("bench_ltt")
+    world = ltt.World(regime)
+    rng = random.Random(f"ltt-{regime}")
+    compared = 0
+    for n in (120, 400, 1500):
+        rows = world.month(rng, n)
+        report = calibrate_cases([ltt.cases(rows)])
+        chosen = report.checks[0].recommended
+        theirs = ltt.ltt_holm(
+            rows, max_wrong_pass=0.05, max_wrong_fail=0.10, confidence=0.9, step=1
+        )
+        assert (chosen.fit_cases, chosen.test_cases) == (0, n)
+        if theirs is None:
+            continue
+        assert chosen.promised
+        passing, failing = theirs.pass_at, theirs.fail_below or theirs.pass_at
+        sent = sum(failing <= p < passing for p, _ in rows)
+        assert chosen.at_recommended.to_person <= sent
+        compared += 1
+    assert compared >= 2
+
+
+def test_no_thresholds_are_suggested_from_fewer_than_min_cases_decided_cases() -> None:
+    # 29 cases: no thresholds can leave 30 decided, so none is suggested (at 29, some are).
+    rows = [((YesNoAnswer(0.9 if i % 3 else 0.2),), "accepted" if i % 3 else "refused")
+            for i in range(29)]  # fmt: skip
+    question = one_check("Fine?", rows).questions[0]
+    assert (question.suggested, question.at_suggested, question.meets_target) == (None, None, False)
+    assert question.agreement_bound is None
+    question = one_check("Fine?", rows, min_cases=29).questions[0]
+    assert question.suggested is not None and question.at_suggested is not None
+    assert question.at_suggested.decided >= 29
+
+
+def test_a_search_too_large_for_a_float_meets_nothing_and_bounds_at_zero() -> None:
+    from checkprofile.human._calibration._search import agreement_bound, meets
+
+    # A check of 90 questions searches 5152**90 combinations, more than a float holds: no
+    # overflow, nothing meets, and the bound says nothing (0). At 5,151, 300 of 300 meet.
+    figures = one_check("Fine?", [((YesNoAnswer(0.99),), "accepted")] * 300).at_current
+    bound = agreement_bound(figures, 5151)
+    assert meets(figures, 0.95, 5151) and bound is not None and bound > 0.95
+    assert not meets(figures, 0.95, 5152**90)
+    assert agreement_bound(figures, 5152**90) == 0.0

@@ -161,7 +161,6 @@ def _joined(paths: list[Path], window: Window) -> PlainCases:
                     key="",
                     answers=tuple(answers),
                     refused=bool(made.refused[index]),
-                    tested=bool(made.tested[index]),
                     labels=tuple(made.labels[index]) if made.labels else (),
                 )
             )
