@@ -35,6 +35,7 @@ from ..._verdict import (
     recorded_answer,
 )
 from .._audit._fast._reader import DecisionFacts, Facts, Plain, VerdictFacts
+from .._audit._qualification import QualificationRecord
 from .._audit._records import AuditRecord, DecisionRecord, VerdictRecord, check_key
 from .._audit._sources import Window
 from .._audit._strict import TornLine
@@ -254,6 +255,7 @@ class Join:
         self.codes: list[array[int]] = []
         self.costs: dict[int, CostTally] = {}  # of each group's verdict records in the window
         self._kinds: dict[tuple[str, str, str], tuple[int, int, CostTally]] = {}  # see _kind
+        self.qualifications: list[QualificationRecord] = []  # as read, in trail order
 
     def add(self, item: AuditRecord | Facts | TornLine, fingerprint: int) -> None:
         self.position += 1
@@ -296,6 +298,8 @@ class Join:
         elif isinstance(item, DecisionRecord):
             at = format_at(item.decision.at)
             self._decision(_compact(item.key), fingerprint, at, item.accepted)
+        elif isinstance(item, QualificationRecord):
+            self.qualifications.append(item)  # what a model qualified for, not a case
         elif isinstance(item, TornLine):
             self.torn_lines += 1
             if len(self.torn) < TORN_SHOWN:
