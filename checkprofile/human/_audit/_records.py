@@ -270,6 +270,7 @@ def verdict_record(
             )
         submission = bundle.submission
     digest = submission_sha256(submission)
+    origins = provenance_of(outcome)
     return VerdictRecord(
         key=_key_from(_id("run_id", run_id), _id("step_id", step_id), digest),
         run=run_id,
@@ -281,7 +282,9 @@ def verdict_record(
         attempts=outcome.attempts,
         check=check,
         verdict=outcome.verdict,
-        provenance=provenance_of(outcome),
+        # Left out when no answer's source is known (a host's own evaluator that names none),
+        # as the reader requires: a list of empty entries says nothing.
+        provenance=tuple(origins) if any(o.source is not None for o in origins) else (),
         calls=tuple(call.recorded() for call in outcome.calls),
     )
 
