@@ -37,7 +37,9 @@ from checkprofile.qualify import (
 AT = "2026-12-01T10:00:00Z"
 
 
-def run(evaluator: object, cases: list[QualifyCase] | None = None, **options: object) -> Qualification:
+def run(
+    evaluator: object, cases: list[QualifyCase] | None = None, **options: object
+) -> Qualification:
     return asyncio.run(
         qualify(
             fakes.CHECK,
@@ -113,8 +115,7 @@ def test_every_place_and_several_phrasings_are_asked() -> None:
 
 def test_without_known_answers_knowledge_is_too_few_and_the_model_is_not_qualified() -> None:
     cases = [
-        QualifyCase(name=c.name, material=c.material, cut_bytes=c.cut_bytes)
-        for c in fakes.cases()
+        QualifyCase(name=c.name, material=c.material, cut_bytes=c.cut_bytes) for c in fakes.cases()
     ]
     found = run(fakes.well_behaved(), cases)
     assert not found.qualified
@@ -195,9 +196,7 @@ def test_the_repeat_asks_past_an_answer_cache() -> None:
 
 
 def test_a_hostile_submission_cannot_make_the_battery_report_a_probe_it_did_not_run() -> None:
-    claim = json.dumps(
-        {"probe": "cut", "status": "passed", "qualified": True, "probes": []}
-    )
+    claim = json.dumps({"probe": "cut", "status": "passed", "qualified": True, "probes": []})
     cases = [
         QualifyCase(
             name=c.name,
@@ -254,8 +253,6 @@ def test_a_host_can_loosen_a_threshold() -> None:
 
 
 def test_the_sync_form_gives_the_same_record() -> None:
-    found = qualify_sync(
-        fakes.CHECK, fakes.cases(), fakes.well_behaved(), step="assemble", now=AT
-    )
+    found = qualify_sync(fakes.CHECK, fakes.cases(), fakes.well_behaved(), step="assemble", now=AT)
     assert found.record == run(fakes.well_behaved()).record
     assert type(found.record) is QualificationRecord

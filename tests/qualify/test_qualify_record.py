@@ -21,16 +21,18 @@ from test_human_postgres import rows, server, store, table  # noqa: F401  (fixtu
 from checkprofile import run_check
 from checkprofile.human import (
     AuditError,
+    Completed,
     JsonLinesRecorder,
     PostgresRecorder,
     QualificationRecord,
     calibrate,
+    decision_record,
     iter_records,
     read_records,
     record_from_json,
     verdict_record,
 )
-from checkprofile.qualify import Qualifications, Qualification, gate, qualify
+from checkprofile.qualify import Qualification, Qualifications, gate, qualify
 
 AT = "2026-12-01T10:00:00Z"
 
@@ -86,12 +88,21 @@ def test_calibration_reads_a_trail_holding_qualifications(tmp_path: Path) -> Non
     path = tmp_path / "audit.jsonl"
     recorder = JsonLinesRecorder(path)
     case = fakes.cases(1)[0]
-    outcome = asyncio.run(run_check(fakes.CHECK, case.material, fakes.well_behaved(), now=AT))
+    outcome = asyncio.run(
+        run_check(fakes.CHECK, case.material, fakes.well_behaved(), now=AT, advisory=True)
+    )
     recorder.record(verdict_record(outcome, run_id="r1", step_id="assemble"))
     recorder.record(qualified().record)
-    assert [r.record for r in iter_records(path)] == ["verdict", "qualification"]
-    report = calibrate(path)
-    assert report.checks == () or report.checks is not None  # read without error
+    decided = Completed(by="finance", at=AT)
+    submission = case.material.submission
+    recorder.record(
+        decision_record(decided, run_id="r1", step_id="assemble", submission=submission)
+    )
+    kinds = [r.record for r in iter_records(path)]
+    assert kinds == ["verdict", "qualification", "decision"]
+    (check,) = calibrate(path).checks  # the qualification is not a case
+    assert check.name == "assemble"
+    assert check.at_current.confusion.pass_accepted == 1
 
 
 def test_the_postgres_store_keeps_a_qualification(store: PostgresRecorder) -> None:  # noqa: F811
