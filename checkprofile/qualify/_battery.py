@@ -445,9 +445,18 @@ def _repeat(check: Check, both: list[_Pair], thresholds: Thresholds) -> ProbeRes
             compared=total,
             threshold=thresholds.max_repeat_change,
         )
+    limit = thresholds.max_repeat_change
+    if _stats.wilson(0, total)[1] > limit:
+        return _result(
+            "repeat",
+            "too_few",
+            f"{total} cases answered twice: too few for even no change to show a rate within"
+            f" {limit:g}",
+            compared=total,
+            threshold=limit,
+        )
     hits = sum(changed(check, b, a) for _, b, a in both)
     low, high = _stats.wilson(hits, total)
-    limit = thresholds.max_repeat_change
     status = "passed" if high <= limit else "failed"
     why = (
         f"the same request asked twice changed a result or an option on {_pct(hits, total)}"
@@ -511,11 +520,13 @@ def _form(
             )
             gaps.append(abs(p - yes_share(choice)) - abs(p - p_again))
     if len(gaps) < thresholds.min_compared:
+        unanswered = sum(any(isinstance(e, Failure) for e in entries) for entries in answers)
+        failed = f" ({unanswered} of {len(answers)} not answered: see reliability)"
         return _result(
             "form",
             "too_few",
-            f"{len(gaps)} yes/no answers asked both ways, fewer than the"
-            f" {thresholds.min_compared} needed",
+            f"{len(gaps)} yes/no answers asked both ways{failed if unanswered else ''},"
+            f" fewer than the {thresholds.min_compared} needed",
             compared=len(gaps),
             threshold=thresholds.form_margin,
         )
@@ -588,6 +599,14 @@ def _reliability(asked: _Asked, thresholds: Thresholds) -> ProbeResult:
             "reliability",
             "too_few",
             f"{total} requests, fewer than the {thresholds.min_compared} needed",
+            compared=total,
+            threshold=limit,
+        )
+    if _stats.wilson(0, total)[1] > limit:
+        return _result(
+            "reliability",
+            "too_few",
+            f"{total} requests: too few for even no failure to show a rate within {limit:g}",
             compared=total,
             threshold=limit,
         )
