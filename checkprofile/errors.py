@@ -34,6 +34,10 @@ named, never from where it lives)::
     +-- FormRefusedError(PermissionError)  checkprofile.human: a decision form's post
     +-- AuditError(ValueError)             checkprofile.human: an audit record or trail
     +-- StoreError(OSError)                checkprofile.human: the PostgreSQL store
+    +-- CasesError(ValueError)             checkprofile.qualify: a folder of cases
+    +-- BudgetError(ValueError)            checkprofile.qualify: more requests than allowed
+    +-- EvaluatorUnreachableError(RuntimeError)
+                                           checkprofile.qualify: a battery no request answered
 
 The adapters' transport raises an :class:`EvaluatorError` of its own (a boundary broken: a
 redirect, a body past its cap, a deadline), which the evaluator reports as a failure. Outside

@@ -69,3 +69,8 @@ _.allow_single_quoted
 _.allow_unicode
 _.allow_duplicate_keys
 _.itersize
+
+# A qualification's public reading (checkprofile.qualify): a probe's ``compared`` (read by
+# ProbeResult.to_json through getattr) and Qualifications.from_trail, a host's entry point.
+_.compared
+_.from_trail
