@@ -26,6 +26,7 @@ from checkprofile.human import (
     PostgresRecorder,
     QualificationRecord,
     calibrate,
+    calibration_text,
     decision_record,
     iter_records,
     read_records,
@@ -100,9 +101,44 @@ def test_calibration_reads_a_trail_holding_qualifications(tmp_path: Path) -> Non
     )
     kinds = [r.record for r in iter_records(path)]
     assert kinds == ["verdict", "qualification", "decision"]
-    (check,) = calibrate(path).checks  # the qualification is not a case
+    report = calibrate(path)
+    (check,) = report.checks  # the qualification is not a case
     assert check.name == "assemble"
     assert check.at_current.confusion.pass_accepted == 1
+    # The recommendation names the qualification it rests on: this model's, for this check.
+    record = qualified().record
+    assert check.qualification == {
+        "key": record.key,
+        "model": "well-behaved-2026",
+        "battery": "checkprofile-qualify-1",
+        "at": AT,
+        "qualified": True,
+    }
+    sentence = (
+        f"It rests on qualification {record.key[:15]}… of well-behaved-2026 for this check"
+        f" (checkprofile-qualify-1, {AT}): qualified."
+    )
+    # The text wraps its sentences (at hyphens too).
+    assert "".join(sentence.split()) in "".join(calibration_text(report).split())
+
+
+def test_calibration_names_no_qualification_of_another_model(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    recorder = JsonLinesRecorder(path)
+    case = fakes.cases(1)[0]
+    outcome = asyncio.run(
+        run_check(fakes.CHECK, case.material, fakes.Fake("other"), now=AT, advisory=True)
+    )
+    recorder.record(verdict_record(outcome, run_id="r1", step_id="assemble"))
+    recorder.record(qualified().record)
+    decided = Completed(by="finance", at=AT)
+    submission = case.material.submission
+    recorder.record(
+        decision_record(decided, run_id="r1", step_id="assemble", submission=submission)
+    )
+    report = calibrate(path)
+    assert report.checks[0].qualification is None
+    assert "rests on qualification" not in calibration_text(report)
 
 
 def test_the_postgres_store_keeps_a_qualification(store: PostgresRecorder) -> None:  # noqa: F811

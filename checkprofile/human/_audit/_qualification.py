@@ -52,6 +52,7 @@ __all__ = [
     "QualificationRecord",
     "qualification_from_json",
     "qualification_key",
+    "qualification_summary",
     "qualified_by",
 ]
 
@@ -275,3 +276,15 @@ def qualification_from_json(data: Mapping[str, Any]) -> QualificationRecord:
         requests=_count(data, "requests"),
         probes=probes,
     )
+
+
+def qualification_summary(record: QualificationRecord) -> dict[str, Any]:
+    """What names a qualification where another report rests on it: its ``key``, ``model``,
+    ``battery``, ``at`` and whether it ``qualified``."""
+    return {
+        "key": record.key,
+        "model": record.model,
+        "battery": record.battery,
+        "at": record.at,
+        "qualified": record.qualified,
+    }

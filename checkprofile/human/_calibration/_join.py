@@ -35,7 +35,7 @@ from ..._verdict import (
     recorded_answer,
 )
 from .._audit._fast._reader import DecisionFacts, Facts, Plain, VerdictFacts
-from .._audit._qualification import QualificationRecord
+from .._audit._qualification import QualificationRecord, qualification_summary
 from .._audit._records import AuditRecord, DecisionRecord, VerdictRecord, check_key
 from .._audit._sources import Window
 from .._audit._strict import TornLine
@@ -527,10 +527,17 @@ class Join:
                     tested=tested[group],
                     labels=labelled[group] if any(labelled[group]) else (),
                     cost=self.costs[group].cost(),
+                    qualification=self._qualification(names[group][2], check),
                 )
             )
         self._let_go()
         return made
+
+    def _qualification(self, model: str, check: Check) -> dict[str, Any] | None:
+        """The latest qualification of ``model`` for ``check`` the trail holds, if any."""
+        key = check_key(check)
+        found = [q for q in self.qualifications if q.model == model and q.check_key == key]
+        return qualification_summary(max(found, key=lambda q: at_order(q.at))) if found else None
 
     def _count_left_out(self) -> None:
         """Counts the submissions left out (``no_decision``, ``no_verdict``) and the decisions
