@@ -224,6 +224,8 @@ def _qualify(args: argparse.Namespace) -> int:
         )
     except BudgetError as error:
         raise UsageError(f"--max-requests: {error}") from None
+    except CasesError as error:
+        raise UsageError(f"--cases: {error}") from None
     except EvaluatorUnreachableError as error:
         raise UsageError(str(error), code=EXIT_ERROR) from None
     if args.record is not None:

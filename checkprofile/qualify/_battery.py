@@ -36,7 +36,7 @@ from .._log import logger
 from .._shown import show
 from .._telemetry import telemetry
 from .._verdict import Answer, Failure, format_at
-from ..errors import CheckprofileError
+from ..errors import CheckprofileError, MaterialError
 from ..human._audit._qualification import (
     PROBES,
     ProbeResult,
@@ -46,7 +46,7 @@ from ..human._audit._qualification import (
 )
 from ..human._audit._records import check_key
 from . import _stats
-from ._cases import QualifyCase, known
+from ._cases import CasesError, QualifyCase, known
 from ._variants import (
     INJECTIONS,
     PLACES,
@@ -240,7 +240,8 @@ async def qualify(
 ) -> Qualification:
     """Run the battery for ``check`` (of step ``step``) on ``cases`` with ``evaluator``.
 
-    Raises :class:`BudgetError` before asking anything when the plan
+    Raises :class:`CasesError` naming a case that cannot be shown to the evaluator, and
+    :class:`BudgetError`, both before asking anything, when the plan
     (:func:`plan_requests`) exceeds ``max_requests`` (``None``: no bound), and
     :class:`EvaluatorUnreachableError` when no request was answered. ``limits`` (default:
     those the check was read with) give the run data budget of every request but the cut's.
@@ -267,12 +268,19 @@ async def qualify(
                 f" the {max_requests} allowed: give fewer cases or allow more requests",
                 needed=planned,
             )
+    # Every case is shown as the check would show it before anything is asked: a case that
+    # cannot be (run data with no JSON form) is named, and costs no request.
+    bundles = []
+    for case in cases:
+        try:
+            bundles.append(build_bundle(check, case.material, state_bytes=limits.check_state_bytes))
+        except MaterialError as error:
+            raise CasesError(f"case {case.name}: {error}") from None
     _log.info("qualifying %s: %d requests on %d cases", show(configured), planned, len(cases))
     asked = _Asked()
     orders = order_checks(check)
     form = form_check(check)
-    for number, case in enumerate(cases):
-        bundle = build_bundle(check, case.material, state_bytes=limits.check_state_bytes)
+    for number, (case, bundle) in enumerate(zip(cases, bundles, strict=True)):
         asked.base.append(answered(await _ask(evaluator, bundle, configured, "repeat", asked)))
         # Asked again past any answer cache, or the repeat would measure the cache.
         again = await _ask(_uncached(evaluator), bundle, configured, "repeat", asked)

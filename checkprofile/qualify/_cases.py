@@ -65,10 +65,14 @@ class QualifyCase:
             raise ValueError(f"cut_bytes must be a whole number >= 2, got {show(self.cut_bytes)}")
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def _load(path: Path) -> Any:
     data = read_bounded(path, limit=_CASE_BYTES).decode("utf-8")
     if path.suffix == ".json":
-        return json.loads(data)
+        return json.loads(data, parse_constant=_no_constant)
     from .._yaml import load_yaml
 
     return load_yaml(data).data

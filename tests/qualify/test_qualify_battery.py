@@ -256,3 +256,31 @@ def test_the_sync_form_gives_the_same_record() -> None:
     found = qualify_sync(fakes.CHECK, fakes.cases(), fakes.well_behaved(), step="assemble", now=AT)
     assert found.record == run(fakes.well_behaved()).record
     assert type(found.record) is QualificationRecord
+
+
+def test_probes_go_through_the_same_cache_as_checks() -> None:
+    from checkprofile import run_check_sync
+
+    inner = fakes.well_behaved()
+    cached = CachingEvaluator(inner, MemoryStore())
+    cases = fakes.cases(2)
+    run(cached, cases)
+    asked = len(inner.bundles)
+    outcome = run_check_sync(fakes.CHECK, cases[0].material, cached)
+    assert outcome.verdict.verdict == "pass"
+    assert len(inner.bundles) == asked  # answered from what the battery's request left
+
+
+def test_a_case_that_cannot_be_shown_is_named_before_anything_is_asked() -> None:
+    from checkprofile.qualify import CasesError
+
+    cases = fakes.cases(3)
+    bad = cases[1]
+    broken = bad.material.__class__(
+        bad.material.instructions, "", {"inputs": {"x": float("nan")}}, bad.material.submission
+    )
+    cases[1] = QualifyCase(name="case-nan", material=broken, accepted=False)
+    evaluator = fakes.well_behaved()
+    with pytest.raises(CasesError, match="case case-nan: "):
+        run(evaluator, cases)
+    assert evaluator.bundles == []

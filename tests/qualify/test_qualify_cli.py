@@ -115,6 +115,7 @@ def test_a_trail_says_what_people_decided(
         (["--cases", "{cases}", "--max-requests", "10"], "would make 192 requests"),
         (["--cases", "{cases}", "--min-auc", "2"], "must be a number from 0 to 1"),
         (["--cases", "{bad}"], "a case is a map with a submission"),
+        (["--cases", "{nan}"], "not a case file: NaN is not JSON"),
     ],
 )
 def test_unreadable_input_is_exit_2(
@@ -126,7 +127,12 @@ def test_unreadable_input_is_exit_2(
     (bad / "one.json").write_text('{"output": {}}')
     trail = tmp_path / "audit.jsonl"
     trail.write_text("")
-    places = {"trail": trail, "missing": tmp_path / "nope", "cases": cases, "bad": bad}
+    nan = tmp_path / "nan"
+    nan.mkdir()
+    (nan / "one.json").write_text('{"submission": {"output": {"n": NaN}}}')
+    places = {
+        "trail": trail, "missing": tmp_path / "nope", "cases": cases, "bad": bad, "nan": nan
+    }  # fmt: skip
     filled = [arg.format(**places) for arg in args]
     with pytest.raises(SystemExit) if "--min-auc" in args else _nothing():
         code = main(qualify("--evaluator", REPLAY, *filled))
