@@ -19,13 +19,13 @@ from ._battery import (
     BudgetError,
     EvaluatorUnreachableError,
     Qualification,
-    Thresholds,
     plan_requests,
     qualify,
     qualify_sync,
 )
 from ._cases import CasesError, QualifyCase, read_cases
 from ._gate import Qualifications, gate
+from ._judge import Thresholds
 from ._report import qualification_html, qualification_json, qualification_text
 from ._variants import INJECTIONS, PLACES
 
