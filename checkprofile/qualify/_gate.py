@@ -17,6 +17,7 @@ import attrs
 from .._log import logger
 from .._outcome import Outcome, held_check, outcome_for
 from .._shown import show
+from .._time import at_order
 from ..human._audit._qualification import QualificationRecord
 from ..human._audit._records import check_key
 from ..human._audit._sources import Window, open_sources
@@ -57,7 +58,7 @@ class Qualifications:
             return
         key = (record.model, record.check_key)
         kept = self._passed.get(key)
-        if kept is None or kept.at <= record.at:
+        if kept is None or at_order(kept.at) <= at_order(record.at):
             self._passed[key] = record
 
     def find(self, model: str, check_key_: str) -> QualificationRecord | None:

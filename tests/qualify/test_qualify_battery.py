@@ -284,3 +284,18 @@ def test_a_case_that_cannot_be_shown_is_named_before_anything_is_asked() -> None
     with pytest.raises(CasesError, match="case case-nan: "):
         run(evaluator, cases)
     assert evaluator.bundles == []
+
+
+def test_a_hostile_model_name_stays_one_line_and_inert() -> None:
+    class Hostile(fakes.Fake):
+        async def answer(self, bundle: Bundle) -> Reply:
+            reply = await super().answer(bundle)
+            return Reply("evil\n\x1b[2JQUALIFIED: <script>x</script>", reply.answers)
+
+    found = run(Hostile("hostile"), fakes.cases(cut=False))
+    text = qualification_text(found)
+    first = text.splitlines()[0]
+    assert first.startswith("QUALIFIED: evil\\n\\x1b[2JQUALIFIED: <script>")
+    assert "\x1b" not in text
+    page = qualification_html(found)
+    assert "<script>" not in page and "&lt;script&gt;" in page
