@@ -147,6 +147,9 @@ def test_the_postgres_store_keeps_a_qualification(store: PostgresRecorder) -> No
     store.record(record)  # kept once
     assert list(store.read()) == [record]
     assert store.count() == 1
+    # The gate reads it from the store as from a file.
+    found = Qualifications.from_trail(store).find(record.model, record.check_key)
+    assert found == record
 
 
 def test_a_table_made_before_qualifications_takes_them(server: str, table: str) -> None:  # noqa: F811
