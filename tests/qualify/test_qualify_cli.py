@@ -3,6 +3,7 @@ states before asking anything."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -134,18 +135,10 @@ def test_unreadable_input_is_exit_2(
         "trail": trail, "missing": tmp_path / "nope", "cases": cases, "bad": bad, "nan": nan
     }  # fmt: skip
     filled = [arg.format(**places) for arg in args]
-    with pytest.raises(SystemExit) if "--min-auc" in args else _nothing():
+    with pytest.raises(SystemExit) if "--min-auc" in args else contextlib.nullcontext():
         code = main(qualify("--evaluator", REPLAY, *filled))
         assert code == 2
     assert message in capsys.readouterr().err
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *_: object) -> bool:
-        return False
 
 
 def test_an_evaluator_that_cannot_be_reached_is_exit_4(tmp_path: Path) -> None:

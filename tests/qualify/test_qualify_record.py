@@ -56,7 +56,8 @@ def test_a_qualification_is_written_and_read_back_the_same(tmp_path: Path) -> No
 
 
 def line_of(record: QualificationRecord) -> dict[str, Any]:
-    return json.loads(json.dumps(record.to_json()))
+    data: dict[str, Any] = json.loads(json.dumps(record.to_json()))
+    return data
 
 
 @pytest.mark.parametrize(
