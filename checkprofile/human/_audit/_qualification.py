@@ -195,7 +195,7 @@ def _number(entry: Mapping[str, Any], name: str) -> float | None:
     value = entry[name]
     if value is None:
         return None
-    if type(value) not in (int, float) or not is_finite(value):
+    if not is_finite(value):
         raise ValueError(f"a probe's {name} must be a finite number or null, got {show(value)}")
     return float(value)
 
