@@ -9,6 +9,7 @@ does. docs/embedding.md lists the names and what each area says:
   failure, or whose reply was not a reply; each outcome, at ``DEBUG``.
 - ``checkprofile.adapters`` (and ``checkprofile.adapters.cache``): the shipped evaluators.
 - ``checkprofile.human``: the audit trail's recorders.
+- ``checkprofile.qualify``: the probe battery's plan and result, and the gate's warnings.
 - ``checkprofile.cli``: the command line's internal errors, with the traceback.
 - ``checkprofile.telemetry``: a telemetry component (the host's OpenTelemetry SDK, its
   processors, exporters or instruments) that raised, once per kind of call.
@@ -27,10 +28,18 @@ __all__ = ["AREAS", "ROOT", "logger"]
 #: The package logger's name: ``checkprofile``, or the name the package is vendored under.
 ROOT: Final = __name__.rpartition(".")[0]
 
-Area = Literal["run", "adapters", "adapters.cache", "human", "cli", "telemetry"]
+Area = Literal["run", "adapters", "adapters.cache", "human", "qualify", "cli", "telemetry"]
 
 #: Every area that logs, each a child of :data:`ROOT`.
-AREAS: Final[tuple[Area, ...]] = ("run", "adapters", "adapters.cache", "human", "cli", "telemetry")
+AREAS: Final[tuple[Area, ...]] = (
+    "run",
+    "adapters",
+    "adapters.cache",
+    "human",
+    "qualify",
+    "cli",
+    "telemetry",
+)
 
 logging.getLogger(ROOT).addHandler(logging.NullHandler())
 

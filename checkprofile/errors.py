@@ -39,6 +39,10 @@ named, never from where it lives)::
     +-- AlreadyDecidedError(ValueError)    checkprofile.human: a second decision, refused
     +-- ClaimedError(PermissionError)      checkprofile.human: another reviewer's lease
     +-- SameDeciderError(PermissionError)  checkprofile.human: the submitter deciding
+    +-- CasesError(ValueError)             checkprofile.qualify: a folder of cases
+    +-- BudgetError(ValueError)            checkprofile.qualify: more requests than allowed
+    +-- EvaluatorUnreachableError(RuntimeError)
+                                           checkprofile.qualify: a battery no request answered
 
 The adapters' transport raises an :class:`EvaluatorError` of its own (a boundary broken: a
 redirect, a body past its cap, a deadline), which the evaluator reports as a failure. Outside

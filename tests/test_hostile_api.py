@@ -821,6 +821,8 @@ NOT_CALLED: dict[str, str] = {
             "JsonLinesRecorder",
             "DecisionRecord",
             "VerdictRecord",
+            "QualificationRecord",
+            "ProbeResult",
             "check_key",
             "decision_record",
             "record_from_json",
@@ -845,7 +847,8 @@ NOT_CALLED: dict[str, str] = {
             "calibration_text",
         ],
         "the audit trail's and calibration's records and reports: values the library builds,"
-        " read by iter_records, read_records and calibrate, which are called",
+        " read by iter_records, read_records and calibrate, which are called (a"
+        " qualification's hostile lines: tests/qualify/test_qualify_record.py)",
     ),
     "run_check": "async twin of run_check_sync, which is called",
     "PostgresEscalationStore": "needs a PostgreSQL server: its methods are the SQLite store's"

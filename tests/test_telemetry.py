@@ -646,3 +646,27 @@ def test_with_capture_on_every_captured_text_is_bounded(monkeypatch: pytest.Monk
         if isinstance(value, str)
     ]
     assert texts and max(map(len, texts)) <= _telemetry.MAX_CAPTURED
+
+
+def test_a_probe_batterys_requests_are_traced_as_probes() -> None:
+    import asyncio
+
+    import qualify_fakes as fakes
+
+    from checkprofile.qualify import qualify
+
+    found = asyncio.run(qualify(fakes.CHECK, fakes.cases(2), fakes.well_behaved(), step="assemble"))
+    spans = finished_spans()
+    probes = [span for span in spans if span.name.startswith("probe ")]
+    assert len(probes) == found.record.requests == 18
+    counted: dict[str, int] = {}
+    for span in probes:
+        name = span.attributes["checkprofile.probe"]
+        assert span.name == f"probe {name}"
+        counted[name] = counted.get(name, 0) + 1
+    assert counted == {"repeat": 4, "order": 4, "form": 2, "injection": 6, "cut": 2}
+    # Each probe's call is the evaluator call a check makes, as its child.
+    ids = {span.context.span_id for span in probes}
+    calls = [span for span in spans if span.parent is not None and span.parent.span_id in ids]
+    assert len(calls) == 18
+    assert all(call.attributes["gen_ai.request.model"] == "well-behaved" for call in calls)

@@ -31,6 +31,7 @@ MODULES: Final = (
     "checkprofile",
     "checkprofile.errors",
     "checkprofile.human",
+    "checkprofile.qualify",
     "checkprofile.testing",
     "checkprofile.testing.assertions",
     "checkprofile.testing.cassette",

@@ -31,6 +31,7 @@ COMMANDS: Final[Mapping[str, tuple[str, str]]] = {
         "_calibrate",
         "compare advisory verdicts with people's decisions and suggest thresholds",
     ),
+    "qualify": ("_qualify", "probe a model on a step's check before it may block"),
     "conformance": ("_conformance", "run the conformance corpus against this library"),
 }
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from .._bundle_bytes import SHOWN_PIECES, bundle_bytes, bundle_sha256, shown_pieces
 from .._verdict import Provenance
 from ._audit._postgres import PostgresRecorder, StoreError
+from ._audit._qualification import ProbeResult, QualificationRecord
 from ._audit._recorders import JsonLinesRecorder, Recorder
 from ._audit._records import (
     AUDIT_FORMAT,
@@ -146,7 +147,9 @@ __all__ = [  # noqa: RUF022
     "NoSuchEscalationError",
     "PostgresEscalationStore",
     "PostgresRecorder",
+    "ProbeResult",
     "Provenance",
+    "QualificationRecord",
     "QuestionCalibration",
     "RECEIPT_FORMAT",
     "Receipt",

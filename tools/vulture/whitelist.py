@@ -81,3 +81,7 @@ claimed_until
 # Figure.at_least: public (checkprofile.human.Figure), for a host judging one share; the
 # report's "met" no longer uses it, since a share chosen by a search needs the correction.
 _.at_least
+# A qualification's public reading (checkprofile.qualify): a probe's ``compared`` (read by
+# ProbeResult.to_json through getattr) and Qualifications.from_trail, a host's entry point.
+_.compared
+_.from_trail

@@ -11,7 +11,7 @@ that start at once do not trip over each other::
 
     seq       bigint identity primary key   the order records arrived in (reading order)
     sha256    text unique                   of the line: the record's identity
-    record    text                          "verdict" or "decision"
+    record    text                          "verdict", "decision" or "qualification"
     key       text                          the submission key (joins the two)
     run, step text                          as in the record
     at        text                          the verdict's or the decision's time, as recorded
@@ -37,6 +37,7 @@ from ..._shown import show
 from ..._time import at_order
 from ...errors import CheckprofileError
 from ._fast._reader import DecisionFacts, VerdictFacts, _Reader
+from ._qualification import QualificationRecord
 from ._recorders import record_line
 from ._records import AuditRecord, DecisionRecord, VerdictRecord
 from ._sources import Read, Window
@@ -173,7 +174,7 @@ class PostgresRecorder:
                 "CREATE TABLE IF NOT EXISTS {} ("
                 " seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
                 " sha256 text NOT NULL,"
-                " record text NOT NULL CHECK (record IN ('verdict', 'decision')),"
+                " record text NOT NULL CONSTRAINT {} CHECK (record IN {}),"
                 " key text NOT NULL,"
                 " run text NOT NULL,"
                 " step text NOT NULL,"
@@ -181,7 +182,12 @@ class PostgresRecorder:
                 ' at_order text COLLATE "C" NOT NULL,'
                 " line text NOT NULL,"
                 " CONSTRAINT {} UNIQUE (sha256))"
-            ).format(table, sql.Identifier(f"{base}_sha256")),
+            ).format(
+                table,
+                sql.Identifier(f"{base}_record_check"),
+                _kinds_sql(),
+                sql.Identifier(f"{base}_sha256"),
+            ),
             sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (record, at_order)").format(
                 sql.Identifier(f"{base}_at"), table
             ),
@@ -200,6 +206,7 @@ class PostgresRecorder:
                 )
                 for statement in statements:
                     connection.execute(statement)
+                _take_every_kind(connection, table, base)
         except psycopg.Error as error:
             raise self._error(f"create the table {self.table}", error) from None
 
@@ -257,7 +264,7 @@ class PostgresRecorder:
         for item, _ in self.stream(Window.of(since, until)):
             if isinstance(item, (VerdictFacts, DecisionFacts)):
                 yield item.record()
-            elif isinstance(item, (VerdictRecord, DecisionRecord)):
+            elif isinstance(item, (VerdictRecord, DecisionRecord, QualificationRecord)):
                 yield item
 
     def stream(self, window: Window) -> Iterator[Read]:
@@ -320,6 +327,46 @@ class PostgresRecorder:
             except psycopg.Error as error:
                 raise self._error("count", error) from None
         return int(row[0]) if row else 0
+
+
+#: Every kind of record the table takes.
+_KINDS: Final = ("verdict", "decision", "qualification")
+
+
+def _kinds_sql() -> Any:
+    from psycopg import sql
+
+    return sql.SQL("({})").format(sql.SQL(", ").join(map(sql.Literal, _KINDS)))
+
+
+def _take_every_kind(connection: psycopg.Connection[Any], table: Any, base: str) -> None:
+    """A table made before a kind of record existed refuses it by its check on ``record``:
+    that check is replaced by one naming every kind (only when it names fewer)."""
+    from psycopg import sql
+
+    name = f"{base}_record_check"
+    row = connection.execute(
+        "SELECT pg_get_constraintdef(c.oid) FROM pg_constraint AS c"
+        " WHERE c.conrelid = %s::regclass AND c.contype = 'c'"
+        " AND pg_get_constraintdef(c.oid) LIKE '%%record%%'",
+        [table.as_string(connection)],
+    ).fetchall()
+    if len(row) == 1 and all(f"'{kind}'" in row[0][0] for kind in _KINDS):
+        return
+    found = connection.execute(
+        "SELECT c.conname FROM pg_constraint AS c WHERE c.conrelid = %s::regclass"
+        " AND c.contype = 'c' AND pg_get_constraintdef(c.oid) LIKE '%%record%%'",
+        [table.as_string(connection)],
+    ).fetchall()
+    for (old,) in found:
+        connection.execute(
+            sql.SQL("ALTER TABLE {} DROP CONSTRAINT {}").format(table, sql.Identifier(old))
+        )
+    connection.execute(
+        sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} CHECK (record IN {})").format(
+            table, sql.Identifier(name), _kinds_sql()
+        )
+    )
 
 
 def _row(record: AuditRecord) -> tuple[str, ...]:

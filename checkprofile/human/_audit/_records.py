@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 import attrs
 
@@ -77,6 +77,9 @@ from ..._shown import show
 from ..._usage import ModelCall
 from ..._verdict import Provenance, QuestionResult, Verdict, VerdictName, format_at, provenance_json
 from .._decide._decisions import Completed, Decision, Resolution, decision_from_json
+
+if TYPE_CHECKING:  # its own module (a record kind of its own), which imports this one
+    from ._qualification import QualificationRecord
 
 __all__ = [
     "AUDIT_FORMAT",
@@ -245,7 +248,9 @@ class DecisionRecord:
         }
 
 
-AuditRecord = VerdictRecord | DecisionRecord
+#: Any record of the trail: a verdict, a decision, or a model's qualification
+#: (:mod:`._qualification`).
+AuditRecord = Union[VerdictRecord, DecisionRecord, "QualificationRecord"]
 
 
 def verdict_record(
@@ -272,6 +277,7 @@ def verdict_record(
             )
         submission = bundle.submission
     digest = submission_sha256(submission)
+    origins = provenance_of(outcome)
     return VerdictRecord(
         key=_key_from(_id("run_id", run_id), _id("step_id", step_id), digest),
         run=run_id,
@@ -283,7 +289,9 @@ def verdict_record(
         attempts=outcome.attempts,
         check=check,
         verdict=outcome.verdict,
-        provenance=provenance_of(outcome),
+        # Left out when no answer's source is known (a host's own evaluator that names none),
+        # as the reader requires: a list of empty entries says nothing.
+        provenance=tuple(origins) if any(o.source is not None for o in origins) else (),
         calls=tuple(call.recorded() for call in outcome.calls),
     )
 

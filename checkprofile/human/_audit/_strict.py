@@ -30,6 +30,7 @@ from ..._verdict import Provenance, Verdict, format_at
 from ...errors import CheckError, CheckprofileError
 from .._decide._decisions import decision_from_json
 from .._decide._receipts import ReceiptError, provenance_from_json
+from ._qualification import qualification_from_json
 from ._records import (
     _ACTIONS,
     AUDIT_FORMAT,
@@ -121,8 +122,10 @@ def record_from_json(data: object) -> AuditRecord:
     if not is_mapping(data):
         raise ValueError(f"a record must be a JSON object, got {show(data)}")
     kind = data.get("record")
-    if type(kind) is not str or kind not in ("verdict", "decision"):
-        raise ValueError(f'"record" must be "verdict" or "decision", got {show(kind)}')
+    if type(kind) is not str or kind not in ("verdict", "decision", "qualification"):
+        raise ValueError(
+            f'"record" must be "verdict", "decision" or "qualification", got {show(kind)}'
+        )
     expected = _VERDICT_KEYS if kind == "verdict" else _DECISION_KEYS
     fields = (
         (_VERDICT_FIELDS, _VERDICT_FIELDS_PROVENANCE) if kind == "verdict" else (_DECISION_FIELDS,)
@@ -131,6 +134,8 @@ def record_from_json(data: object) -> AuditRecord:
     # without one is then named as needing it).
     if "format" in data and (type(data["format"]) is not int or data["format"] != AUDIT_FORMAT):
         raise ValueError(f"format {show(data['format'])} is not {AUDIT_FORMAT}")
+    if kind == "qualification":  # a record kind of its own module
+        return qualification_from_json(data)
     keys = data.keys()
     if not (keys == fields[0] or keys == fields[-1]):  # then say which is missing or unknown
         missing = [key for key in expected if key not in data]

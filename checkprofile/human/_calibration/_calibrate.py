@@ -96,7 +96,10 @@ class CheckCalibration:
     the low end of their agreement so corrected (``None`` on no decided case), the ``recommended``
     thresholds for the whole check with what they promise, and each question's calibration.
     ``cost``: the model calls of the check's verdict records, summed from the trail
-    (:class:`CallCost`; ``None`` for cases not read from one)."""
+    (:class:`CallCost`; ``None`` for cases not read from one). ``qualification``: the latest
+    qualification the trail holds of the check's model for the check in force, which the
+    recommendation rests on (``key``, ``model``, ``battery``, ``at``, ``qualified``; ``None``:
+    none recorded)."""
 
     name: str
     at_current: Figures
@@ -106,6 +109,7 @@ class CheckCalibration:
     questions: tuple[QuestionCalibration, ...]
     cost: CallCost | None = None
     agreement_bound: float | None = None
+    qualification: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = converter.unstructure(self)
@@ -215,6 +219,7 @@ def _calibrate_check(group: CheckColumns, options: _Options) -> CheckCalibration
         ),
         questions=tuple(questions),
         cost=group.cost,
+        qualification=group.qualification,
     )
 
 

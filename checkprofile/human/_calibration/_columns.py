@@ -23,7 +23,7 @@ import operator
 from array import array
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Any, Final
 
 import attrs
 
@@ -239,7 +239,8 @@ class CheckColumns:
     person refused each case (1) or accepted it (0), and ``labels`` the people's labels of
     each case (one per question, ``None`` where there is none; ``()`` for a case without any;
     empty when no case has any), and ``cost`` the model calls of the check's verdict records
-    (``None``: not known)."""
+    (``None``: not known); ``qualification`` the trail's latest qualification of the group's
+    model for ``check`` (see ``qualification_summary``), if any."""
 
     name: str
     check: Check
@@ -247,6 +248,7 @@ class CheckColumns:
     refused: bytes
     labels: Sequence[tuple[Label | None, ...]] = ()
     cost: CallCost | None = None
+    qualification: dict[str, Any] | None = None  # the one its model holds for this check
 
     def __len__(self) -> int:
         return len(self.refused)

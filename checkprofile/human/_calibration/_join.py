@@ -35,6 +35,7 @@ from ..._verdict import (
     recorded_answer,
 )
 from .._audit._fast._reader import DecisionFacts, Facts, Plain, VerdictFacts
+from .._audit._qualification import QualificationRecord, qualification_summary
 from .._audit._records import AuditRecord, DecisionRecord, VerdictRecord, check_key
 from .._audit._sources import Window
 from .._audit._strict import TornLine
@@ -258,6 +259,7 @@ class Join:
         self.codes: array[int] = array("i")
         self.costs: dict[int, CostTally] = {}  # of each group's verdict records in the window
         self._kinds: dict[tuple[str, str, str], tuple[int, int, CostTally]] = {}  # see _kind
+        self.qualifications: list[QualificationRecord] = []  # as read, in trail order
 
     def add(self, item: AuditRecord | Facts | TornLine, fingerprint: int) -> None:
         self.position += 1
@@ -300,6 +302,8 @@ class Join:
         elif isinstance(item, DecisionRecord):
             at = format_at(item.decision.at)
             self._decision(_compact(item.key), fingerprint, at, item.accepted)
+        elif isinstance(item, QualificationRecord):
+            self.qualifications.append(item)  # what a model qualified for, not a case
         elif isinstance(item, TornLine):
             self.torn_lines += 1
             if len(self.torn) < TORN_SHOWN:
@@ -514,10 +518,17 @@ class Join:
                     refused=bytes(map(flags.__getitem__, cases)).translate(_REFUSED),
                     labels=labelled[group] if any(labelled[group]) else (),
                     cost=self.costs[group].cost(),
+                    qualification=self._qualification(names[group][2], check),
                 )
             )
         self._let_go()
         return made
+
+    def _qualification(self, model: str, check: Check) -> dict[str, Any] | None:
+        """The latest qualification of ``model`` for ``check`` the trail holds, if any."""
+        key = check_key(check)
+        found = [q for q in self.qualifications if q.model == model and q.check_key == key]
+        return qualification_summary(max(found, key=lambda q: at_order(q.at))) if found else None
 
     def _count_left_out(self) -> None:
         """Counts the submissions left out (``no_decision``, ``no_verdict``) and the decisions

@@ -27,7 +27,7 @@ from ._calibrate import (
 from ._cost import cost_text
 from ._figures import Reliability, ReliabilityBin
 
-__all__ = ["calibration_html", "calibration_text", "recommendation_text"]
+__all__ = ["calibration_html", "calibration_text", "qualification_text", "recommendation_text"]
 
 _KIND: Final = {"yes_no": "yes/no", "choice": "choice", "rubric": "rubric"}
 _SKIPPED: Final = {
@@ -269,6 +269,20 @@ def _spread(chosen: Recommendation) -> str:
     )
 
 
+def qualification_text(check: CheckCalibration) -> list[str]:
+    """The qualification the recommendation rests on, as a sentence; none when the trail
+    holds no qualification of the check's model for it."""
+    held = check.qualification
+    if held is None:
+        return []
+    word = "qualified" if held["qualified"] else "NOT qualified: it may not block"
+    return [
+        f"It rests on qualification {held['key'][:15]}… of {escaped_text(held['model'])} for"
+        " this check"
+        f" ({escaped_text(held['battery'])}, {held['at']}): {word}."
+    ]
+
+
 def recommendation_text(check: CheckCalibration) -> list[str]:
     """What the whole check's recommendation promises, and what it costs, in sentences."""
     chosen = check.recommended
@@ -366,7 +380,7 @@ def calibration_text(calibration: Calibration) -> str:
         lines.append("")
         lines += [
             "  " + wrapped
-            for sentence in recommendation_text(check)
+            for sentence in [*recommendation_text(check), *qualification_text(check)]
             for wrapped in textwrap.wrap(sentence, 94)
         ]
         for number, question in enumerate(check.questions, 1):
@@ -679,7 +693,10 @@ def calibration_html(calibration: Calibration, *, title: str = "Calibration repo
         body.append(f"<h2>{_e(_shown(check.name))} ({check.at_current.cases} cases)</h2>")
         body.append(_html_table(check))
         body += [f"<p>{_e(line)}</p>" for line in _cost_line(check)]
-        body += [f"<p>{_e(sentence)}</p>" for sentence in recommendation_text(check)]
+        body += [
+            f"<p>{_e(sentence)}</p>"
+            for sentence in [*recommendation_text(check), *qualification_text(check)]
+        ]
         for number, question in enumerate(check.questions, 1):
             few = ' <span class="few">(too few cases to trust)</span>' if question.too_few else ""
             body.append(f"<h3>Q{number} ({_e(_KIND.get(question.kind, question.kind))}):")
