@@ -40,6 +40,7 @@ from ._fast._reader import DecisionFacts, VerdictFacts, _Reader
 from ._recorders import record_line
 from ._records import AuditRecord, DecisionRecord, VerdictRecord
 from ._sources import Read, Window
+from ._spot import SpotCheckRecord
 
 if TYPE_CHECKING:  # pragma: no cover
     import psycopg
@@ -173,7 +174,7 @@ class PostgresRecorder:
                 "CREATE TABLE IF NOT EXISTS {} ("
                 " seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
                 " sha256 text NOT NULL,"
-                " record text NOT NULL CHECK (record IN ('verdict', 'decision')),"
+                " record text NOT NULL,"
                 " key text NOT NULL,"
                 " run text NOT NULL,"
                 " step text NOT NULL,"
@@ -200,6 +201,7 @@ class PostgresRecorder:
                 )
                 for statement in statements:
                     connection.execute(statement)
+                _kinds(connection, table, base)
         except psycopg.Error as error:
             raise self._error(f"create the table {self.table}", error) from None
 
@@ -257,7 +259,7 @@ class PostgresRecorder:
         for item, _ in self.stream(Window.of(since, until)):
             if isinstance(item, (VerdictFacts, DecisionFacts)):
                 yield item.record()
-            elif isinstance(item, (VerdictRecord, DecisionRecord)):
+            elif isinstance(item, (VerdictRecord, DecisionRecord, SpotCheckRecord)):
                 yield item
 
     def stream(self, window: Window) -> Iterator[Read]:
@@ -278,7 +280,7 @@ class PostgresRecorder:
             query = sql.SQL(
                 "SELECT seq, convert_to(line, 'UTF8') FROM {t} AS d WHERE"
                 " (d.record = 'verdict' AND {inside})"
-                " OR (d.record = 'decision' AND ("
+                " OR (d.record IN ('decision', 'spot_check') AND ("
                 "  EXISTS (SELECT 1 FROM {t} AS v WHERE v.record = 'verdict'"
                 "   AND v.key = d.key AND {inside_v})"
                 "  OR ({inside} AND NOT EXISTS (SELECT 1 FROM {t} AS v"
@@ -320,6 +322,39 @@ class PostgresRecorder:
             except psycopg.Error as error:
                 raise self._error("count", error) from None
         return int(row[0]) if row else 0
+
+
+#: The record kinds a table takes (its CHECK constraint, widened in place on a table made
+#: before a kind was added: the old rows are all of older kinds, so it is added NOT VALID).
+_RECORD_KINDS: Final = ("verdict", "decision", "spot_check")
+
+
+def _kinds(connection: psycopg.Connection[Any], table: Any, base: str) -> None:
+    from psycopg import sql
+
+    name = f"{base}_record_kinds"
+    wanted = ", ".join(f"'{kind}'" for kind in _RECORD_KINDS)
+    found = connection.execute(
+        "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint"
+        " WHERE conrelid = %s::regclass AND contype = 'c'",
+        [table.as_string(connection)],
+    ).fetchall()
+    current = [row for row in found if row[0] in (name, f"{base}_record_check")]
+    if (
+        len(current) == 1
+        and current[0][0] == name
+        and all(kind in current[0][1] for kind in _RECORD_KINDS)
+    ):
+        return
+    for row in current:
+        connection.execute(
+            sql.SQL("ALTER TABLE {} DROP CONSTRAINT {}").format(table, sql.Identifier(row[0]))
+        )
+    connection.execute(
+        sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} CHECK (record IN ({})) NOT VALID").format(
+            table, sql.Identifier(name), sql.SQL(wanted)
+        )
+    )
 
 
 def _row(record: AuditRecord) -> tuple[str, ...]:

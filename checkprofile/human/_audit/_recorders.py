@@ -25,6 +25,7 @@ from ..._shown import show
 from ..._types import of_type
 from ._fast._reader import _Reader
 from ._records import AuditRecord, DecisionRecord, VerdictRecord
+from ._spot import SpotCheckRecord
 from ._strict import MAX_LINE_BYTES, AuditError
 
 try:  # POSIX; elsewhere O_APPEND alone keeps a single write() whole on local files
@@ -66,8 +67,11 @@ def record_line(record: AuditRecord) -> bytes:
     text: :mod:`._keepable`): a recorder writes nothing the reader refuses, and every recorder
     takes or refuses the same records.
     """
-    if not of_type(record, VerdictRecord, DecisionRecord):
-        raise TypeError(f"an audit record is a VerdictRecord or DecisionRecord, got {show(record)}")
+    if not of_type(record, VerdictRecord, DecisionRecord, SpotCheckRecord):
+        raise TypeError(
+            "an audit record is a VerdictRecord or DecisionRecord, or a SpotCheckRecord,"
+            f" got {show(record)}"
+        )
     line = _line(record)
     if len(line) >= MAX_LINE_BYTES:
         raise ValueError(

@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 import attrs
 
@@ -77,6 +77,9 @@ from ..._shown import show
 from ..._usage import ModelCall
 from ..._verdict import Provenance, QuestionResult, Verdict, VerdictName, format_at, provenance_json
 from .._decide._decisions import Completed, Decision, Resolution, decision_from_json
+
+if TYPE_CHECKING:
+    from ._spot import SpotCheckRecord
 
 __all__ = [
     "AUDIT_FORMAT",
@@ -238,7 +241,8 @@ class DecisionRecord:
         }
 
 
-AuditRecord = VerdictRecord | DecisionRecord
+# A spot check (``_spot``) is a record kind of its own module, which builds on this one.
+AuditRecord = Union[VerdictRecord, DecisionRecord, "SpotCheckRecord"]
 
 
 def verdict_record(

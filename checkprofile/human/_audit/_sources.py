@@ -29,6 +29,7 @@ from ..._verdict import format_at
 from ._fast._reader import Facts, _Reader
 from ._recorders import JsonLinesRecorder, _line
 from ._records import AuditRecord, DecisionRecord, VerdictRecord
+from ._spot import SpotCheckRecord
 from ._strict import MAX_LINE_BYTES, AuditError, TornLine, TornLineWarning
 
 __all__ = [
@@ -260,7 +261,7 @@ def _given(records: Iterable[object]) -> Iterator[Read]:
         if type(record) is TornLine:
             yield record, 0
             continue
-        if not of_type(record, VerdictRecord, DecisionRecord):
+        if not of_type(record, VerdictRecord, DecisionRecord, SpotCheckRecord):
             raise TypeError(f"an audit record is needed (see read_records), got {show(record)}")
         known = cast("AuditRecord", record)
         yield known, hash(_line(known))

@@ -37,6 +37,7 @@ from ._records import (
     _key_from,
     check_key,
 )
+from ._spot import spot_from_json
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -118,8 +119,12 @@ def record_from_json(data: object) -> AuditRecord:
     if not is_mapping(data):
         raise ValueError(f"a record must be a JSON object, got {show(data)}")
     kind = data.get("record")
+    if kind == "spot_check" and type(kind) is str:
+        return spot_from_json(data)
     if type(kind) is not str or kind not in ("verdict", "decision"):
-        raise ValueError(f'"record" must be "verdict" or "decision", got {show(kind)}')
+        raise ValueError(
+            f'"record" must be "verdict", "decision" or "spot_check", got {show(kind)}'
+        )
     expected = _VERDICT_KEYS if kind == "verdict" else _DECISION_KEYS
     fields = (
         (_VERDICT_FIELDS, _VERDICT_FIELDS_PROVENANCE) if kind == "verdict" else (_DECISION_FIELDS,)
