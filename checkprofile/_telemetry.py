@@ -73,6 +73,11 @@ class Telemetry:
             unit="{check}",
             description="Checks run, by verdict, action, advisory and model",
         )
+        self.monitor_bound = meter.create_histogram(
+            "checkprofile.monitor.bound",
+            unit="1",
+            description="The monitor's upper bound on a rate of wrong verdicts, by step and kind",
+        )
         self._events: Any = None
         self._record: Any = None
         self._providers: tuple[Any, ...] = (trace.get_tracer_provider, metrics.get_meter_provider)
@@ -89,6 +94,29 @@ class Telemetry:
         or no-op one): until then a check makes no span, event or metric at all, so the API
         alone costs a check next to nothing. Asked at each check: an SDK set up later counts."""
         return any(_real(provider()) for provider in self._providers)
+
+    def monitored(
+        self, step: str, segment: str, kind: str, upper: float, lower: float, status: str
+    ) -> None:
+        """The monitor's bounds for one step (segment) and kind: the upper bound as a metric,
+        and an event ``checkprofile.monitor`` on the current span, if one is recording."""
+        attributes = {
+            "checkprofile.step": step,
+            "checkprofile.segment": segment,
+            "checkprofile.monitor.kind": kind,
+            "checkprofile.monitor.status": status,
+        }
+        self.monitor_bound.record(upper, attributes)
+        span = self._trace.get_current_span()
+        if span.is_recording():
+            span.add_event(
+                "checkprofile.monitor",
+                {
+                    **attributes,
+                    "checkprofile.monitor.upper": upper,
+                    "checkprofile.monitor.lower": lower,
+                },
+            )
 
     @contextmanager
     def check_span(self, model: str, questions: int) -> Iterator[Any]:

@@ -142,10 +142,17 @@ class SpotPlan:
         (people see those anyway, or nobody can say what was enforced)."""
         if not isinstance(record, VerdictRecord):
             raise TypeError(f"a VerdictRecord is needed, got {show(record)}")
-        if record.advisory or record.result not in ("pass", "fail"):
+        if record.advisory:
             return None
-        tag = sample_tag(self.secret, record.key)
-        return tag if sample_fraction(tag) < self.rate(record.result) else None
+        return self.draw_key(record.key, record.result)
+
+    def draw_key(self, key: str, verdict: str) -> str | None:
+        """As :meth:`draw`, for an enforced verdict ``verdict`` on submission key ``key``."""
+        rate = self.rate(verdict)
+        if not rate:
+            return None
+        tag = sample_tag(self.secret, key)
+        return tag if sample_fraction(tag) < rate else None
 
 
 @attrs.frozen(kw_only=True)
