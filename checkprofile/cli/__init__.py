@@ -31,6 +31,10 @@ COMMANDS: Final[Mapping[str, tuple[str, str]]] = {
         "_calibrate",
         "compare advisory verdicts with people's decisions and suggest thresholds",
     ),
+    "monitor": (
+        "_monitor",
+        "say whether an enforced check still keeps its promise, from spot checks",
+    ),
     "conformance": ("_conformance", "run the conformance corpus against this library"),
 }
 

@@ -158,8 +158,8 @@ def _chart(report: MonitorReport, step: str, kind: str, promise: float) -> str:
     ]
     if not points:
         return ""
-    top = max([promise * 2] + [min(1.0, p["upper"]) for _, p in points if p["upper"] < 1] or [1])
-    top = min(1.0, max(top, promise * 1.5))
+    uppers: list[float] = [float(p["upper"]) for _, p in points if p["upper"] < 1]
+    top: float = min(1.0, max([promise * 2.0, *uppers]))
     count = len(points)
 
     def x(index: int) -> float:
