@@ -331,7 +331,15 @@ def cost(lines: int) -> dict[str, Any]:
     check = parse_check([{"ask": "ok?", "pass": 0.9, "fail": 0.5}])
     made = [
         verdict_record(
-            outcome_for(combine(check, (YesNoAnswer(0.95),), model="m", advisory=False)),
+            outcome_for(
+                combine(
+                    check,
+                    (YesNoAnswer(0.95),),
+                    model="m",
+                    at="2026-11-01T00:00:00Z",
+                    advisory=False,
+                )
+            ),
             run_id=f"r{i}",
             step_id="s",
             submission=Submission({"i": i}),
