@@ -172,6 +172,16 @@ def _failures(items: Any) -> tuple[tuple[str, str, str], ...]:
     return tuple((str(a), str(b), str(c)) for a, b, c in items)
 
 
+def _spot_rate(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise ReceiptError(
+            f"spot_check must be a sampling rate above 0, at most 1, got {show(value)}"
+        )
+    return float(value)
+
+
 def _provenance(items: Any) -> tuple[Provenance, ...]:
     return tuple(items)
 
@@ -202,6 +212,7 @@ class Receipt:
     candidate: Submission
     failures: tuple[tuple[str, str, str], ...] = attrs.field(default=(), converter=_failures)
     provenance: tuple[Provenance, ...] = attrs.field(default=(), converter=_provenance)
+    spot_check: float | None = attrs.field(default=None, converter=_spot_rate)
 
     @property
     def drivers(self) -> tuple[int, ...]:
@@ -250,6 +261,7 @@ class Receipt:
                 {"ask": ask, "reason": reason, "detail": detail}
                 for ask, reason, detail in self.failures
             ],
+            **({"spot_check": self.spot_check} if self.spot_check is not None else {}),
         }
 
     @classmethod
@@ -339,6 +351,7 @@ def _receipt_from_json(data: object) -> Receipt:
         dropped_fields=data["dropped_fields"],
         candidate=Submission.from_json(data["candidate"]),
         failures=[(f["ask"], f["reason"], f["detail"]) for f in failures],
+        spot_check=data.get("spot_check"),
     )
 
 
@@ -383,8 +396,14 @@ def _answer(
     return YesNoAnswer(record.answer)  # a yes/no p is its own distribution
 
 
-def receipt_for(outcome: Outcome, *, run_id: str, step_id: str) -> Receipt:
+def receipt_for(
+    outcome: Outcome, *, run_id: str, step_id: str, spot_check: float | None = None
+) -> Receipt:
     """The receipt of ``outcome`` for step ``step_id`` of run ``run_id``.
+
+    ``spot_check`` (the sampling rate that drew it, see :class:`~checkprofile.human.SpotPlan`)
+    marks an enforced verdict sent to a person for a spot check: the receipt and its page say
+    that the step has already gone as the verdict said and that the decision changes nothing.
 
     Made for every unsure verdict; a host may make one for any other (a fail, for a person
     reviewing refusals). The outcome must carry its bundle (every outcome
@@ -420,6 +439,7 @@ def receipt_for(outcome: Outcome, *, run_id: str, step_id: str) -> Receipt:
         candidate=bundle.submission,
         failures=[(ask, f.reason, f.detail) for ask, f in outcome.failures],
         provenance=provenance_of(outcome),
+        spot_check=spot_check,
     )
 
 
@@ -491,6 +511,15 @@ def heading(receipt: Receipt) -> tuple[str, str, str]:
     what_now = _WHAT_NOW[receipt.action]
     if verdict.advisory:
         what_now = "Advisory: the verdict is recorded and the step completed; nothing waits on you."
+    if receipt.spot_check is not None:
+        mode = "spot check"
+        gone = "completed" if verdict.verdict == "pass" else "was refused"
+        what_now = (
+            f"Spot check (about 1 in {round(1 / receipt.spot_check)} such verdicts): the step"
+            f" already {gone} as the verdict said, and nothing you decide here changes this run."
+            " Would you have accepted this submission? Complete it if so; return or fail it"
+            " if not. Your answer measures the check."
+        )
     return f"{title} ({mode})", f"model {verdict.model}, at {verdict.at}", what_now
 
 

@@ -140,3 +140,21 @@ def test_a_spot_check_missing_a_key_is_named() -> None:
 def test_the_record_is_a_spot_check_record_type() -> None:
     spot = spot_check_record(drawn(p=0.1), Completed(by="pat", at=AT), plan=PLAN)
     assert isinstance(spot, SpotCheckRecord) and spot.verdict == "fail" and spot.wrong
+
+
+def test_a_spot_check_receipt_and_page_say_it_changes_nothing() -> None:
+    from test_human_records import RUN, STEP, outcome_of
+
+    from checkprofile.human import Receipt, ReceiptError, receipt_for, receipt_html
+
+    receipt = receipt_for(outcome_of("pass"), run_id=RUN, step_id=STEP, spot_check=0.05)
+    text = receipt.render_text()
+    assert "(spot check)" in text.splitlines()[0]
+    assert "about 1 in 20" in text and "nothing you decide here changes this run" in text
+    assert Receipt.from_json(json.loads(json.dumps(receipt.to_json()))) == receipt
+    page = receipt_html(receipt)
+    assert "spot check" in page and "changes this run" in page
+    plain = receipt_for(outcome_of("pass"), run_id=RUN, step_id=STEP)
+    assert "spot_check" not in plain.to_json()  # a receipt as before when not a spot check
+    with pytest.raises(ReceiptError, match="spot_check must be a sampling rate"):
+        Receipt.from_json({**receipt.to_json(), "spot_check": 0})
