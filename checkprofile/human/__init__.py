@@ -35,6 +35,7 @@ from ._audit._records import (
     verdict_record,
 )
 from ._audit._sources import iter_records, read_records
+from ._audit._spot import SpotCheckRecord, SpotPlan, sample_tag, spot_check_record
 from ._audit._strict import MAX_LINE_BYTES, AuditError, TornLine, TornLineWarning, record_from_json
 from ._calibration._calibrate import (
     MIN_CASES,
@@ -53,6 +54,14 @@ from ._calibration._calibrate import (
     calibrate,
     calibrate_cases,
 )
+from ._calibration._monitor import (
+    MonitorReport,
+    MonitorSettings,
+    StepWatch,
+    monitor,
+    monitor_update,
+)
+from ._calibration._monitor_report import monitor_html, monitor_text
 from ._calibration._report import calibration_html, calibration_text
 from ._decide._checkpoint import CHECKPOINT_FORMAT, Checkpoint, CheckpointError, checkpoint_for
 from ._decide._decisions import (
@@ -120,6 +129,8 @@ __all__ = [  # noqa: RUF022
     "JsonLinesRecorder",
     "MAX_LINE_BYTES",
     "MIN_CASES",
+    "MonitorReport",
+    "MonitorSettings",
     "PostgresRecorder",
     "Provenance",
     "QuestionCalibration",
@@ -134,8 +145,11 @@ __all__ = [  # noqa: RUF022
     "SHOWN_PIECES",
     "STATE_FORMAT",
     "ShownPiece",
+    "SpotCheckRecord",
+    "SpotPlan",
     "StateError",
     "StepState",
+    "StepWatch",
     "StoreError",
     "Thresholds",
     "TokenTotal",
@@ -161,6 +175,10 @@ __all__ = [  # noqa: RUF022
     "drivers",
     "escalate_error",
     "iter_records",
+    "monitor",
+    "monitor_html",
+    "monitor_text",
+    "monitor_update",
     "read_records",
     "receipt_for",
     "receipt_html",
@@ -168,7 +186,9 @@ __all__ = [  # noqa: RUF022
     "records_for",
     "replayable",
     "resolution_record",
+    "sample_tag",
     "shown_pieces",
+    "spot_check_record",
     "submission_key",
     "submission_sha256",
     "threshold_text",
