@@ -313,3 +313,43 @@ def test_the_cli_exits_by_what_the_monitor_says(
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{not json\n{}\n")
     assert main(["monitor", str(bad), "--secret-file", str(secret), "--pass-rate", "0.3"]) == 2
+
+
+# --- PostgreSQL -----------------------------------------------------------------------------
+
+from test_human_postgres import server, table  # noqa: E402, F401 (pytest fixtures)
+
+
+def test_a_store_keeps_spot_checks_and_the_monitor_reads_them(
+    server: str,  # noqa: F811 (the fixture)
+    table: str,  # noqa: F811 (the fixture)
+) -> None:
+    import psycopg
+
+    from checkprofile.human import PostgresRecorder
+
+    records = trail(600, 0.02, seed=13)
+    with PostgresRecorder(server, table=table) as store:
+        store.record(records[0])
+    # A table made before spot checks: its record kinds were verdict and decision.
+    with psycopg.connect(server, autocommit=True) as connection:
+        connection.execute(f"ALTER TABLE {table} DROP CONSTRAINT {table}_record_kinds")
+        connection.execute(
+            f"ALTER TABLE {table} ADD CONSTRAINT {table}_record_check"
+            " CHECK (record IN ('verdict', 'decision'))"
+        )
+    with PostgresRecorder(server, table=table) as store:
+        store.record_many(records)
+        assert list(store.read()) == records
+        assert monitor(store, settings=SETTINGS).state == monitor(records, settings=SETTINGS).state
+    with psycopg.connect(server, autocommit=True) as connection:
+        names = connection.execute(
+            "SELECT conname FROM pg_constraint WHERE conrelid = %s::regclass AND contype = 'c'",
+            [table],
+        ).fetchall()
+        assert names == [(f"{table}_record_kinds",)]
+        with pytest.raises(psycopg.errors.CheckViolation):
+            connection.execute(
+                f"INSERT INTO {table} (sha256, record, key, run, step, at, at_order, line)"
+                " VALUES ('x', 'other', 'k', 'r', 's', 'a', 'a', '{}')"
+            )
