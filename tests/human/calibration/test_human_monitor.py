@@ -353,3 +353,32 @@ def test_a_store_keeps_spot_checks_and_the_monitor_reads_them(
                 f"INSERT INTO {table} (sha256, record, key, run, step, at, at_order, line)"
                 " VALUES ('x', 'other', 'k', 'r', 's', 'a', 'a', '{}')"
             )
+
+
+def test_calibrate_by_a_field_makes_one_report_per_segment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from checkprofile.human import read_records
+
+    example = Path(__file__).resolve().parents[3] / "examples" / "advisory_records.jsonl"
+    runs = sorted({record.run for record in read_records(example)})
+    fields = {run: {"region": "north" if n % 3 == 0 else "south"} for n, run in enumerate(runs)}
+    segments = tmp_path / "runs.json"
+    segments.write_text(json.dumps(fields))
+    args = ["calibrate", str(example), "--by", "region", "--segments", str(segments)]
+    assert main([*args, "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["by"] == "region" and set(found["segments"]) == {"north", "south"}
+    whole = main(["calibrate", str(example), "--json"])
+    assert whole == 0
+    total = json.loads(capsys.readouterr().out)
+
+    def cases(report: dict[str, Any]) -> int:
+        return sum(
+            sum(cell.values())
+            for check in report["checks"]
+            for cell in check["at_current"]["confusion"].values()
+        )
+
+    assert sum(map(cases, found["segments"].values())) == cases(total) > 0
+    assert main([*args[:2], "--by", "region"]) == 2
