@@ -3,6 +3,7 @@ update rule, on any replica; restarts; segments; a hostile trail never certified
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import random
@@ -33,7 +34,14 @@ SETTINGS = MonitorSettings(plan=PLAN, max_wrong_pass=0.05, max_wrong_fail=0.10)
 START = datetime(2026, 11, 2, tzinfo=timezone.utc)
 
 
-def trail(
+def trail(count: int, wrong: float, **options: Any) -> list[Any]:
+    """``count`` enforced verdicts (4 in 5 pass), each drawn one reviewed by a person who
+    finds it wrong with probability ``wrong`` (made once per arguments: records are frozen)."""
+    return list(_trail(count, wrong, **options))
+
+
+@functools.cache
+def _trail(
     count: int,
     wrong: float,
     *,
@@ -43,9 +51,7 @@ def trail(
     check: Any = CHECK,
     plan: SpotPlan = PLAN,
     review: bool = True,
-) -> list[Any]:
-    """``count`` enforced verdicts (4 in 5 pass), each drawn one reviewed by a person who
-    finds it wrong with probability ``wrong``."""
+) -> tuple[Any, ...]:
     rng = random.Random(seed)
     records: list[Any] = []
     for n in range(first, first + count):
@@ -63,7 +69,7 @@ def trail(
                 Completed(by="pat", at=at) if accepted else Returned(note="no", by="pat", at=at)
             )
             records.append(spot_check_record(record, decision, plan=plan))
-    return records
+    return tuple(records)
 
 
 # --- the statistics -------------------------------------------------------------------------
