@@ -388,3 +388,36 @@ def test_calibrate_by_a_field_makes_one_report_per_segment(
 
     assert sum(map(cases, found["segments"].values())) == cases(total) > 0
     assert main([*args[:2], "--by", "region"]) == 2
+
+
+def test_the_page_opens_in_headless_chromium_without_errors(tmp_path: Path) -> None:
+    import base64
+
+    from browser import Browser, complaints, need_chromium, png_size
+
+    chromium = need_chromium()
+    page = tmp_path / "monitor.html"
+    assert _cli(tmp_path, trail(1500, 0.0), "--html", str(page))[0] == 0
+    browser = Browser(chromium, tmp_path / "profile")
+    try:
+        target = browser.send("Target.createTarget", url="about:blank")["targetId"]
+        session = browser.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            browser.send(f"{domain}.enable", session)
+        browser.send("Page.navigate", session, url=page.as_uri())
+        browser.wait(lambda m: m.get("method") == "Page.loadEventFired")
+        shown = browser.send(
+            "Runtime.evaluate",
+            session,
+            expression="[document.title, document.querySelectorAll('svg polyline').length,"
+            " document.querySelectorAll('script').length]",
+            returnByValue=True,
+        )["result"]["value"]
+        shot = browser.send("Page.captureScreenshot", session, format="png")
+    finally:
+        browser.close()
+    title, polylines, scripts = shown
+    assert title == "Monitor: trail.jsonl" and polylines >= 6 and scripts == 0
+    width, height = png_size(base64.b64decode(shot["data"]))
+    assert width > 0 and height > 0
+    assert complaints(browser.events) == []
