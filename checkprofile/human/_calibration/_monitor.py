@@ -486,7 +486,8 @@ def monitor(
     ordered by the verdict's time and key, and fed to :func:`monitor_update`."""
     if not isinstance(settings, MonitorSettings):
         raise TypeError(f"settings must be MonitorSettings, got {show(settings)}")
-    names, stream = open_sources(sources, Window.of(since, until))
+    window = Window.of(since, until)
+    names, stream = open_sources(sources, window)
     verdicts: dict[str, tuple[str, _Verdict]] = {}
     spots: dict[str, list[SpotCheckRecord]] = {}
     records = duplicates = torn = 0
@@ -497,6 +498,8 @@ def monitor(
         records += 1
         if isinstance(item, (VerdictFacts, VerdictRecord)):
             verdict = _of_facts(item) if isinstance(item, VerdictFacts) else _of_record(item)
+            if not window.holds(verdict[3]):
+                continue
             order = at_order(verdict[3])
             earlier = verdicts.get(verdict[0])
             if earlier is None or (order, verdict) < earlier:
@@ -505,7 +508,7 @@ def monitor(
                 verdicts[verdict[0]] = (order, verdict)
             else:
                 duplicates += 1
-        elif isinstance(item, SpotCheckRecord):
+        elif isinstance(item, SpotCheckRecord) and window.holds(item.verdict_at):
             kept = spots.setdefault(item.key, [])
             if item in kept:
                 duplicates += 1

@@ -421,3 +421,11 @@ def test_the_page_opens_in_headless_chromium_without_errors(tmp_path: Path) -> N
     width, height = png_size(base64.b64decode(shot["data"]))
     assert width > 0 and height > 0
     assert complaints(browser.events) == []
+
+
+def test_a_window_takes_the_verdicts_of_its_time() -> None:
+    records = trail(1500, 0.0)
+    until = (START + timedelta(minutes=100)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    report = monitor(records, settings=SETTINGS, until=until)
+    assert report.watches[0].verdicts == 100
+    assert report.orphans == 0  # spot checks of verdicts outside the window are not orphans
