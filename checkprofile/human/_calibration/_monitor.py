@@ -327,7 +327,9 @@ def monitor_update(
     "segment", "kind", "promise", "estimate", "lower", "false_alarm", "at"}`` for each step
     (and segment) whose promise the evidence newly breaks. ``state`` is ``None`` at first, then
     what the last call returned (a JSON value: keep it as it is). Pure: the same state and
-    records give the same answer, and ``state`` is not changed."""
+    records give the same answer, and ``state`` is not changed. Give each record once (the
+    state keeps counts, not every key): :func:`monitor` reads a whole trail, records read twice
+    counted once, and is the reference when the two differ."""
     if not isinstance(settings, MonitorSettings):
         raise TypeError(f"settings must be MonitorSettings, got {show(settings)}")
     rule = _Rule(_state(state), settings)
