@@ -37,7 +37,7 @@ from .._audit._records import VerdictRecord
 from .._audit._sources import Window, open_sources
 from .._audit._spot import SpotCheckRecord, SpotPlan, sample_tag
 from .._audit._strict import TornLine
-from ._recommend import CONFIDENCE, MAX_WRONG_FAIL, MAX_WRONG_PASS
+from ._recommend import CONFIDENCE, MAX_WRONG_FAIL, MAX_WRONG_PASS, Recommendation
 from ._sequence import Counts, Side, side_of
 
 __all__ = [
@@ -132,6 +132,28 @@ class MonitorSettings:
             raise ValueError(f"by must name a field, got {show(self.by)}")
         if self.max_wrong_pass is None and self.max_wrong_fail is None:
             raise ValueError("nothing to watch: max_wrong_pass and max_wrong_fail are both None")
+
+    @classmethod
+    def promised_by(
+        cls, recommendation: Recommendation, *, plan: SpotPlan, **options: Any
+    ) -> MonitorSettings:
+        """The settings that keep watching what ``recommendation`` promised (its
+        ``max_wrong_pass``, ``max_wrong_fail`` and ``confidence``); ``options`` as for the
+        class. Raises :class:`ValueError` when it promised nothing (too few cases)."""
+        if not isinstance(recommendation, Recommendation):
+            raise TypeError(f"a Recommendation is needed, got {show(recommendation)}")
+        if not recommendation.promised:
+            raise ValueError(
+                "the recommendation promised nothing (too few cases, or rates not kept):"
+                " there is no promise to keep watching; set the rates yourself"
+            )
+        return cls(
+            plan=plan,
+            max_wrong_pass=recommendation.max_wrong_pass,
+            max_wrong_fail=recommendation.max_wrong_fail if plan.fails > 0 else None,
+            confidence=recommendation.confidence,
+            **options,
+        )
 
     def sides(self) -> tuple[tuple[str, str, float], ...]:
         """Each kind watched: its name, the verdict it is wrong on, its promise."""

@@ -429,3 +429,19 @@ def test_a_window_takes_the_verdicts_of_its_time() -> None:
     report = monitor(records, settings=SETTINGS, until=until)
     assert report.watches[0].verdicts == 100
     assert report.orphans == 0  # spot checks of verdicts outside the window are not orphans
+
+
+def test_the_settings_keep_watching_what_a_recommendation_promised() -> None:
+    from checkprofile.human import calibrate
+
+    example = Path(__file__).resolve().parents[3] / "examples" / "advisory_records.jsonl"
+    (check,) = calibrate(example, max_wrong_pass=0.2, max_wrong_fail=0.3).checks
+    recommendation = check.recommended
+    assert recommendation is not None and recommendation.promised
+    settings = MonitorSettings.promised_by(recommendation, plan=PLAN, false_alarm=0.01)
+    assert settings.max_wrong_pass == recommendation.max_wrong_pass == 0.2
+    assert settings.max_wrong_fail == 0.3
+    assert settings.confidence == recommendation.confidence and settings.false_alarm == 0.01
+    unpromised = attrs.evolve(recommendation, promised=False)
+    with pytest.raises(ValueError, match="promised nothing"):
+        MonitorSettings.promised_by(unpromised, plan=PLAN)
