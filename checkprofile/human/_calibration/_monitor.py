@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal
 
@@ -38,7 +39,7 @@ from .._audit._sources import Window, open_sources
 from .._audit._spot import SpotCheckRecord, SpotPlan, sample_tag
 from .._audit._strict import TornLine
 from ._recommend import CONFIDENCE, MAX_WRONG_FAIL, MAX_WRONG_PASS, Recommendation
-from ._sequence import Counts, Side, side_of
+from ._sequence import Counts, Side, e_up, side_of
 
 __all__ = [
     "FALSE_ALARM",
@@ -273,19 +274,21 @@ class _Rule:
                 counts[side] += 1
 
     def close(self, at: str | None) -> None:
-        """Judge every step after the records, and raise an event for each new break."""
+        """Judge every step after the records, and raise an event for each new break (the
+        bounds are computed only for an event, or for telemetry when it is configured)."""
         settings = self.settings
+        observing = telemetry() is not None
+        need = math.log(1 / settings.false_alarm)
         for step_id, step in self.state["steps"].items():
             for name, segment in step["segments"].items():
                 for side, verdict, promise in settings.sides():
-                    judged = side_of(
-                        _counts(segment, side, settings.plan.rate(verdict)),
-                        promise,
-                        settings.false_alarm,
-                        1 - settings.confidence,
-                    )
+                    counts = _counts(segment, side, settings.plan.rate(verdict))
+                    new = [name, side] not in step["broken"]
+                    if not observing and not (new and counts.p and e_up(counts, promise) >= need):
+                        continue
+                    judged = side_of(counts, promise, settings.false_alarm, 1 - settings.confidence)
                     _observe(step_id, name, side, judged)
-                    if judged.broken and [name, side] not in step["broken"]:
+                    if judged.broken and new:
                         step["broken"].append([name, side])
                         self.events.append(_event(step_id, name, side, judged, settings, at))
 
