@@ -36,8 +36,8 @@ from ..._verdict import (
 )
 from .._audit._fast._reader import DecisionFacts, Facts, Plain, VerdictFacts
 from .._audit._records import AuditRecord, DecisionRecord, VerdictRecord, check_key
-from .._audit._spot import SpotCheckRecord
 from .._audit._sources import Window
+from .._audit._spot import SpotCheckRecord
 from .._audit._strict import TornLine
 from ._columns import CheckColumns, Column, Label, Names
 from ._cost import CallCost, CostTally
