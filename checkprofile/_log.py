@@ -10,6 +10,8 @@ does. docs/embedding.md lists the names and what each area says:
 - ``checkprofile.adapters`` (and ``checkprofile.adapters.cache``): the shipped evaluators.
 - ``checkprofile.human``: the audit trail's recorders.
 - ``checkprofile.cli``: the command line's internal errors, with the traceback.
+- ``checkprofile.telemetry``: a telemetry component (the host's OpenTelemetry SDK, its
+  processors, exporters or instruments) that raised, once per kind of call.
 
 The names are under the package's own name, so a host that vendors the package under another
 (``myserver._vendor.checkprofile``) gets its loggers there.
@@ -25,10 +27,10 @@ __all__ = ["AREAS", "ROOT", "logger"]
 #: The package logger's name: ``checkprofile``, or the name the package is vendored under.
 ROOT: Final = __name__.rpartition(".")[0]
 
-Area = Literal["run", "adapters", "adapters.cache", "human", "cli"]
+Area = Literal["run", "adapters", "adapters.cache", "human", "cli", "telemetry"]
 
 #: Every area that logs, each a child of :data:`ROOT`.
-AREAS: Final[tuple[Area, ...]] = ("run", "adapters", "adapters.cache", "human", "cli")
+AREAS: Final[tuple[Area, ...]] = ("run", "adapters", "adapters.cache", "human", "cli", "telemetry")
 
 logging.getLogger(ROOT).addHandler(logging.NullHandler())
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from functools import cache
+from pathlib import Path
 from typing import Any, NoReturn
 
 import jsonschema
@@ -12,7 +13,18 @@ import pytest
 from hypothesis import strategies as st
 
 import checkprofile
-from checkprofile import Material, Submission, Verdict
+from checkprofile import (
+    Limits,
+    Material,
+    Outcome,
+    Reply,
+    Submission,
+    Verdict,
+    YesNoAnswer,
+    outcome_for,
+    parse_check,
+    run_check_sync,
+)
 
 #: The profile's own full-form example (section 2), shared by the test modules.
 SPEC_ASK = "The cleared verdict matches what the attached report says."
@@ -104,3 +116,131 @@ def unavailable(missing: str, needed_for: str) -> NoReturn:
     if os.environ.get("CI"):
         pytest.fail(f"{missing}, and CI must {needed_for}")
     pytest.skip(missing)
+
+
+# Impostors and evaluators of the tests mutation runs found (docs/mutation-results.md) -------------
+
+
+class SaysItIsText(type):
+    """A metaclass whose classes say they are no different from any type."""
+
+    def __eq__(cls, other: object) -> bool:
+        return True
+
+    def __ne__(cls, other: object) -> bool:
+        return False
+
+    __hash__ = type.__hash__
+
+
+class Reports:
+    """Answers every question with ``failure``, on every attempt."""
+
+    model = "m"
+
+    def __init__(self, failure: Any) -> None:
+        self.failure = failure
+
+    async def answer(self, bundle: Any) -> Reply:
+        return Reply("m-1", [self.failure] * len(bundle.check))
+
+
+class Claims(metaclass=SaysItIsText):
+    """A value whose type says it is no different from any type, and which says it equals any
+    value: what only a comparison by identity tells apart from the thing it claims to be."""
+
+    reason = "timeout"
+    detail = "slow"
+    retry_after = None
+    exception = None
+    model = "m-1"
+    answers = (YesNoAnswer(0.95),)
+    usage = None
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = object.__hash__
+
+
+class Counts(Reports):
+    """Answers yes, and counts how often it was asked."""
+
+    def __init__(self) -> None:
+        super().__init__(YesNoAnswer(0.95))
+        self.asked = 0
+
+    async def answer(self, bundle: Any) -> Reply:
+        self.asked += 1
+        return await super().answer(bundle)
+
+
+def run_with(**given: Any) -> Outcome:
+    arguments: dict[str, Any] = {
+        "check": parse_check("Is it right?"),
+        "material": material(),
+        "evaluator": Reports(YesNoAnswer(0.95)),
+        "limits": Limits(),
+        "max_retry_wait": 0.0,
+        **given,
+    }
+    check, bundle, evaluator = (
+        arguments.pop("check"),
+        arguments.pop("material"),
+        arguments.pop("evaluator"),
+    )
+    return run_check_sync(check, bundle, evaluator, **arguments)
+
+
+class Hostile(type):
+    """A metaclass whose own comparison raises: a value of such a type runs a host's code as
+    soon as its type is compared by == or !=."""
+
+    def __eq__(cls, other: object) -> bool:
+        raise RuntimeError("a hostile type's own code ran")
+
+    def __ne__(cls, other: object) -> bool:
+        raise RuntimeError("a hostile type's own code ran")
+
+    __hash__ = type.__hash__
+
+
+class Stamp(metaclass=Hostile):
+    """A value of a hostile type."""
+
+
+def stamp() -> Any:
+    return Stamp()
+
+
+#: A trail's first verdict time, and the one yes/no question its verdicts answer.
+TRAIL_AT = "2026-11-02T09:00:00Z"
+TRAIL_CHECK = parse_check("Is the report right?")
+
+
+def verdict(p: float = 0.95, *, at: str = TRAIL_AT, advisory: bool = True) -> Verdict:
+    # Looked up when called: tests/conftest.py wraps checkprofile.combine to validate each verdict.
+    return checkprofile.combine(TRAIL_CHECK, [YesNoAnswer(p)], model="m", at=at, advisory=advisory)
+
+
+def write_verdict(path: Path, run: str, p: float = 0.95, *, at: str = TRAIL_AT) -> None:
+    """Append to ``path`` a verdict (yes at ``p``) on the submission of ``run``."""
+    from checkprofile.human import JsonLinesRecorder, verdict_record
+
+    record = verdict_record(
+        outcome_for(verdict(p, at=at)),
+        run_id=run,
+        step_id="review",
+        submission=Submission({"report": run}),
+    )
+    JsonLinesRecorder(path).record(record)
+
+
+def write_decision(path: Path, run: str, decision: Any) -> None:
+    """Append to ``path`` a person's ``decision`` on the submission of ``run``."""
+    from checkprofile.human import JsonLinesRecorder, decision_record
+
+    record = decision_record(
+        decision, run_id=run, step_id="review", submission=Submission({"report": run})
+    )
+    JsonLinesRecorder(path).record(record)

@@ -67,6 +67,8 @@ def test_the_fixtures_are_there() -> None:
         "llama-server",
         "llama-cpp-python-0.3.36",
         "transformers-serve-5.24.0",
+        "litellm-1.104.3",
+        "vllm-0.33.0",
     } <= hosts
 
 
@@ -147,6 +149,139 @@ def test_sglang_refuses_the_openai_decisions_request(loopback: LoopbackServer) -
     assert outcome.verdict.verdict == "error"
     assert {failure.reason for _, failure in outcome.failures} == {"unknown"}
     assert all("HTTP 400" in failure.detail for _, failure in outcome.failures)
+
+
+# --- LiteLLM's proxy 1.104.3 in front of jev-compatible-server 0.1.1, recorded live -------------
+
+
+def through_litellm(server: LoopbackServer, recorded: dict[str, Any]) -> Evaluator:
+    """The adapter of the fixture's route, as the recorder built it."""
+    from checkprofile.adapters.openai_decisions import DecisionsEvaluator
+
+    model = recorded["proxy_model"]
+    if recorded["route"] == "systemone":
+        return systemone(server, model)
+    options = recorded["options"]
+    return DecisionsEvaluator(
+        model, base_url=f"{server.url}/v1", api_key="unused", timeout=5, **options
+    )
+
+
+def litellm(name: str) -> dict[str, Any]:
+    return fixture(f"litellm-1.104.3/{name}.json")
+
+
+@pytest.mark.parametrize("name", ["systemone-answered", "decisions-input-text-answered"])
+def test_litellm_answers_are_the_hosts_own_numbers(loopback: LoopbackServer, name: str) -> None:
+    recorded = litellm(name)
+    outcome = replay(loopback, recorded, through_litellm(loopback, recorded))
+    assert_sent_as_recorded(loopback, recorded)
+    assert outcome.failures == ()
+    (upstream,) = recorded["upstream"]
+    answered = upstream["response"]["answers"]
+    assert outcome.verdict.model == upstream["response"]["model"]
+    yes_no, choice = outcome.answers
+    assert type(yes_no) is YesNoAnswer and yes_no.p == answered["q0"]["noul"]
+    assert type(choice) is ChoiceAnswer and choice.name == answered["q1"]["choice"]
+    assert choice.confidence == answered["q1"]["confidence"]
+    assert dict(choice.distribution or ()) == answered["q1"]["probabilities"]
+
+
+def test_litellm_hands_the_input_text_on_as_the_state(loopback: LoopbackServer) -> None:
+    recorded = litellm("decisions-input-text-answered")
+    ((part,),) = [m["content"] for m in recorded["request"]["body"]["input"]]
+    assert part["type"] == "input_text"
+    (upstream,) = recorded["upstream"]
+    assert upstream["request"]["state"] == part["text"]
+
+
+@pytest.mark.parametrize(
+    ("name", "reason", "said"),
+    [
+        ("decisions-input-json-refused", "unknown", "Invalid Decisions request"),
+        ("score-legend-list", "server_error", "litellm.InternalServerError"),
+        ("unsupported-answer", "server_error", "litellm.InternalServerError"),
+        ("upstream-down", "unavailable", "litellm.APIConnectionError"),
+        ("unknown-key", "auth", "No connected db"),
+    ],
+)
+def test_litellms_errors_are_read_by_their_own_words(
+    loopback: LoopbackServer, name: str, reason: str, said: str
+) -> None:
+    recorded = litellm(name)
+    outcome = replay(loopback, recorded, through_litellm(loopback, recorded))
+    assert_sent_as_recorded(loopback, recorded)
+    assert outcome.verdict.verdict == "error"
+    assert {failure.reason for _, failure in outcome.failures} == {reason}
+    for _, failure in outcome.failures:
+        assert said in failure.detail
+        # What the proxy quotes of the request, or of the host's answer, is not kept.
+        assert "Acme" not in failure.detail and "input_value" not in failure.detail
+        assert "Neither list" not in failure.detail
+
+
+def test_litellm_refuses_the_hosts_list_legend_and_unsupported_answers(
+    loopback: LoopbackServer,
+) -> None:
+    # What the recorded 500s stand for: the host's own 200 answers, which the proxy cannot
+    # translate into its response model.
+    (legend,) = litellm("score-legend-list")["upstream"]
+    assert legend["status"] == 200 and isinstance(
+        legend["response"]["answers"]["q2"]["legend"], list
+    )
+    (unsupported,) = litellm("unsupported-answer")["upstream"]
+    assert unsupported["response"]["answers"]["q1"]["type"] == "unsupported"
+
+
+# --- vLLM 0.33.0, built from its wheel --------------------------------------------------------
+
+
+def vllm(server: LoopbackServer, recorded: dict[str, Any]) -> Evaluator:
+    from checkprofile.adapters.openai_decisions import DecisionsEvaluator
+
+    if recorded["route"] == "systemone":
+        return systemone(server, "qwen3")
+    return DecisionsEvaluator(
+        "qwen3", base_url=f"{server.url}/v1", api_key="unused", timeout=5, **recorded["options"]
+    )
+
+
+@pytest.mark.parametrize("name", ["systemone-every-kind", "decisions-input-text-every-kind"])
+def test_vllm_answers_every_kind_and_its_numbers_are_read(
+    loopback: LoopbackServer, name: str
+) -> None:
+    recorded = fixture(f"vllm-0.33.0/{name}.json")
+    outcome = replay(loopback, recorded, vllm(loopback, recorded))
+    assert_sent_as_recorded(loopback, recorded)
+    assert outcome.failures == ()
+    body = recorded["response"]["body"]
+    assert outcome.verdict.model == body["model"]
+    yes_no, choice, rubric = outcome.answers
+    answers = body["answers"]
+    if isinstance(answers, dict):  # System One: by name, a noul and a legend map
+        assert type(yes_no) is YesNoAnswer and yes_no.p == answers["q0"]["noul"]
+        assert isinstance(answers["q2"]["legend"], dict)
+        choice_answer, score_answer = answers["q1"], answers["q2"]
+        probabilities = choice_answer["probabilities"]
+    else:  # Decisions: in question order
+        assert type(yes_no) is YesNoAnswer and yes_no.p == answers[0]["probability"]
+        choice_answer, score_answer = answers[1], answers[2]
+        probabilities = {e["value"]: e["probability"] for e in choice_answer["probabilities"]}
+    assert type(choice) is ChoiceAnswer and choice.name == choice_answer["choice"]
+    assert choice.confidence == choice_answer["confidence"]
+    assert dict(choice.distribution or ()) == probabilities
+    assert type(rubric) is RubricAnswer and rubric.confidence == score_answer["confidence"]
+
+
+def test_vllm_refuses_the_input_json_part(loopback: LoopbackServer) -> None:
+    recorded = fixture("vllm-0.33.0/decisions-input-json-refused.json")
+    outcome = replay(loopback, recorded, vllm(loopback, recorded))
+    assert_sent_as_recorded(loopback, recorded)
+    assert outcome.verdict.verdict == "error"
+    assert {failure.reason for _, failure in outcome.failures} == {"unknown"}
+    assert all(
+        failure.detail.endswith("HTTP 400: 5 validation errors") for _, failure in outcome.failures
+    )
 
 
 # --- The chat fallback: llama.cpp, llama-cpp-python, transformers serve ------------------------

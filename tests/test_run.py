@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import time
 from datetime import datetime, timezone
 from typing import Any
 
@@ -31,7 +33,19 @@ from checkprofile import (
 )
 from checkprofile.testing import ScriptedEvaluator
 from checkprofile.testing.strategies import malformed_answers_for
-from support import AT, SPEC_ASK, SPEC_CHOICE_ASK, SPEC_RUBRIC_ASK, material, spec_full_form
+from support import (
+    AT,
+    SPEC_ASK,
+    SPEC_CHOICE_ASK,
+    SPEC_RUBRIC_ASK,
+    Claims,
+    Counts,
+    Reports,
+    SaysItIsText,
+    material,
+    run_with,
+    spec_full_form,
+)
 
 VERDICT_ASK = SPEC_ASK
 SUMMARY_ASK = SPEC_CHOICE_ASK
@@ -678,3 +692,89 @@ def test_what_a_check_was_read_with_does_not_change_what_it_is() -> None:
     assert check == parse_check(check.to_json())  # equal, whatever limits
     assert check.select([1]).limits == Limits(check_pass=0.8)
     assert "limits" not in repr(check)
+
+
+# Found by mutation runs, each under its draw's seed (docs/mutation-results.md) --------------------
+
+
+# found by a mutation draw (seed 27): the limits' type compared by `!=`, not by identity
+class LimitsImpostor(metaclass=SaysItIsText):
+    """A value whose type says it is no different from Limits."""
+
+
+def test_limits_whose_type_only_claims_to_be_limits_are_refused() -> None:
+    # `type(limits) is not Limits` -> `!=` survived: the host's own comparison was trusted.
+    with pytest.raises(TypeError, match="limits must be a Limits"):
+        run_check_sync(
+            parse_check("Is it right?"),
+            material(),
+            Reports(YesNoAnswer(0.95)),
+            limits=LimitsImpostor(),  # type: ignore[arg-type]
+        )
+
+
+# found by a mutation draw (seed 2028): equal thresholds compared by `is not`
+def test_limits_equal_to_those_the_check_was_read_with_are_its_limits() -> None:
+    # `!=` -> `is not` survived: equal thresholds made apart (two float objects) were called
+    # different. Limits read from the same JSON twice are the same limits.
+    read, given = (Limits.from_json(json.loads('{"checkPass": 0.85}')) for _ in range(2))
+    assert read.check_pass == given.check_pass and read.check_pass is not given.check_pass
+    check = parse_check("Is it right?", limits=read)
+    outcome = run_check_sync(check, material(), Reports(YesNoAnswer(0.87)), limits=given)
+    assert outcome.verdict.verdict == "pass"
+    with pytest.raises(LimitsError, match=r"checkPass 0\.9 \(read with 0\.85\)"):
+        run_check_sync(check, material(), Reports(YesNoAnswer(0.87)), limits=Limits())
+
+
+# found by a mutation draw (seed 2029): arguments' types compared by `!=`; the pause before a re-ask
+@pytest.mark.parametrize("name", ["check", "advisory", "limits"])
+def test_an_argument_whose_type_only_claims_to_be_the_right_one_is_refused_before_asking(
+    name: str,
+) -> None:
+    # Compared by `!=`, the type's own comparison said yes: an advisory that is no bool was
+    # refused only after the model had been asked (and paid for).
+    evaluator = Counts()
+    with pytest.raises(TypeError, match=name):
+        run_with(evaluator=evaluator, **{name: Claims()})
+    assert evaluator.asked == 0
+
+
+class BusyOnce:
+    """Says "rate limited, retry after `wait` seconds" once, then answers yes."""
+
+    model = "m"
+
+    def __init__(self, wait: float) -> None:
+        self.wait = wait
+        self.asked: list[float] = []
+
+    async def answer(self, bundle: Any) -> Reply:
+        self.asked.append(time.monotonic())
+        if len(self.asked) == 1:
+            return Reply("m-1", [Failure("rate_limited", "429", retry_after=self.wait)])
+        return Reply("m-1", [YesNoAnswer(0.95)])
+
+
+def test_the_re_ask_waits_the_servers_hint_within_max_retry_wait() -> None:
+    # `seconds > 0` -> `< 0` survived in the pause before the re-ask: a server's "retry after
+    # 0.3 s" was asked again at once, to be refused again.
+    evaluator = BusyOnce(0.3)
+    outcome = run_with(evaluator=evaluator, max_retry_wait=5.0)
+    assert outcome.verdict.verdict == "pass" and outcome.attempts == 2
+    first, second = evaluator.asked
+    assert second - first >= 0.29
+
+
+# found by a mutation draw (seed 2030): `if TYPE_CHECKING:` negated (asyncio imported at once)
+def test_the_library_imports_no_asyncio_until_it_waits() -> None:
+    # `if TYPE_CHECKING:` negated survived: asyncio was imported with the library, which a
+    # host that never waits (the conformance runner) starts without.
+    import os
+    import subprocess
+    import sys
+
+    code = "import sys, checkprofile, checkprofile._run; print('asyncio' in sys.modules)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
+    )
+    assert done.stdout.strip() == "False"

@@ -4,13 +4,16 @@ is imported."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
+import logging
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, ClassVar
 
 import attrs
 import pytest
@@ -31,15 +34,26 @@ from loopback import (
     vendor_material,
 )
 from opentelemetry import _logs, metrics, trace
-from opentelemetry.sdk._logs import LoggerProvider
+from opentelemetry.attributes import BoundedAttributes
+from opentelemetry.sdk._logs import LoggerProvider, LogRecordProcessor
 from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
-from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics import Counter, Histogram, MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.metrics.view import DropAggregation
+from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from checkprofile import Limits, YesNoAnswer, parse_check, run_check_sync
+from checkprofile import (
+    ChoiceAnswer,
+    Failure,
+    Limits,
+    YesNoAnswer,
+    _telemetry,
+    parse_check,
+    run_check,
+    run_check_sync,
+)
 from checkprofile.adapters.cache import CachingEvaluator
 from checkprofile.adapters.openai_chat import ChatEvaluator
 from checkprofile.adapters.openai_decisions import DecisionsEvaluator
@@ -52,16 +66,83 @@ LOGS = InMemoryLogRecordExporter()  # type: ignore[no-untyped-call]
 METRICS = InMemoryMetricReader()
 
 
+class Fault(Exception):
+    """What a broken telemetry component raises."""
+
+
+class _RaisingAttributes(BoundedAttributes):
+    """The SDK's attribute store of a span, made to refuse every attribute."""
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        raise Fault(f"attribute {key} refused")
+
+    def _set_items(self, attributes: Any) -> None:
+        raise Fault("attributes refused")
+
+
+class FaultySpans(SpanProcessor):
+    """A span processor of the SDK that raises where ``armed`` says: on ``"start"``, on
+    ``"end"``, or makes each span it sees refuse its attributes (``"attribute"``)."""
+
+    armed: ClassVar[set[str]] = set()
+
+    def on_start(self, span: Any, parent_context: Any = None) -> None:
+        if "start" in self.armed:
+            raise Fault("on_start")
+        if "attribute" in self.armed:
+            span._attributes = _RaisingAttributes()
+
+    def on_end(self, span: Any) -> None:
+        if "end" in self.armed:
+            raise Fault("on_end")
+
+
+class FaultyLogs(LogRecordProcessor):
+    """A log record processor of the SDK that raises on every event while ``armed``."""
+
+    armed: ClassVar[bool] = False
+
+    def on_emit(self, log_record: Any) -> None:
+        if self.armed:
+            raise Fault("on_emit")
+
+    def shutdown(self) -> None:
+        pass
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+
+class _FaultyAggregation(DropAggregation):
+    """The SDK's aggregation of a metric reader, made to raise at the first measurement."""
+
+    def _create_aggregation(self, *args: Any, **kwargs: Any) -> Any:
+        raise Fault("aggregation")
+
+
+def faulty_reader() -> InMemoryMetricReader:
+    """A metric reader of the SDK whose every instrument raises as it records."""
+    return InMemoryMetricReader(
+        preferred_aggregation={kind: _FaultyAggregation() for kind in (Counter, Histogram)}
+    )
+
+
+PROVIDERS: dict[str, Any] = {}
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _sdk() -> None:
     # The global providers can be set once per process: set here, as a host sets them.
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(SPANS))
+    provider.add_span_processor(FaultySpans())
     trace.set_tracer_provider(provider)
     logs = LoggerProvider()
     logs.add_log_record_processor(SimpleLogRecordProcessor(LOGS))
+    logs.add_log_record_processor(FaultyLogs())
     _logs.set_logger_provider(logs)
-    metrics.set_meter_provider(MeterProvider(metric_readers=[METRICS]))
+    PROVIDERS["meter"] = MeterProvider(metric_readers=[METRICS])
+    metrics.set_meter_provider(PROVIDERS["meter"])
 
 
 @pytest.fixture(autouse=True)
@@ -394,3 +475,196 @@ def test_the_monitor_records_its_bound_and_a_span_event() -> None:
         if p.attributes["checkprofile.monitor.kind"] == "wrong_pass"
     ]
     assert bound and bound[-1].max > 0.05
+
+
+# --- Issue 34, finding 12: a broken telemetry component changes no outcome -----------------------
+
+FAULTS = ["span start", "span end", "span attribute", "event", "metric"]
+
+
+@contextmanager
+def broken(fault: str) -> Iterator[None]:
+    """The SDK's real components made to raise, as ``fault`` names, while the ``with`` runs."""
+    reader = faulty_reader() if fault == "metric" else None
+    if fault.startswith("span "):
+        FaultySpans.armed.add(fault.removeprefix("span "))
+    if fault == "event":
+        FaultyLogs.armed = True
+    if reader is not None:
+        PROVIDERS["meter"].add_metric_reader(reader)
+    try:
+        yield
+    finally:
+        FaultySpans.armed.clear()
+        FaultyLogs.armed = False
+        if reader is not None:
+            PROVIDERS["meter"].remove_metric_reader(reader)
+
+
+@pytest.fixture(name="forgotten")
+def forgotten_fixture(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No kind of telemetry failure logged yet in this process (each is logged once)."""
+    monkeypatch.setattr(_telemetry, "_logged", set())
+
+
+def scripted_check(verdict: str) -> Any:
+    """A check whose scripted evaluator gives ``verdict``: pass, fail, or error."""
+    if verdict == "error":
+        step: Any = Failure("malformed", "a broken answer")
+    else:
+        step = YesNoAnswer(0.99 if verdict == "pass" else 0.01)
+    return lambda: run_check_sync(
+        parse_check("Is it done?"),
+        vendor_material(),
+        ScriptedEvaluator({"Is it done?": step}, model="graded-1"),
+        limits=Limits(),
+        now="2026-10-06T09:04:20Z",
+    )
+
+
+def same(outcome: Any, expected: Any) -> None:
+    """``outcome`` is ``expected`` in all that a host reads of it (not its wall times)."""
+    assert outcome.verdict == expected.verdict
+    assert outcome.action == expected.action
+    assert outcome.answers == expected.answers
+    assert [(ask, f.reason, f.detail) for ask, f in outcome.failures] == [
+        (ask, f.reason, f.detail) for ask, f in expected.failures
+    ]
+    assert outcome.attempts == expected.attempts
+
+
+@pytest.mark.parametrize("verdict", ["pass", "fail", "error"])
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_broken_telemetry_component_leaves_the_verdict_as_it_is(
+    fault: str, verdict: str, forgotten: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    run = scripted_check(verdict)
+    expected = run()
+    assert expected.verdict.verdict == verdict
+    with caplog.at_level(logging.WARNING, logger="checkprofile.telemetry"), broken(fault):
+        outcome = run()
+    same(outcome, expected)
+    (record,) = [r for r in caplog.records if r.name == "checkprofile.telemetry"]
+    assert "Fault" in record.getMessage()
+    assert record.exc_info is not None and type(record.exc_info[1]) is Fault
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_broken_telemetry_component_leaves_an_adapters_verdict_as_it_is(
+    loopback: LoopbackServer, fault: str, forgotten: None
+) -> None:
+    # The chat adapter makes a span per request of its own, inside the call's span.
+    expected = _run("chat", loopback)
+    assert expected.verdict.verdict == "pass"
+    with broken(fault):
+        outcome = _run("chat", loopback)
+    same(outcome, expected)
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_broken_component_is_logged_once_not_once_per_check(
+    fault: str, forgotten: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    run = scripted_check("error")
+    with caplog.at_level(logging.DEBUG, logger="checkprofile.telemetry"), broken(fault):
+        outcomes = [run() for _ in range(20)]
+    assert {outcome.verdict.verdict for outcome in outcomes} == {"error"}
+    logged = [r for r in caplog.records if r.name == "checkprofile.telemetry"]
+    assert len(logged) == 1, [r.getMessage() for r in logged]
+
+
+def test_the_telemetry_after_a_fault_is_whole_again(forgotten: None) -> None:
+    with broken("span end"):
+        scripted_check("pass")()
+    SPANS.clear()
+    outcome = scripted_check("pass")()
+    assert outcome.verdict.verdict == "pass"
+    assert [span.name for span in finished_spans()] == ["evaluate graded-1", "check"]
+    assert trace.get_current_span() is trace.INVALID_SPAN  # no span left current
+
+
+def test_a_check_cancelled_while_a_span_cannot_end_is_cancelled(forgotten: None) -> None:
+    # The body's own exception stands, whatever the span's end raises.
+    class Slow(ScriptedEvaluator):
+        async def answer(self, bundle: Any) -> Any:
+            await asyncio.sleep(30)
+            return await super().answer(bundle)
+
+    async def go() -> None:
+        task = asyncio.ensure_future(
+            run_check(
+                parse_check("Is it done?"),
+                vendor_material(),
+                Slow({"Is it done?": YesNoAnswer(0.99)}),
+                limits=Limits(),
+            )
+        )
+        await asyncio.sleep(0.2)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    with broken("span end"):
+        asyncio.run(go())
+
+
+# --- Issue 34, finding 13: capture carries no provider text, and every text is bounded -----------
+
+
+def test_with_capture_on_a_providers_message_quoting_the_submission_stays_out(
+    loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "Acme-SECRET-7731"
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+    # A host's 400 that quotes what it was sent, as many do.
+    loopback.default = Scripted(
+        status=400,
+        json={"error": {"message": f"invalid request: '{secret}' is not allowed"}},
+    )
+    evaluator = ChatEvaluator("judge", base_url=loopback.url + "/v1", api_key="k")
+    outcome = run_example_check(evaluator, summary=secret)
+    assert outcome.verdict.verdict == "error"
+    events = finished_events()
+    assert events and all("gen_ai.evaluation.explanation" not in e.attributes for e in events)
+    assert {e.attributes["error.type"] for e in events} == {outcome.failures[0][1].reason}
+    assert secret not in _dump()
+
+
+def test_with_capture_on_a_choices_name_is_the_explanation(
+    loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+    outcome = _run("chat", loopback)
+    explained = [e.attributes.get("gen_ai.evaluation.explanation") for e in finished_events()]
+    chosen = outcome.answers[1].name
+    assert explained == [None, chosen, None]
+
+
+def test_with_capture_on_every_captured_text_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+    ask = "Is it done, " + "and done " * 20_000 + "?"
+    name = "n" * 5_000
+    check = parse_check(
+        [{"ask": ask}, {"ask": "Which?", "one_of": {name: "Long.", "b": "B."}, "pass": [name]}]
+    )
+    evaluator = ScriptedEvaluator(
+        {
+            ask: YesNoAnswer(0.99),
+            "Which?": ChoiceAnswer(name, 0.9, distribution=((name, 0.9), ("b", 0.1))),
+        },
+        model="m" * 1_000,  # the longest a reply may name
+    )
+    outcome = run_check_sync(check, vendor_material(), evaluator, limits=Limits())
+    assert outcome.verdict.verdict == "pass"
+    events = finished_events()
+    asked = events[0].attributes["checkprofile.question.ask"]
+    assert len(asked) == _telemetry.MAX_CAPTURED and ask.startswith(asked[:-1])
+    explained = events[1].attributes["gen_ai.evaluation.explanation"]
+    assert len(explained) == _telemetry.MAX_CAPTURED and explained.endswith("…")
+    texts = [
+        value
+        for item in [*finished_spans(), *events]
+        for value in item.attributes.values()
+        if isinstance(value, str)
+    ]
+    assert texts and max(map(len, texts)) <= _telemetry.MAX_CAPTURED

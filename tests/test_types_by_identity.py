@@ -15,6 +15,7 @@ import pytest
 
 from checkprofile import Limits, Material, Submission, build_bundle, parse_check
 from checkprofile._types import all_of_type, is_mapping, is_sequence, of_type
+from support import SaysItIsText
 
 
 class ClaimsToBeText:
@@ -76,19 +77,7 @@ def test_no_type_is_exactly_one_it_is_not(kinds: tuple[type, ...]) -> None:
     assert not of_type("text", *kinds)
 
 
-class SaysEqual(type):
-    """A metaclass whose classes say they equal any type, and are unequal to none."""
-
-    def __eq__(cls, other: object) -> bool:
-        return True
-
-    def __ne__(cls, other: object) -> bool:
-        return False
-
-    __hash__ = type.__hash__
-
-
-class Liar(metaclass=SaysEqual):
+class Liar(metaclass=SaysItIsText):
     pass
 
 
@@ -118,17 +107,7 @@ class PlainMap(Mapping[str, Any]):
         return 0
 
 
-class MetaOfMeta(type):
-    def __ne__(cls, other: object) -> bool:
-        return False
-
-    def __eq__(cls, other: object) -> bool:
-        return True
-
-    __hash__ = type.__hash__
-
-
-class Deceiving(type, metaclass=MetaOfMeta):
+class Deceiving(type, metaclass=SaysItIsText):
     """A metaclass whose own metaclass says it equals ``type``."""
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import json
 import math
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from checkprofile import (
     Check,
     CheckprofileError,
     ChoiceAnswer,
+    Failure,
     Limits,
     RubricAnswer,
     Verdict,
@@ -33,7 +35,7 @@ from checkprofile import (
 )
 from checkprofile import Question as QuestionType
 from checkprofile.testing.strategies import answers_for, checks
-from support import AT, json_like, spec_full_form
+from support import AT, Claims, SaysItIsText, json_like, spec_full_form
 
 # The full form of profile section 2, as a server would publish it.
 YES_NO, CHOICE, RUBRIC = spec_full_form()
@@ -1007,3 +1009,314 @@ def test_a_distribution_of_hostile_pairs_is_read_without_running_their_code() ->
     three = RubricAnswer(2, 1.0, distribution=[RaisingList([2, 0.5, 0.5])])
     with pytest.raises(AnswerError, match="distribution must be"):
         grade(rubric, three)
+
+
+# Found by mutation runs, each under its draw's seed (docs/mutation-results.md) --------------------
+
+
+TONE = parse_check(
+    [{"ask": "Tone?", "one_of": {"calm": "Calm.", "angry": "Angry."}, "pass": ["calm"]}]
+)
+
+
+KINDS = parse_check(
+    [
+        {"ask": "Is it right?"},
+        {"ask": "Tone?", "one_of": {"calm": "Calm.", "angry": "Angry."}, "pass": ["calm"]},
+        {"ask": "How many?", "levels": ["none", "some", "all"], "pass": 2},
+    ]
+)
+
+
+LONG_NAMED = type("T" * 100, (), {})
+
+
+# found by a mutation draw (seed 27): a distribution's sum tolerance 0.01 -> 0.02 survived
+@pytest.mark.parametrize(
+    ("total", "kept"),
+    [(1.0, True), (1.009, True), (0.991, True), (1.015, False), (0.985, False), (1.03, False)],
+)
+def test_a_distribution_that_does_not_sum_to_one_within_a_hundredth_is_refused(
+    total: float, kept: bool
+) -> None:
+    answer = ChoiceAnswer("calm", 0.6, distribution=(("calm", 0.6), ("angry", total - 0.6)))
+    problem = answer_problem(TONE[0], answer)
+    if kept:
+        assert problem is None
+    else:
+        assert problem is not None and "the distribution sums to" in problem
+
+
+# found by a mutation draw (seed 27): bounds, keyword-only options, types, equality, messages
+def test_a_rubric_level_out_of_range_names_the_levels_that_exist() -> None:
+    check = parse_check([{"ask": "How many?", "levels": ["none", "some", "all"], "pass": 2}])
+    problem = answer_problem(check[0], RubricAnswer(3, 0.9))
+    assert problem == "a level must be from 0 to 2, got 3"
+
+
+def test_a_failures_retry_after_is_given_by_keyword_only() -> None:
+    with pytest.raises(TypeError):
+        Failure("rate_limited", "429", 2.0)  # type: ignore[call-arg]
+    assert Failure("rate_limited", "429", retry_after=2.0).retry_after == 2.0
+
+
+class ModelName(metaclass=SaysItIsText):
+    pass
+
+
+def test_a_model_of_a_type_that_says_it_is_str_is_refused() -> None:
+    check = parse_check("Is it right?")
+    with pytest.raises(ValueError, match="model must name what answered"):
+        combine(check, [YesNoAnswer(0.95)], model=ModelName(), at=AT)  # type: ignore[arg-type]
+
+
+def _positional(kind: str) -> Any:
+    # Each call gives an option by position, as a typed caller cannot (hence the ignores).
+    if kind == "yes-no-source":
+        return YesNoAnswer(0.9, "native")  # type: ignore[call-arg]
+    if kind == "choice-source":
+        return ChoiceAnswer("calm", 0.9, "native")  # type: ignore[call-arg]
+    if kind == "rubric-source":
+        return RubricAnswer(1, 0.9, "native")  # type: ignore[call-arg]
+    return RubricAnswer(1, 0.9, None, ((1, 1.0),))  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize(
+    "kind", ["yes-no-source", "choice-source", "rubric-source", "rubric-distribution"]
+)
+def test_an_answers_source_and_distribution_are_given_by_keyword_only(kind: str) -> None:
+    # Options are keyword-only (the house rule): a positional "native" would be taken for
+    # whatever field comes next in some later version.
+    with pytest.raises(TypeError):
+        _positional(kind)
+
+
+@pytest.mark.parametrize(
+    ("kind", "made"),
+    [
+        ("yes-no", lambda source: YesNoAnswer(0.9, source=source)),
+        ("choice", lambda source: ChoiceAnswer("calm", 0.9, source=source)),
+        ("rubric", lambda source: RubricAnswer(1, 0.9, source=source)),
+    ],
+)
+def test_answers_that_differ_only_in_where_they_came_from_are_equal(
+    kind: str, made: Callable[[Any], Any]
+) -> None:
+    # eq=True survived on the source: an answer read back from a record (which holds no
+    # source) must equal the one graded, whichever way the evaluator read it.
+    native, fallback, unknown = made("native"), made("fallback"), made(None)
+    assert native == fallback == unknown
+    assert hash(native) == hash(fallback) == hash(unknown)
+
+
+@pytest.mark.parametrize(
+    "distribution",
+    [
+        (("calm", 0.6, 0), ("angry", 0.4, 0)),
+        (("calm",), ("angry",)),
+        ("calm", 0.6),
+        ((("calm", 0.6),),),
+    ],
+    ids=["triples", "singles", "flat", "nested"],
+)
+def test_a_distribution_of_other_than_pairs_is_named_as_such(distribution: Any) -> None:
+    # `or` -> `and` survived: a tuple of other than pairs raised from the unpacking.
+    answer = ChoiceAnswer("calm", 0.6, distribution=distribution)
+    problem = answer_problem(TONE[0], answer)
+    assert problem is not None
+    assert problem.startswith("a distribution must be (option, probability) pairs, got")
+
+
+@pytest.mark.parametrize("model", ["", " ", "\u3000\t"])
+def test_a_verdict_record_naming_a_blank_model_says_the_model_is_blank(model: str) -> None:
+    # `==` -> `is` survived on the pattern: the message fell back to the schema's own words.
+    assert refusal_of_record_with("model", model) == (
+        f"not a check verdict: at /model: expected a non-blank string, got {json.dumps(model)}"
+    )
+
+
+def refusal_of_record_with(field: str, value: object) -> str:
+    """The words refusing a good verdict record whose ``field`` holds ``value``."""
+    data = combine(TONE, [ChoiceAnswer("calm", 0.95)], model="m-1", at=AT).to_json()
+    data[field] = value
+    with pytest.raises(VerdictError) as caught:
+        Verdict.from_json(data)
+    return str(caught.value)
+
+
+# found by a mutation draw (seed 2028): a wrong kind's type name bounded at 60 -> 59 characters
+@pytest.mark.parametrize(
+    ("index", "needed", "answer", "named"),
+    [
+        (0, "a yes/no question needs a YesNoAnswer", None, "nothing"),
+        (0, "a yes/no question needs a YesNoAnswer", ChoiceAnswer("calm", 0.9), "ChoiceAnswer"),
+        (1, "a choice question needs a ChoiceAnswer", YesNoAnswer(0.9), "YesNoAnswer"),
+        (1, "a choice question needs a ChoiceAnswer", None, "nothing"),
+        (2, "a rubric question needs a RubricAnswer", "some", "str"),
+        (2, "a rubric question needs a RubricAnswer", LONG_NAMED(), "T" * 58 + "…"),
+    ],
+)
+def test_an_answer_of_the_wrong_kind_names_the_kind_needed_and_the_type_it_got(
+    index: int, needed: str, answer: object, named: str
+) -> None:
+    # The type's name bounded at 60 characters (-> 59 survived): a message stays one short line
+    # whatever the evaluator gave, and says what it was.
+    assert answer_problem(KINDS[index], answer) == f"{needed}, got {named}"
+
+
+# found by a mutation draw (seed 2029): types compared by `!=`, not by identity (a type's own ==)
+class AnswerImpostor(metaclass=SaysItIsText):
+    """An evaluator's answer whose type says it is no different from any answer type."""
+
+    p = confidence = 0.95
+    name = "calm"
+    level = 2
+    distribution = None
+
+
+@pytest.mark.parametrize(
+    ("index", "needed"),
+    [
+        (0, "a yes/no question needs a YesNoAnswer"),
+        (1, "a choice question needs a ChoiceAnswer"),
+        (2, "a rubric question needs a RubricAnswer"),
+    ],
+)
+def test_an_answer_whose_type_only_claims_to_be_an_answer_type_is_refused(
+    index: int, needed: str
+) -> None:
+    # `type(answer) is not RubricAnswer` -> `!=` survived: the type's own comparison was
+    # trusted, and an object with the right attributes was graded as an answer.
+    assert answer_problem(KINDS[index], AnswerImpostor()) == f"{needed}, got AnswerImpostor"
+
+
+class NameImpostor(metaclass=SaysItIsText):
+    """A choice's name that says it is text, and equal to any answer's name."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = object.__hash__
+
+
+def test_a_choice_whose_name_only_claims_to_be_text_is_refused() -> None:
+    answer = ChoiceAnswer(NameImpostor(), 0.9)
+    problem = answer_problem(KINDS[1], answer)
+    assert problem is not None and problem.endswith("is not an answer of one_of (calm, angry)")
+
+
+class PairsImpostor(metaclass=SaysItIsText):
+    """A distribution (or a pair of one) whose type says it is a tuple: it iterates and has a
+    length as a tuple would."""
+
+    def __init__(self, *items: object) -> None:
+        self.items = items
+
+    def __iter__(self) -> Any:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index: int) -> object:
+        return self.items[index]
+
+
+@pytest.mark.parametrize(
+    "distribution",
+    [
+        PairsImpostor(("calm", 0.6), ("angry", 0.4)),
+        (PairsImpostor("calm", 0.6), ("angry", 0.4)),
+    ],
+    ids=["the-distribution", "a-pair"],
+)
+def test_a_distribution_whose_type_only_claims_to_be_a_tuple_is_refused(
+    distribution: Any,
+) -> None:
+    answer = ChoiceAnswer("calm", 0.6, distribution=distribution)
+    problem = answer_problem(TONE[0], answer)
+    assert problem is not None
+    assert problem.startswith("a distribution must be (option, probability) pairs, got")
+
+
+def test_a_check_whose_type_only_claims_to_be_a_check_is_refused_where_one_is_taken() -> None:
+    record = combine(TONE, [ChoiceAnswer("calm", 0.95)], model="m-1", at=AT).to_json()
+    with pytest.raises(TypeError, match="check must be a Check"):
+        Verdict.from_json(record, check=Claims())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="check must be a Check"):
+        combine(Claims(), [ChoiceAnswer("calm", 0.95)], model="m-1", at=AT)  # type: ignore[arg-type]
+
+
+class AskImpostor(metaclass=SaysItIsText):
+    """A key that says it is text, equal to any ask, and hashes as the check's ask does."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return hash("Tone?")
+
+
+def test_answers_keyed_by_what_only_claims_to_be_an_ask_are_refused() -> None:
+    with pytest.raises(AnswerError, match="which the check does not ask"):
+        combine(TONE, {AskImpostor(): ChoiceAnswer("calm", 0.95)}, model="m-1", at=AT)  # type: ignore[dict-item]
+
+
+# found by a mutation draw (seed 2030): a rubric level read back as a whole float stayed a float
+def test_a_rubric_level_recorded_as_a_whole_float_is_read_as_its_integer() -> None:
+    # `q.kind == "rubric"` -> `<` survived: a level of 2.0 (an integer in JSON) stayed a float,
+    # and was written back as 2.0.
+    record = combine(
+        KINDS,
+        [YesNoAnswer(0.95), ChoiceAnswer("calm", 0.9), RubricAnswer(2, 0.9)],
+        model="m-1",
+        at=AT,
+    ).to_json()
+    record["questions"][2]["answer"] = 2.0
+    read = Verdict.from_json(record)
+    level = read.questions[2].answer
+    assert level == 2 and type(level) is int
+    assert json.dumps(read.to_json()["questions"][2]["answer"]) == "2"
+    assert read.questions[1].answer == "calm" and read.questions[0].answer == 0.95
+
+
+# found by hunting in the usual modules (seed 4002): what a time that is no time is called
+@pytest.mark.parametrize("at", ["2026-11-02 09:00", "2026-11-02T09:00:00+00:00", " "])
+def test_a_verdict_record_whose_time_is_no_time_says_so_not_that_it_is_blank(at: str) -> None:
+    # `and` -> `or` survived: every pattern a record breaks was named as a blank text, though
+    # the time's pattern is another one.
+    assert refusal_of_record_with("at", at) == (
+        "not a check verdict: at /at: expected an RFC 3339 time in UTC ending in Z,"
+        f" got {json.dumps(at)}"
+    )
+
+
+class _Offset(dt.tzinfo):
+    """A tzinfo of one's own, whose offset is ``offset`` (a timedelta, or anything else)."""
+
+    def __init__(self, offset: object) -> None:
+        self.offset = offset
+
+    def utcoffset(self, when: dt.datetime | None) -> Any:
+        return self.offset
+
+    def dst(self, when: dt.datetime | None) -> None:
+        return None
+
+    def tzname(self, when: dt.datetime | None) -> str:
+        return "own"
+
+
+@pytest.mark.parametrize(
+    "offset",
+    [dt.timedelta(hours=24), dt.timedelta(hours=-25), "+02:00"],
+    ids=["a-day", "over-a-day-west", "a-text"],
+)
+def test_a_time_whose_own_tzinfo_gives_no_offset_python_takes_is_refused_as_no_time(
+    offset: object,
+) -> None:
+    # Python refuses an offset of a day or more with a ValueError, and one of another type
+    # with a TypeError: both are the host's time that is no time, never Python's words.
+    at = dt.datetime(2026, 11, 2, 9, tzinfo=_Offset(offset))
+    with pytest.raises(ValueError, match=r"^at must be a time in UTC's years 1 to 9999, got "):
+        format_at(at)

@@ -23,7 +23,7 @@ import attrs
 from .._bundle import Bundle, canonical_json
 from .._convert import is_finite, plain_text
 from .._run import on_sync_loop_close
-from .._shown import escape_surrogates, is_blank, show
+from .._shown import escape_surrogates, is_blank, one_line, show
 from .._types import is_mapping
 from .._usage import Usage, reported_usage
 from .._verdict import Answer, Failure
@@ -36,6 +36,7 @@ __all__ = [
     "marked_echoed",
     "material_state",
     "material_text",
+    "material_words",
     "sendable",
     "shared_ssl_context",
     "usage_of",
@@ -103,6 +104,26 @@ def material_text(bundle: Bundle) -> str:
     members.append('"step_instructions":' + canonical_json(sendable(bundle.instructions)))
     members.append('"submission":' + submission)
     return "{" + ",".join(members) + "}"
+
+
+def material_words(bundle: Bundle) -> str:
+    """Every text of the material sent for ``bundle`` (each key and string of
+    :func:`material_state`), each on one line with its whitespace made single spaces: what
+    no host's error message may bring back into a record (see
+    :func:`~checkprofile.adapters._errors.failure_from_status`). Built only when a request
+    has failed."""
+    texts: list[str] = []
+    stack: list[Any] = [material_state(bundle)]
+    while stack:
+        value = stack.pop()
+        if type(value) is str:
+            texts.append(one_line(value))
+        elif type(value) is dict:
+            texts.extend(one_line(key) for key in value)
+            stack.extend(value.values())
+        elif type(value) is list:
+            stack.extend(value)
+    return "\n".join(texts)
 
 
 def sendable(value: Any) -> Any:

@@ -24,10 +24,15 @@ from .._types import is_mapping
 from .._verdict import Failure
 from ..errors import EvaluatorError, FailureReason
 
-__all__ = ["failure_from_exception", "failure_from_status", "retry_after_seconds"]
+__all__ = [
+    "ECHO_CHARS",
+    "failure_from_exception",
+    "failure_from_status",
+    "lead",
+    "retry_after_seconds",
+]
 
-# How much of a server's error message goes into a failure's detail: enough to recognise it,
-# never a whole body (a body may echo the submission back).
+# How much of an exception's text goes into a failure's detail (twice this).
 _DETAIL_CHARS = 200
 
 # Words by which providers say the input was too long. OpenAI: code "context_length_exceeded";
@@ -87,66 +92,163 @@ def _number(raw: str | None) -> float | None:
 
 
 def failure_from_status(
-    status: int, body: object, headers: Mapping[str, str], *, where: str = ""
+    status: int, body: object, headers: Mapping[str, str], *, where: str = "", sent: str = ""
 ) -> Failure:
     """The failure an unsuccessful HTTP response stands for.
 
-    401 and 403 are ``auth``; 429 ``rate_limited``; 408 ``timeout``; 413, or a 400/422 whose
-    body speaks of the context length, ``tokens_exceeded``; a 400 naming a content filter
-    ``refusal``; 502, 503, 504 and 529 ``unavailable``; any other 5xx ``server_error``; the
-    rest ``unknown``. ``retry_after`` is set from the headers when the server gave one.
-    ``where`` (e.g. ``"POST /v1/systemone"``) starts the detail.
+    401 and 403 are ``auth``, and so is a refusal a key-checking proxy names as its key
+    check's (LiteLLM's ``auth_error``, ``no_db_connection``, ``*_access_denied`` types); 429
+    ``rate_limited``; 408 ``timeout``; 413, or a 400/422 whose body speaks of the context
+    length, ``tokens_exceeded``; a 400 naming a content filter ``refusal``; 502, 503, 504 and
+    529 ``unavailable``, and so is a 5xx whose own words say the host behind a proxy could not
+    be reached (LiteLLM's ``APIConnectionError``); any other 5xx ``server_error``; the rest
+    ``unknown``. ``retry_after`` is set from the headers when the server gave one. ``where``
+    (e.g. ``"POST /v1/systemone"``) starts the detail.
+
+    The detail holds only what the server says about the failure, never what it may quote of
+    the request (which holds the submission): the error's code (when it is a plain
+    identifier) and the message's lead, up to where hosts start quoting (see :func:`lead`).
+    ``sent`` is the material's texts (:func:`~checkprofile.adapters._common.material_words`):
+    a lead that holds :data:`ECHO_CHARS` characters in a row of them, case set aside (a host
+    that quotes the request without marking it), is left out, and the detail says so.
     """
-    message = _message(body)
     code = _code(body)
+    said = _said(body)
+    # The reason is recognised in the message's head, quotes and all (never recorded), or in
+    # what is said of a structured one (its values are the request's, not the host's words).
+    message = _message(body)
+    words = message[: _LEAD_CHARS * 4] if isinstance(message, str) else said
     reason: FailureReason
-    if status in (401, 403):
+    if status in (401, 403) or (400 <= status < 500 and _PROXY_AUTH.match(code)):
         reason = "auth"
     elif status == 429:
         reason = "rate_limited"
     elif status == 408:
         reason = "timeout"
     elif status == 413 or (
-        status in (400, 422) and _TOO_LONG.search(f"{code} {message}") is not None
+        status in (400, 422) and _TOO_LONG.search(f"{code} {words}") is not None
     ):
         reason = "tokens_exceeded"
-    elif status in (400, 422) and _REFUSED.search(f"{code} {message}") is not None:
+    elif status in (400, 422) and _REFUSED.search(f"{code} {words}") is not None:
         reason = "refusal"
-    elif status in (502, 503, 504, 529):
+    elif status in (502, 503, 504, 529) or (status >= 500 and _UNREACHED.search(said) is not None):
         reason = "unavailable"
     elif status >= 500:
         reason = "server_error"
     else:
         reason = "unknown"
-    detail = f"HTTP {status}" + (f" ({code})" if code else "") + (f": {message}" if message else "")
+    if said and sent and _echoes(said, sent):
+        said = "[its message quotes the request: left out]"
+    detail = f"HTTP {status}" + (f" ({code})" if code else "") + (f": {said}" if said else "")
     if where:
         detail = f"{where}: {detail}"
     return Failure(reason, detail, retry_after=retry_after_seconds(headers))
 
 
-def _message(body: object) -> str:
-    """The server's own words about the error, shortened; ``""`` when it gave none."""
-    text: object = body
+#: How many characters in a row of the material make a host's words a quote of it.
+ECHO_CHARS = 16
+
+
+def _echoes(said: str, sent: str) -> bool:
+    """Whether ``said`` holds :data:`ECHO_CHARS` characters in a row of ``sent``, case set
+    aside (a host may write what it quotes in capitals)."""
+    said, sent = said.casefold(), sent.casefold()
+    last = len(said) - ECHO_CHARS
+    return any(said[at : at + ECHO_CHARS] in sent for at in range(0, last + 1))
+
+
+def _message(body: object) -> object:
+    """The server's message about the error as it sent it (a text, or a structured detail):
+    read to recognise the reason, never recorded as it is."""
     if is_mapping(body):
         error = body.get("error")
         if is_mapping(error):
-            text = error.get("message")
-        elif isinstance(error, str):
-            text = error
-        else:
-            text = body.get("message", body.get("detail"))
+            return error.get("message")
+        if isinstance(error, str):
+            return error
+        return body.get("message", body.get("detail"))
+    return body
+
+
+def _said(body: object) -> str:
+    """What the server says about the failure, for the detail: the lead of its message
+    (:func:`lead`), or of each problem of a structured one; ``""`` when it said nothing."""
+    text = _message(body)
     if text is None:
         return ""
     if not isinstance(text, str):
-        text = _problems(text)
-    text = escaped_text(one_line(text[: _DETAIL_CHARS * 4]))
-    return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 1] + "…"
+        return _problems(text)
+    return lead(text)
+
+
+# Where a host's message starts quoting what it was sent: a quote (but an apostrophe inside a
+# word), a square or curly or angle bracket (a value's dump), an equals sign, a backslash, a line
+# break or any other control character. (A colon too, but for the one after an exception's
+# name: see _NAMED.) Parentheses are prose: "request (10049 tokens) exceeds ...".
+_QUOTING = re.compile(
+    r"""["'`\u2018-\u201f\u00ab\u00bb\u2039\u203a\[\]{}<>=\\\x00-\x1f\x7f-\x9f]"""
+)
+# "SomeError: ..." or "litellm.BadRequestError: ..." at a colon: an exception's name written
+# before its message, as hosts and proxies render them; the colon after it is not a quote.
+_NAMED = re.compile(r"(?:\A|[ -])[A-Za-z_][\w.]{0,80}(?:Error|Exception|Warning)\Z", re.ASCII)
+# The most characters of a message's lead a detail keeps.
+_LEAD_CHARS = 200
+
+
+def lead(message: str) -> str:
+    """``message``, a host's words about an error, cut where hosts start quoting what they
+    were sent: at the first quote, square, curly or angle bracket, equals sign, backslash or
+    control character, and
+    at the first colon that does not follow an exception's name (``"litellm.BadRequestError:
+    Invalid Decisions request: 3 validation errors ..."`` keeps ``litellm.BadRequestError:
+    Invalid Decisions request``). Whitespace is made single spaces, and the lead is cut to
+    :data:`_LEAD_CHARS` characters (at a word, where one ends near there). What a host
+    quotes of the request (the submission among it) is never in it, wherever the host puts
+    it after its own words."""
+    head = message[: _LEAD_CHARS * 4]  # a message may be megabytes: only its head is read
+    end = _quote_at(head)
+    start = 0
+    while True:
+        colon = head.find(":", start, end)
+        if colon < 0:
+            break
+        if _NAMED.search(head, 0, colon) is None:
+            end = colon
+            break
+        start = colon + 1
+    text = one_line(head[:end]).rstrip(" -,;.")
+    if len(text) > _LEAD_CHARS:
+        cut = text.rfind(" ", _LEAD_CHARS - 40, _LEAD_CHARS)
+        text = text[: cut if cut > 0 else _LEAD_CHARS - 1].rstrip(" -,;.") + "…"
+    return escaped_text(text)
+
+
+def _quote_at(head: str) -> int:
+    """Where ``head`` starts quoting (its length when it does not): an apostrophe between
+    two letters (``model's``) is a word's, not a quote."""
+    for found in _QUOTING.finditer(head):
+        at = found.start()
+        if (
+            head[at] in "'\u2019"
+            and 0 < at < len(head) - 1
+            and head[at - 1].isalpha()
+            and head[at + 1].isalpha()
+        ):
+            continue
+        return at
+    return len(head)
+
+
+# A part of a problem's location that is the request's structure (a field name or an index),
+# not a value of it.
+_FIELD = re.compile(r"[A-Za-z_][\w.-]{0,39}\Z", re.ASCII)
 
 
 def _problems(detail: object) -> str:
-    """A structured error (FastAPI's ``detail``: ``[{"loc", "msg", "input"}, ...]``) as its
-    messages and where they point, never the values: a host's validation error echoes the
-    request (``input``), and the request holds the submission."""
+    """A structured error (FastAPI's ``detail``: ``[{"loc", "msg", "input"}, ...]``) as the
+    lead of its messages and where they point, never the values: a host's validation error
+    echoes the request (``input``), and the request holds the submission. A location part
+    that is not a field name or an index is written ``*``."""
     items = detail if isinstance(detail, list) else [detail]
     said = []
     for item in items[:3]:
@@ -156,28 +258,54 @@ def _problems(detail: object) -> str:
         if not isinstance(message, str):
             continue
         loc = item.get("loc")
-        where = (
-            ".".join(str(part)[:40] for part in loc[:8] if isinstance(part, (str, int)))
-            if isinstance(loc, list)
-            else ""
-        )
-        said.append(f"{where}: {message[:_DETAIL_CHARS]}" if where else message[:_DETAIL_CHARS])
+        where = ".".join(_place(part) for part in loc[:8]) if isinstance(loc, list) else ""
+        text = lead(message)
+        said.append(f"{where}: {text}" if where else text)
     more = len(items) - len(said)
     if more > 0 and said:
         said.append(f"and {more} more")
     return "; ".join(said)
 
 
+def _place(part: object) -> str:
+    if type(part) is int:
+        return str(part)
+    return part if isinstance(part, str) and _FIELD.match(part) else "*"
+
+
+# A code or type that is a plain identifier (``context_length_exceeded``,
+# ``invalid_request_error``), not a number and not a text that may quote anything.
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.:-]{0,79}\Z", re.ASCII)
+# The error types by which a key-checking proxy says it refused the key: LiteLLM's
+# ProxyErrorTypes for its key check (``no_db_connection``: a key other than its master key,
+# which it has no database to look up; ``*_access_denied``: a key not allowed the model).
+_PROXY_AUTH = re.compile(
+    r"(?:auth_error|no_db_connection|token_not_found_in_db|expired_key|\w+_access_denied)\Z",
+    re.ASCII,
+)
+# A proxy's own words for a host behind it that could not be reached: LiteLLM's
+# "litellm.APIConnectionError: ... Cannot connect to host ...".
+_UNREACHED = re.compile(
+    r"\bAPIConnectionError\b|\b(?:cannot|could not|failed to) connect\b|\bconnection refused\b",
+    re.IGNORECASE | re.ASCII,
+)
+
+
 def _code(body: object) -> str:
+    """The error's code, else its type, when one is a plain identifier; ``""`` otherwise (a
+    code that is only a number says no more than the status)."""
     if not is_mapping(body):
         return ""
     error = body.get("error")
     source = error if is_mapping(error) else body
-    code = source.get("code") or source.get("type")
-    return str(code)[:80] if isinstance(code, (str, int)) else ""
+    for key in ("code", "type"):
+        value = source.get(key)
+        if isinstance(value, str) and _IDENTIFIER.match(value):
+            return value
+    return ""
 
 
-def failure_from_exception(error: BaseException) -> Failure:
+def failure_from_exception(error: BaseException, *, sent: str = "") -> Failure:
     """The failure an exception raised while asking a model stands for.
 
     Understands the ``typesafe-sdk`` and ``openai`` exception families, ``httpx2``/``httpx``
@@ -186,13 +314,14 @@ def failure_from_exception(error: BaseException) -> Failure:
     (``malformed``) and connection failures (``unavailable``). An :class:`EvaluatorError` an
     SDK error was raised from (the transport's refusal of a redirect or of a body over its cap)
     gives its own reason. Anything else is ``unknown``, never a pass or a fail. The detail
-    names the exception type and its message.
+    names the exception type and its message; an HTTP error's is :func:`failure_from_status`'s,
+    with ``sent`` (the material's texts) as there.
     """
     ours = _evaluator_error(error)
     if ours is not None:
         return Failure(ours.reason, error_text(ours, _DETAIL_CHARS * 2))
     for check in (_typesafe_failure, _openai_failure, _transport_failure):
-        failure = check(error)
+        failure = check(error, sent)
         if failure is not None:
             return failure
     if isinstance(error, json.JSONDecodeError):
@@ -238,7 +367,7 @@ def _connection_failure(error: BaseException) -> Failure:
     return Failure("unavailable", _describe(error))
 
 
-def _typesafe_failure(error: BaseException) -> Failure | None:
+def _typesafe_failure(error: BaseException, sent: str) -> Failure | None:
     sdk = _loaded("typesafe_sdk")
     if sdk is None or not isinstance(error, sdk.TypeSafeError):
         return None
@@ -251,14 +380,14 @@ def _typesafe_failure(error: BaseException) -> Failure | None:
         return Failure("malformed", f"the response is not a System One response{where}")
     if isinstance(error, sdk.TypeSafeAPIError):
         return failure_from_status(
-            error.status, error.body, error.headers, where=error.endpoint or ""
+            error.status, error.body, error.headers, where=error.endpoint or "", sent=sent
         )
     if isinstance(error, sdk.TypeSafeAPIConnectionError):
         return _connection_failure(error)
     return Failure("unknown", _describe(error))
 
 
-def _openai_failure(error: BaseException) -> Failure | None:
+def _openai_failure(error: BaseException, sent: str) -> Failure | None:
     sdk = _loaded("openai")
     if sdk is None or not isinstance(error, sdk.OpenAIError):
         return None
@@ -273,14 +402,14 @@ def _openai_failure(error: BaseException) -> Failure | None:
         except RuntimeError:  # a response built without its request
             where = ""
         return failure_from_status(
-            error.status_code, error.body, error.response.headers, where=where
+            error.status_code, error.body, error.response.headers, where=where, sent=sent
         )
     if isinstance(error, sdk.APIConnectionError):
         return _connection_failure(error)
     return Failure("unknown", _describe(error))
 
 
-def _transport_failure(error: BaseException) -> Failure | None:
+def _transport_failure(error: BaseException, sent: str) -> Failure | None:
     for name in ("httpx2", "httpx"):
         http = _loaded(name)
         if http is None or not isinstance(error, http.HTTPError):
@@ -293,6 +422,6 @@ def _transport_failure(error: BaseException) -> Failure | None:
                 body: object = response.json()
             except ValueError:
                 body = response.text
-            return failure_from_status(response.status_code, body, response.headers)
+            return failure_from_status(response.status_code, body, response.headers, sent=sent)
         return _connection_failure(error)
     return None

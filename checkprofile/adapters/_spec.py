@@ -33,6 +33,8 @@ class _Scheme:
     key_required: bool = True
     # A scheme with no default host (a server you run): its base URL is always needed.
     host_required: bool = False
+    # The adapter's other options read from the environment: variable -> keyword.
+    options: Mapping[str, str] = attrs.field(factory=dict)
 
 
 SCHEMES: Mapping[str, _Scheme] = {
@@ -51,6 +53,8 @@ SCHEMES: Mapping[str, _Scheme] = {
         "openai",
         "OPENAI_API_KEY",
         "OPENAI_BASE_URL",
+        # How the material is sent: input_text for hosts that take no JSON part (LiteLLM).
+        options={"CHECKPROFILE_DECISIONS_MATERIAL_PART": "material_part"},
     ),
     # Local OpenAI-compatible runtimes (vLLM, llama.cpp, Ollama) usually take no key.
     "openai-chat": _Scheme(
@@ -100,12 +104,14 @@ def evaluator_from_spec(
     for ``sglang-decisions``. Without a base URL there, the SDK's default host is used (an
     sglang server has none: its base URL is required, its key optional). ``openai-chat``
     takes either: a key for the default host (or any), or a base URL alone for a local
-    runtime that takes no key. ``timeout`` (seconds) overrides the adapter's
-    default.
+    runtime that takes no key. ``CHECKPROFILE_DECISIONS_MATERIAL_PART`` sets
+    ``openai-decisions``' ``material_part`` (``input_json`` or ``input_text``). ``timeout``
+    (seconds) overrides the adapter's default.
 
     Raises ``ValueError`` with a one-line message naming the spec for an unknown scheme, an
-    empty model, a missing key (for ``openai-chat``, neither a key nor a base URL), or an SDK
-    that is not installed (with the ``pip install`` to run, see :func:`install_hint`).
+    empty model, a missing key (for ``openai-chat``, neither a key nor a base URL), a bad
+    option (naming the variable it came from), or an SDK that is not installed (with the
+    ``pip install`` to run, see :func:`install_hint`).
     """
     spec = plain_text(spec)  # type: ignore[assignment]
     if type(spec) is not str:
@@ -143,10 +149,18 @@ def evaluator_from_spec(
     except ImportError as error:
         raise ValueError(f"evaluator {show(spec)} cannot be loaded ({error}): {install}") from None
     options: dict[str, Any] = {"base_url": base_url, "api_key": key}
+    read: dict[str, str] = {}  # keyword -> the variable it came from
+    for variable, keyword in scheme.options.items():
+        value = (environ.get(variable) or "").strip(WHITESPACE)
+        if value:
+            options[keyword] = value
+            read[keyword] = variable
     if timeout is not None:
         options["timeout"] = timeout
     try:
         evaluator: Evaluator = getattr(module, scheme.name)(model, **options)
     except ValueError as error:
-        raise ValueError(f"evaluator {show(spec)}: {error}") from None
+        said = str(error)
+        source = next((f" (from {read[k]})" for k in read if said.startswith(k)), "")
+        raise ValueError(f"evaluator {show(spec)}: {said}{source}") from None
     return evaluator

@@ -15,6 +15,14 @@ reach a record through :func:`provider_text`. The rules hold for any host, howev
   :data:`DEFAULT_MAX_RESPONSE_BYTES`), and so is every step of inflating a compressed body: an
   endless body or a decompression bomb costs at most the cap, never the process's memory. Over
   the cap is ``Failure("malformed")``. Only ``gzip`` and ``deflate`` are asked for and read.
+- **A compressed body is read only whole.** At most :data:`MAX_CODINGS` codings may be listed
+  (more is refused, naming the count, before anything is inflated). Each coding must end where
+  its format says it ends (gzip with its CRC-32 and length trailer, zlib-wrapped deflate with
+  its Adler-32, raw deflate with its final block), and nothing may follow that end (no
+  trailing bytes, no second gzip member). A body cut short, with a wrong trailer, or with
+  anything after its end is ``Failure("malformed")``: what an adapter reads is exactly what the
+  host compressed, or nothing. (``br`` and ``zstd`` are never asked for, and refused when
+  sent.)
 - **Every request's id is noted**: the host's ``x-request-id`` (or ``x-typesafe-request-id``,
   ``request-id``) header of each response, in :func:`request_ids`' list where an adapter
   opened one, so the ids reach the outcome's usage, whatever the SDK keeps of them.
@@ -47,6 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",
+    "MAX_CODINGS",
     "MAX_PROVIDER_TEXT",
     "OPENAI_LIMITS",
     "BoundaryClient",
@@ -62,6 +71,11 @@ __all__ = [
 #: The largest response body read, decoded, in bytes (4 MiB): a real answer is a few
 #: kilobytes, a thousand times less. A body that would inflate past it is not read further.
 DEFAULT_MAX_RESPONSE_BYTES: Final = 4 * 1024 * 1024
+
+#: The most content codings a response may list (``identity`` not counted). A host compresses
+#: a body once; twice is legal and rare. Each listed coding costs an inflater (a window of tens
+#: of kilobytes), so a header listing ``gzip`` thousands of times is refused before any is made.
+MAX_CODINGS: Final = 2
 
 #: The most characters a host's model name may have. Real names are a few dozen characters;
 #: one of megabytes would make the verdict record too large for the audit trail.
@@ -173,12 +187,14 @@ class BoundaryClient(httpx2.AsyncClient):
         response = await super().send(request, stream=True, **options)
         try:
             # The headers are read once, as bytes: the request's id and the body's coding.
-            found: dict[bytes, bytes] = {}
+            given: dict[bytes, list[bytes]] = {}
             for key, value in response.headers.raw:
                 name = key.lower()
                 if name in _READ_HEADERS:
-                    # A header given twice reads as one, its values joined (as httpx does).
-                    found[name] = found[name] + b", " + value if name in found else value
+                    given.setdefault(name, []).append(value)
+            # A header given twice reads as one, its values joined (as httpx does), once: a
+            # host sending one thousands of times costs a join, not a copy per line.
+            found = {name: b", ".join(values) for name, values in given.items()}
             encoding = response.headers.encoding
             noted = _noted.get()
             if noted is not None:
@@ -287,7 +303,9 @@ def _redirect_text(response: httpx2.Response) -> str:
 class _Capped(httpx2.AsyncByteStream):
     """A response's body as read under the cap: inflated from ``coding`` (its
     Content-Encoding), never holding more than ``cap`` bytes of it (raw or inflated) at any
-    step. An encoding not asked for is refused before a byte is read."""
+    step, and read only whole (each coding ended as its format ends, nothing after it). More
+    than :data:`MAX_CODINGS` codings, or one not asked for, is refused before a byte is read
+    or an inflater made."""
 
     def __init__(self, raw: httpx2.AsyncByteStream, coding: str, cap: int) -> None:
         encodings = [
@@ -295,6 +313,12 @@ class _Capped(httpx2.AsyncByteStream):
             for name in (part.strip().lower() for part in coding.split(","))
             if name and name != "identity"
         ]
+        if len(encodings) > MAX_CODINGS:
+            raise BoundaryError(
+                f"the response lists {len(encodings)} content codings, more than {MAX_CODINGS}"
+                " (a body is compressed once); not read",
+                reason="malformed",
+            )
         unknown = [name for name in encodings if name not in _WBITS]
         if unknown:
             raise BoundaryError(
@@ -320,7 +344,8 @@ class _Capped(httpx2.AsyncByteStream):
             if size > cap:
                 raise _over(cap)
             yield chunk
-        if stages:
+        # An empty body (a HEAD's, a 204's) has nothing to end; any other must end whole.
+        if stages and raw:
             tail = b""
             for stage in stages:
                 tail = stage.feed(tail) + stage.end()
@@ -340,40 +365,78 @@ def _over(cap: int) -> BoundaryError:
     )
 
 
+# What ends each coding, as a complaint names it when it is missing.
+_ENDS: Final = {
+    "gzip": "its gzip trailer (CRC-32 and length)",
+    "x-gzip": "its gzip trailer (CRC-32 and length)",
+    "deflate": "its deflate end (the Adler-32 of zlib, or the final block of raw deflate)",
+}
+
+
 class _Inflater:
-    """One content coding undone, never giving more than the cap from one feed."""
+    """One content coding undone, never giving more than the cap from one feed, and read
+    only whole: :meth:`end` raises unless the coding ended (its trailer checked by zlib), and
+    any byte after that end raises as it arrives."""
 
     def __init__(self, name: str, cap: int) -> None:
         self._name = name
         self._cap = cap
-        self._inflate = zlib.decompressobj(_WBITS[name] or zlib.MAX_WBITS)
-        self._first = name == "deflate"
+        # "deflate" is zlib-wrapped by the RFC, raw by some servers: its first two bytes say
+        # which (a zlib header names the method and checks itself), so they are held until
+        # both are here; the inflater is made then.
+        self._head: bytes | None = b"" if name == "deflate" else None
+        self._inflate = zlib.decompressobj(_WBITS[name]) if self._head is None else None
 
     def feed(self, data: bytes) -> bytes:
         if not data:
             return b""
+        inflate = self._inflate
+        if inflate is None:
+            data = (self._head or b"") + data
+            if len(data) < 2:
+                self._head = data
+                return b""
+            self._head = None
+            wrapped = data[0] & 0x0F == 8 and (data[0] << 8 | data[1]) % 31 == 0
+            inflate = self._inflate = zlib.decompressobj(
+                zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS
+            )
         try:
-            out = self._inflate.decompress(data, self._cap + 1)
-        except zlib.error:
-            if not self._first:
-                raise self._bad() from None
-            # "deflate" is zlib-wrapped by the RFC, raw by some servers: try raw once.
-            self._inflate = zlib.decompressobj(-zlib.MAX_WBITS)
-            self._first = False
-            return self.feed(data)
-        self._first = False
-        if len(out) > self._cap or self._inflate.unconsumed_tail:
+            out = inflate.decompress(data, self._cap + 1)
+        except zlib.error as error:
+            raise self._bad(error) from None
+        if len(out) > self._cap or inflate.unconsumed_tail:
             raise _over(self._cap)
+        if inflate.unused_data:
+            raise self._after()
         return out
 
     def end(self) -> bytes:
+        inflate = self._inflate
         try:
-            out = self._inflate.flush()
-        except zlib.error:
-            raise self._bad() from None
+            out = inflate.flush() if inflate is not None else b""
+        except zlib.error as error:
+            raise self._bad(error) from None
+        if inflate is None or not inflate.eof:
+            raise BoundaryError(
+                f"the response body ends before {_ENDS[self._name]}: it was cut short, so it"
+                " is not read",
+                reason="malformed",
+            )
+        if inflate.unused_data:
+            raise self._after()
         if len(out) > self._cap:
             raise _over(self._cap)
         return out
 
-    def _bad(self) -> BoundaryError:
-        return BoundaryError(f"the response body is not valid {self._name}", reason="malformed")
+    def _after(self) -> BoundaryError:
+        return BoundaryError(
+            f"the response body goes on after its {self._name} end (trailing bytes, or a"
+            " second member); it is not read",
+            reason="malformed",
+        )
+
+    def _bad(self, error: zlib.error) -> BoundaryError:
+        return BoundaryError(
+            f"the response body is not valid {self._name} ({error})", reason="malformed"
+        )

@@ -47,6 +47,7 @@ from ._common import (
     checked_timeout,
     marked_echoed,
     material_text,
+    material_words,
     sendable,
     usage_of,
 )
@@ -312,7 +313,7 @@ class ChatEvaluator:
         # whole material again for each question): the byte-identical prefix.
         head = request_head(bundle)
         results = await asyncio.gather(
-            *(self._ask(client, head, question) for question in bundle.check)
+            *(self._ask(client, head, question, bundle) for question in bundle.check)
         )
         models: list[str] = []
         for model, entry, _ in results:
@@ -336,20 +337,20 @@ class ChatEvaluator:
         return head + _json_bytes({"role": "user", "content": question_text}) + b"]," + self._tail
 
     async def _ask(
-        self, client: Any, head: bytes, question: Question
+        self, client: Any, head: bytes, question: Question, bundle: Bundle
     ) -> tuple[str | None, Answer | Failure, Usage | None]:
         """The model named, the answer and the usage of one question's request; with
         telemetry on, the request is a span of its own (its own response id)."""
         otel = telemetry()
         if otel is None:
-            return await self._request(client, head, question)
+            return await self._request(client, head, question, bundle)
         with otel.request_span(self.operation_name, self._model) as span:
-            model, entry, usage = await self._request(client, head, question)
+            model, entry, usage = await self._request(client, head, question, bundle)
             otel.requested(span, model, entry, usage)
         return model, entry, usage
 
     async def _request(
-        self, client: Any, head: bytes, question: Question
+        self, client: Any, head: bytes, question: Question, bundle: Bundle
     ) -> tuple[str | None, Answer | Failure, Usage | None]:
         try:
             last = question_message(question)
@@ -369,7 +370,8 @@ class ChatEvaluator:
                 # that trickles its answer cannot hold the check past it either.
                 body = (await request).content
             except Exception as error:  # the SDK's and the transport's errors, in profile terms
-                return None, failure_from_exception(error), usage_of(None, ids)
+                failure = failure_from_exception(error, sent=material_words(bundle))
+                return None, failure, usage_of(None, ids)
         try:
             data = json.loads(body)
         except (ValueError, RecursionError) as error:

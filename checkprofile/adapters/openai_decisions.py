@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 try:
     from openai.types import decision_create_params
@@ -32,6 +32,8 @@ from ._common import (
     checked_timeout,
     marked_echoed,
     material_state,
+    material_text,
+    material_words,
     sendable,
     usage_of,
 )
@@ -46,7 +48,14 @@ from ._transport import (
     request_ids,
 )
 
-__all__ = ["DecisionsEvaluator"]
+__all__ = ["DecisionsEvaluator", "MaterialPart"]
+
+#: How the material goes into the request's user message: ``"input_json"``, one JSON part
+#: holding the material as a value (OpenAI's own API), or ``"input_text"``, one text part
+#: holding the same object as canonical JSON text (for hosts whose request model takes text
+#: parts only: LiteLLM's proxy, vLLM).
+MaterialPart = Literal["input_json", "input_text"]
+_PARTS: tuple[str, ...] = get_args(MaterialPart)
 
 _KINDS = {"yes_no": "predicate", "choice": "choice", "rubric": "score"}
 _WORDS = {"yes_no": "yes/no", "choice": "choice", "rubric": "rubric"}
@@ -87,15 +96,18 @@ def _name(index: int) -> str:
 
 
 class DecisionsEvaluator:
-    """Answers a check with one Decisions request: the material as one ``input_json`` part of
-    a user message, one question per check question.
+    """Answers a check with one Decisions request: the material as one part of a user
+    message, one question per check question.
 
     ``model`` is the model to ask; the reply names the version the response reports.
     ``base_url`` is the API root with ``/v1`` (default: the SDK's, or ``OPENAI_BASE_URL``);
     ``api_key`` defaults to ``OPENAI_API_KEY``; ``timeout`` is in seconds for the whole
     exchange, connect to last byte; ``max_response_bytes`` caps the response body, decoded (see
     :mod:`checkprofile.adapters._transport`). SDK retries are off; a redirect is never
-    followed.
+    followed. ``material_part`` is how the material is sent (:data:`MaterialPart`):
+    ``"input_json"`` (the default, OpenAI's API) or ``"input_text"``, the same canonical JSON
+    as a text part, for hosts that take no JSON part (LiteLLM's proxy, vLLM). It is chosen
+    here, never guessed from a host's error.
 
     Each answer has ``source="native"``; choice and rubric answers keep the response's
     distribution. A rubric level is the most probable level, ties going to the worse level;
@@ -105,8 +117,8 @@ class DecisionsEvaluator:
     failures of every question, with their reason, and so is a model name that is not a short
     text.
 
-    Raises ``ValueError`` at once for a bad ``model``, ``timeout`` or ``max_response_bytes``
-    or a missing API key.
+    Raises ``ValueError`` at once for a bad ``model``, ``timeout``, ``max_response_bytes`` or
+    ``material_part``, or a missing API key.
     """
 
     #: The ``gen_ai.operation.name`` of its calls in telemetry (docs/operations.md).
@@ -120,10 +132,12 @@ class DecisionsEvaluator:
         api_key: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        material_part: MaterialPart = "input_json",
     ) -> None:
         self._model = checked_model(model)
         seconds = checked_timeout(timeout)
         cap = checked_max_response_bytes(max_response_bytes)
+        self._part = _checked_part(material_part)
 
         self._clients = openai_clients(
             api_key=api_key,
@@ -138,13 +152,22 @@ class DecisionsEvaluator:
         """The configured model (it may be an alias)."""
         return self._model
 
+    @property
+    def material_part(self) -> MaterialPart:
+        """How the material is sent: ``"input_json"`` or ``"input_text"``."""
+        return self._part
+
     async def answer(self, bundle: Bundle) -> Reply:
         """One request for all questions of ``bundle.check``; see the class docstring."""
         questions = [decisions_question(q, _name(i)) for i, q in enumerate(bundle.check)]
         message: decision_create_params.InputUnionMember1DecisionInputUserMessage = {
             "type": "message",
             "role": "user",
-            "content": [{"type": "input_json", "data": material_state(bundle)}],
+            "content": [
+                {"type": "input_text", "text": material_text(bundle)}
+                if self._part == "input_text"
+                else {"type": "input_json", "data": material_state(bundle)}
+            ],
         }
         count = len(bundle.check)
         with request_ids() as ids:
@@ -156,7 +179,7 @@ class DecisionsEvaluator:
                 # and the profile needs every field checked.
                 data: object = json.loads(raw.http_response.content)
             except Exception as error:  # every SDK, HTTP, transport and JSON error is a Failure
-                failures = [failure_from_exception(error)] * count
+                failures = [failure_from_exception(error, sent=material_words(bundle))] * count
                 return Reply(self._model, failures, usage=usage_of(None, ids))
         usage = usage_of(data.get("usage") if is_mapping(data) else None, ids)
         try:
@@ -172,6 +195,12 @@ class DecisionsEvaluator:
         """Close the HTTP connections this evaluator opened."""
         for client in self._clients.current():
             await client.close()
+
+
+def _checked_part(part: object) -> MaterialPart:
+    if type(part) is str and part in _PARTS:
+        return part  # type: ignore[return-value]
+    raise ValueError(f"material_part must be one of {', '.join(_PARTS)}, got {show(part)}")
 
 
 def _decision(data: object) -> tuple[str, list[object]]:

@@ -39,6 +39,7 @@ from ._common import (
     checked_timeout,
     marked_echoed,
     material_state,
+    material_words,
     sendable,
     usage_of,
 )
@@ -231,13 +232,14 @@ class SglangDecisionsEvaluator:
             client = self._clients.get()
             response = await client.post(self._url, json=body, headers=self._headers)
             if not 200 <= response.status_code < 300:
-                return None, [_refused(response)] * len(sent), None
+                return None, [_refused(response, material_words(bundle))] * len(sent), None
             data: object = json.loads(response.content)
             model, found = _answers(data)
         except Malformed as error:
             return None, [Failure("malformed", str(error))] * len(sent), data
         except Exception as error:  # every HTTP, transport and JSON error is a Failure
-            return None, [failure_from_exception(error)] * len(sent), None
+            failure = failure_from_exception(error, sent=material_words(bundle))
+            return None, [failure] * len(sent), None
         return model, [_read(bundle.check[i], found.get(_name(i))) for i in sent], data
 
     async def aclose(self) -> None:
@@ -246,12 +248,14 @@ class SglangDecisionsEvaluator:
             await client.aclose()
 
 
-def _refused(response: httpx2.Response) -> Failure:
+def _refused(response: httpx2.Response, words: str) -> Failure:
     try:
         body: object = json.loads(response.content)
     except ValueError:
         body = response.text
-    return failure_from_status(response.status_code, body, response.headers, where=_WHERE)
+    return failure_from_status(
+        response.status_code, body, response.headers, where=_WHERE, sent=words
+    )
 
 
 def _answers(data: object) -> tuple[str, Mapping[str, object]]:

@@ -33,6 +33,7 @@ from ._common import (
     checked_timeout,
     marked_echoed,
     material_state,
+    material_words,
     sendable,
     usage_of,
 )
@@ -181,7 +182,7 @@ class SystemOneEvaluator:
                         reason="malformed",
                     )
             except Exception as error:  # every SDK, HTTP and transport error is a Failure
-                failures = [failure_from_exception(error)] * count
+                failures = [failure_from_exception(error, sent=material_words(bundle))] * count
                 return Reply(self._model, failures, usage=usage_of(None, ids))
         answers = response.answers
         read = [_read(question, answers.get(_name(i))) for i, question in enumerate(bundle.check)]

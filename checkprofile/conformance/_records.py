@@ -10,8 +10,8 @@ from .._outcome import outcome_for
 from .._validate import parse_check
 from .._verdict import Verdict
 from ..errors import MaterialError, VerdictError
-from ..human import (
-    DecisionRequiredError,
+from ..human._decide._decisions import DecisionRequiredError
+from ..human._decide._state import (
     StateError,
     StepState,
     after_check,

@@ -22,11 +22,13 @@ session, and keeps the state where its run data lives.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import hmac
 import html
 import json
 import secrets
+import socket
 import sys
 import threading
 import urllib.parse
@@ -68,8 +70,15 @@ class ReviewQueue(ThreadingHTTPServer):
         reviewer: str,
         port: int = 0,
         clock: Callable[[], str] = utc_now,
+        idle: float = 10.0,
+        lifetime: float = 60.0,
     ) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
+        # A client that stalls is dropped, so it never holds a thread: no read waits more than
+        # ``idle`` seconds, and no connection lives past ``lifetime`` (one that drips a byte
+        # at a time, each within ``idle``, included).
+        self.idle = idle
+        self.lifetime = lifetime
         self.folder = folder
         self.decided = folder / "decided"
         self.decided.mkdir(exist_ok=True)
@@ -144,6 +153,23 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass  # quiet: the example prints its address and nothing else
 
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.idle)  # each read: a stalled one is dropped
+        self._cut = threading.Timer(self.server.lifetime, self._drop)
+        self._cut.daemon = True
+        self._cut.start()
+
+    def finish(self) -> None:
+        self._cut.cancel()
+        super().finish()
+
+    def _drop(self) -> None:
+        # The connection's life is over: whatever reads it (a header line, a post's body)
+        # gets the end of the stream, and the thread goes.
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
     def _send(self, status: HTTPStatus, text: str, policy: str | None = _POLICY) -> None:
         data = text.encode("utf-8")
         self.send_response(status)
@@ -207,6 +233,9 @@ class _Handler(BaseHTTPRequestHandler):
         if not 0 <= length <= MAX_POST_BYTES:
             return self._refuse(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "A decision is smaller.")
         body = self.rfile.read(length)
+        if len(body) != length:  # the client went, or was dropped, before its whole post
+            self.close_connection = True
+            return None
         try:
             fields = urllib.parse.parse_qsl(
                 body.decode("utf-8"), keep_blank_values=True, strict_parsing=True,

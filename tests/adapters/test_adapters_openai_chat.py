@@ -49,6 +49,8 @@ from checkprofile.adapters._common import material_state, material_text, sendabl
 from checkprofile.adapters.openai_chat import (
     SYSTEM_MESSAGE,
     ChatEvaluator,
+    _chat_usage,
+    labels_for,
     material_message,
     question_message,
     read_response,
@@ -965,3 +967,203 @@ def test_max_tokens_is_sent_never_max_completion_tokens(loopback: LoopbackServer
     for request in loopback.requests:
         assert request.json["max_tokens"] == 1
         assert "max_completion_tokens" not in request.json
+
+
+# Found by mutation runs, each under its draw's seed (docs/mutation-results.md) --------------------
+
+
+READ_CHECK = parse_check(
+    [
+        {"ask": "Is it right?"},
+        {"ask": "How many lists?", "levels": ["None.", "One.", "Both."], "pass": 2},
+    ]
+)
+
+
+READ_YES_NO, READ_RUBRIC = READ_CHECK
+
+
+# found by a mutation draw (seed 27): reading the first token's logprobs
+def response(*pairs: tuple[str, float], logprobs: bool = False) -> dict[str, Any]:
+    """A chat completion whose first token has ``pairs`` (token, probability or logprob)."""
+    top = [{"token": t, "logprob": v if logprobs else math.log(v)} for t, v in pairs]
+    return {
+        "model": "judge-1",
+        "choices": [
+            {
+                "finish_reason": "length",
+                "message": {"role": "assistant", "content": top[0]["token"]},
+                "logprobs": {"content": [{**top[0], "top_logprobs": top}]},
+            }
+        ],
+    }
+
+
+def read(question: Any, data: dict[str, Any], **kwargs: Any) -> Any:
+    model, entry = read_response(data, question, **kwargs)
+    assert model == "judge-1"
+    return entry
+
+
+def test_a_response_of_several_choices_is_read_from_the_first() -> None:
+    # `choices[0]` -> `choices[-1]` survived: the first choice is the answer (n=1 asks one).
+    data = response(("yes", 0.9), ("no", 0.1))
+    data["choices"] += response(("no", 0.8), ("yes", 0.2))["choices"]
+    entry = read(READ_YES_NO, data)
+    assert isinstance(entry, YesNoAnswer)
+    assert entry.p == pytest.approx(0.9)
+
+
+def test_labels_need_half_the_probability_unless_told_otherwise() -> None:
+    # The default 0.5 -> -0.5 survived: a first token mostly outside the labels is no answer.
+    entry = read(READ_YES_NO, response(("yes", 0.2), ("no", 0.1), ("maybe", 0.7)))
+    assert isinstance(entry, Failure) and "below min_label_mass" in entry.detail
+    kept = read(READ_YES_NO, response(("yes", 0.4), ("no", 0.1), ("maybe", 0.5)))
+    assert isinstance(kept, YesNoAnswer) and kept.p == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize(
+    ("header", "named"), [([], ["chatcmpl-7"]), (["req-1"], ["req-1"])], ids=["none", "header"]
+)
+def test_a_chat_calls_request_id_is_the_completions_own_when_no_header_names_one(
+    header: list[str], named: list[str]
+) -> None:
+    # `ids or [own]` -> `ids and [own]` survived.
+    usage = _chat_usage(
+        {"id": "chatcmpl-7", "usage": {"prompt_tokens": 10, "completion_tokens": 1}}, header
+    )
+    assert usage is not None
+    assert list(usage.request_ids) == named
+    assert (usage.input_tokens, usage.output_tokens) == (10, 1)
+
+
+def test_labels_with_exactly_the_minimum_mass_are_read() -> None:
+    # `mass < min_label_mass` -> `<=` survived: the minimum itself is enough.
+    data = response(("yes", 0.3), ("no", 0.2))
+    mass = math.exp(math.log(0.3)) + math.exp(math.log(0.2))
+    entry = read(READ_YES_NO, data, min_label_mass=mass)
+    assert isinstance(entry, YesNoAnswer)
+    assert entry.p == pytest.approx(0.6)
+    below = read(READ_YES_NO, data, min_label_mass=math.nextafter(mass, 1.0))
+    assert isinstance(below, Failure) and "below min_label_mass" in below.detail
+
+
+def test_unaccounted_probability_does_not_matter_when_every_label_is_listed() -> None:
+    # The leftover check run even with no label missing survived: with yes and no both
+    # listed, what other tokens took changes neither label's share.
+    entry = read(READ_YES_NO, response(("yes", 0.45), ("no", 0.15)))
+    assert isinstance(entry, YesNoAnswer)
+    assert entry.p == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize(
+    ("listed", "read_as_zero"),
+    [(0.985, True), (0.975, False), (0.95, False)],
+)
+def test_a_missing_label_is_read_as_zero_only_within_two_hundredths(
+    listed: float, read_as_zero: bool
+) -> None:
+    # The tolerance 0.02 -> 0.03 survived: "no" absent, yes listed at `listed`, the rest
+    # unaccounted for. Up to 2% unaccounted, "no" is 0; more is a guess, never an answer.
+    entry = read(READ_YES_NO, response(("yes", listed)))
+    if read_as_zero:
+        assert isinstance(entry, YesNoAnswer)
+        assert entry.p == pytest.approx(1.0)
+    else:
+        assert isinstance(entry, Failure) and entry.reason == "malformed"
+        assert "too much to read as 0" in entry.detail
+
+
+@pytest.mark.parametrize(
+    ("tied", "level"),
+    [((0, 2), 0), ((1, 2), 1), ((0, 1), 0), ((0, 1, 2), 0)],
+)
+def test_a_rubric_tie_goes_to_the_lowest_tied_level(tied: tuple[int, ...], level: int) -> None:
+    # A tie going to the higher level survived: a coin flip must never raise the grade.
+    labels = labels_for(READ_RUBRIC)
+    share = 1 / len(tied)
+    entry = read(READ_RUBRIC, response(*[(labels[i], share) for i in tied]))
+    assert isinstance(entry, RubricAnswer)
+    assert entry.level == level
+    assert entry.confidence == pytest.approx(share)
+
+
+@pytest.mark.parametrize(("logprob", "kept"), [(0.0, True), (5e-7, True), (1e-3, False)])
+def test_a_logprob_above_zero_is_malformed_beyond_rounding(logprob: float, kept: bool) -> None:
+    # The tolerance 1e-6 -> 1.0 survived: a logprob of 0.001 is a probability above 1.
+    entry = read(READ_YES_NO, response(("yes", logprob), ("no", -30.0), logprobs=True))
+    if kept:
+        assert isinstance(entry, YesNoAnswer)
+    else:
+        assert isinstance(entry, Failure)
+        assert "is not <= 0" in entry.detail
+
+
+def test_a_rubric_near_tie_is_answered_with_the_chosen_levels_own_probability() -> None:
+    # Within the tie margin the lower level is chosen (read_rubric's rule), and the answer's
+    # confidence is that level's probability, never the probability of the level passed over.
+    labels = labels_for(READ_RUBRIC)
+    entry = read(READ_RUBRIC, response((labels[2], 0.5 + 3e-10), (labels[0], 0.5 - 3e-10)))
+    assert isinstance(entry, RubricAnswer)
+    assert entry.level == 0
+    assert entry.distribution is not None
+    shares = dict(entry.distribution)
+    assert shares[0] < shares[2]
+    assert entry.confidence == shares[0]
+
+
+def test_a_short_refusal_is_quoted_whole_and_a_long_one_cut() -> None:
+    data = response(("yes", 0.9))
+    data["choices"][0]["message"]["refusal"] = "I cannot help with that."
+    entry = read(READ_YES_NO, data)
+    assert entry == Failure("refusal", "the model refused: I cannot help with that.")
+    data["choices"][0]["message"]["refusal"] = "no " * 500
+    long = read(READ_YES_NO, data)
+    assert isinstance(long, Failure) and long.detail.endswith("…")
+    assert len(long.detail) == len("the model refused: ") + 200
+
+
+# found by a mutation draw (seed 2026): choice names that differ only in case
+def test_choice_names_that_differ_only_in_case_are_lettered_afresh() -> None:
+    # "a" and "A" are two answers to the check but one to a model reading letters: they are
+    # sent as A and B, so neither is mistaken for the other.
+    [choice] = parse_check(
+        [{"ask": "Which?", "one_of": {"a": "lower", "A": "upper"}, "pass": ["a"]}]
+    ).questions
+    assert labels_for(choice) == ("A", "B")
+    [plain] = parse_check(
+        [{"ask": "Which?", "one_of": {"a": "lower", "b": "other"}, "pass": ["a"]}]
+    ).questions
+    assert labels_for(plain) == ("a", "b")
+
+
+# found by a mutation draw (seed 2030): `range(0x80, 0xA0)` -> `range(129, 0xA0)`
+ESCAPED = ["`", "<", ">", "\x7f", "\u2028", "\u2029", *map(chr, range(0x80, 0xA0))]
+
+
+@pytest.mark.parametrize("char", ESCAPED, ids=[f"U+{ord(c):04X}" for c in ESCAPED])
+def test_each_character_a_prompt_must_not_hold_raw_is_sent_as_an_escape(char: str) -> None:
+    # `range(0x80, 0xA0)` -> `range(129, 0xA0)` survived: U+0080 went into the prompt raw.
+    import json
+
+    from checkprofile import Material, Submission, build_bundle
+    from checkprofile.adapters.openai_chat import _material_message_json, material_message
+
+    value = f"a{char}b"
+    bundle = build_bundle(
+        parse_check("Is it right?"),
+        Material(
+            instructions="Check it.",
+            body=value,
+            run_data={"inputs": {}, "steps": {}},
+            submission=Submission({"note": value}),
+        ),
+        state_bytes=65536,
+    )
+    message = material_message(bundle)
+    line = message.split("\n")[2]  # the material, between the fence's lines
+    assert char not in line
+    assert f"\\u{ord(char):04x}" in line
+    state = json.loads(line)
+    assert state["submission"]["output"] == {"note": value}
+    assert _material_message_json(bundle) == json.dumps(message, ensure_ascii=False)

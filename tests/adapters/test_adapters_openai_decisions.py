@@ -113,6 +113,42 @@ def test_one_request_maps_each_kind_and_sends_the_material_as_json(
     assert part["data"]["run_data"] == {"inputs": {"vendor": "Acme GmbH"}, "steps": {}}
 
 
+def test_the_material_as_an_input_text_part_is_the_same_json_and_reads_the_same(
+    loopback: LoopbackServer,
+) -> None:
+    loopback.default = decisions()
+    as_json = run(loopback)
+    sent_json = loopback.last().json
+    as_text = run_example_check(
+        DecisionsEvaluator(
+            MODEL,
+            base_url=loopback.url + "/v1",
+            api_key="test-key",
+            timeout=5,
+            material_part="input_text",
+        ),
+        None,
+    )
+    sent_text = loopback.last().json
+    ((part,),) = [message["content"] for message in sent_text["input"]]
+    assert set(part) == {"type", "text"} and part["type"] == "input_text"
+    data = sent_json["input"][0]["content"][0]["data"]
+    # The very canonical JSON of the same object: sorted keys, no spaces.
+    assert part["text"] == json.dumps(
+        data, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    assert sent_text["questions"] == sent_json["questions"]
+    assert as_text.answers == as_json.answers and as_text.verdict == as_json.verdict
+
+
+@pytest.mark.parametrize("part", ["input_image", "text", "", None, 1, ["input_text"]])
+def test_a_material_part_that_is_not_one_of_the_two_is_refused_naming_it(part: object) -> None:
+    with pytest.raises(
+        ValueError, match="material_part must be one of input_json, input_text, got"
+    ):
+        DecisionsEvaluator(MODEL, api_key="k", material_part=part)  # type: ignore[arg-type]
+
+
 def test_answers_grade_through_the_core_with_native_provenance(loopback: LoopbackServer) -> None:
     loopback.default = decisions(
         overrides={

@@ -114,3 +114,30 @@ def test_every_scheme_is_documented() -> None:
     for name, scheme in SCHEMES.items():
         assert f"`{name}:MODEL`" in cli, name
         assert f"`{scheme.key}`" in environment and f"`{scheme.base_url}`" in environment, name
+
+
+def test_the_decisions_material_part_comes_from_its_variable() -> None:
+    pytest.importorskip("openai")
+    environ = {"OPENAI_API_KEY": "k", "CHECKPROFILE_DECISIONS_MATERIAL_PART": " input_text "}
+    evaluator = evaluator_from_spec("openai-decisions:luna", environ=environ)
+    assert evaluator.material_part == "input_text"  # type: ignore[attr-defined]
+    default = evaluator_from_spec("openai-decisions:luna", environ={"OPENAI_API_KEY": "k"})
+    assert default.material_part == "input_json"  # type: ignore[attr-defined]
+
+
+def test_a_bad_material_part_names_the_variable_it_came_from() -> None:
+    pytest.importorskip("openai")
+    environ = {"OPENAI_API_KEY": "k", "CHECKPROFILE_DECISIONS_MATERIAL_PART": "json"}
+    with pytest.raises(
+        ValueError,
+        match=r'^evaluator "openai-decisions:luna": material_part must be one of input_json,'
+        r' input_text, got "json" \(from CHECKPROFILE_DECISIONS_MATERIAL_PART\)$',
+    ):
+        evaluator_from_spec("openai-decisions:luna", environ=environ)
+
+
+def test_the_material_part_variable_is_documented() -> None:
+    environment = (ROOT / "docs" / "environment.md").read_text()
+    for scheme in SCHEMES.values():
+        for variable in scheme.options:
+            assert f"`{variable}`" in environment, variable

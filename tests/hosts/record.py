@@ -5,6 +5,9 @@ serve from loopback (tests/test_hosts_replay.py).
     python tests/hosts/record.py sglang              # wheel: CHECKPROFILE_TEST_SGLANG_WHEEL
     python tests/hosts/record.py transformers-serve  # live: the jev environment, with
                                                      # pip install "transformers[serving]==5.24.0"
+    python tests/hosts/record.py litellm             # live: CHECKPROFILE_TEST_LITELLM_PYTHON
+                                                     # and CHECKPROFILE_TEST_JEV_PYTHON
+    python tests/hosts/record.py vllm                # wheel: CHECKPROFILE_TEST_VLLM_WHEEL
 
 ``jev`` starts jev-compatible-server with the tiny model (tests/jevhost.py), puts a recording
 relay on loopback between it and the library's own adapter, runs each check of
@@ -18,6 +21,16 @@ and writes the refusal sglang's validation handler builds from those errors (its
 
 ``transformers-serve`` starts ``transformers serve`` on 127.0.0.1, pinned to the tiny model
 (with a chat template), and records one question of the chat fallback (``ChatEvaluator``).
+
+``litellm`` starts jev-compatible-server, a relay recording what it is sent and answers, and
+LiteLLM's proxy in front of that relay (tests/litellmhost.py); it runs each check of
+:data:`LITELLM_CASES` through the adapter of its route, with a recording relay between the
+adapter and the proxy, and writes each exchange to ``tests/hosts/litellm-<version>/`` with
+the jev server's own exchanges under ``upstream`` (what the proxy sent it, what it answered).
+
+``vllm`` cannot run the server (it needs a GPU): it answers the adapters' requests with the
+host of tests/vllmproto.py, built from vLLM's own request models, question types and answer
+code in the wheel, and writes each exchange to ``tests/hosts/vllm-<version>/``.
 
 Every fixture says where it came from: ``source`` is ``recorded live``, ``built from the
 wheel's source`` or (written by hand, not by this script) ``from the issue report``.
@@ -89,7 +102,15 @@ def _relay(target: str) -> Any:
             target + request.path,
             data=request.body,
             method=request.method,
-            headers={"Content-Type": "application/json"},
+            # The key goes on too (a proxy checks it); no header is kept in a fixture.
+            headers={
+                "Content-Type": "application/json",
+                **{
+                    name: value
+                    for name, value in request.headers.items()
+                    if name == "authorization"
+                },
+            },
         )
         try:
             with urllib.request.urlopen(forward, timeout=60) as response:
@@ -152,6 +173,210 @@ def record_jev(python: str) -> list[Path]:
             path = folder / f"{name}.json"
             path.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n")
             written.append(path)
+    return written
+
+
+#: Each LiteLLM case: (file name, route, proxy model, the check, adapter options, about).
+LITELLM_CASES: list[tuple[str, str, str, list[dict[str, Any]], dict[str, Any], str]] = [
+    (
+        "systemone-answered",
+        "systemone",
+        jevhost.MODEL,
+        spec_full_form()[:2],
+        {},
+        "System One through the proxy's /v1/systemone: the host's answers, translated back.",
+    ),
+    (
+        "decisions-input-text-answered",
+        "decisions",
+        jevhost.MODEL,
+        spec_full_form()[:2],
+        {"material_part": "input_text"},
+        "OpenAI Decisions through /v1/decisions with the material as an input_text part: the"
+        " proxy sends the text on as the System One state, and the host's answers come back"
+        " in OpenAI's shape.",
+    ),
+    (
+        "decisions-input-json-refused",
+        "decisions",
+        jevhost.MODEL,
+        spec_full_form()[:1],
+        {},
+        "The input_json part is refused with 400 before routing; the message quotes the"
+        " request (the submission among it).",
+    ),
+    (
+        "score-legend-list",
+        "systemone",
+        jevhost.MODEL,
+        spec_full_form(),
+        {},
+        "The host writes a score answer's legend as a list; the proxy's response model wants"
+        " a map, and answers 500 for the whole check.",
+    ),
+    (
+        "unsupported-answer",
+        "decisions",
+        jevhost.LIMITED,
+        spec_full_form()[:2],
+        {"material_part": "input_text"},
+        "The host answers the choice 'unsupported'; the proxy answers 500 for the whole check.",
+    ),
+    (
+        "upstream-down",
+        "systemone",
+        "tiny-down",
+        spec_full_form()[:1],
+        {},
+        "The host behind the proxy does not answer: 500 litellm.APIConnectionError, after the"
+        " proxy's own two retries.",
+    ),
+    (
+        "unknown-key",
+        "decisions",
+        jevhost.MODEL,
+        spec_full_form()[:1],
+        {"material_part": "input_text", "api_key": "sk-not-the-master-key"},
+        "A key other than the master key, on a proxy without a database of keys: 400 'No"
+        " connected db.', of its key check's type no_db_connection.",
+    ),
+]
+
+
+def record_litellm(jev_python: str, litellm_python: str) -> list[Path]:
+    import litellmhost
+
+    from checkprofile.adapters.openai_decisions import DecisionsEvaluator
+    from checkprofile.adapters.systemone import SystemOneEvaluator
+
+    folder = HERE / f"litellm-{litellmhost.VERSION}"
+    folder.mkdir(exist_ok=True)
+    written = []
+    with (
+        jevhost.JevHost(jev_python) as jev,
+        litellmhost.Relay(jev.url) as upstream,
+        litellmhost.LiteLLMHost(litellm_python, upstream.url) as proxy,
+        LoopbackServer() as relay,
+    ):
+        for name, route, model, check, options, about in LITELLM_CASES:
+            respond = _relay(proxy.url)
+            relay.default = respond
+            before, since = relay.count(), len(upstream.exchanges)
+            key = options.pop("api_key", litellmhost.KEY)
+            evaluator: Any
+            if route == "systemone":
+                evaluator = SystemOneEvaluator(model, base_url=relay.url, api_key=key, timeout=60)
+            else:
+                evaluator = DecisionsEvaluator(
+                    model, base_url=f"{relay.url}/v1", api_key=key, timeout=60, **options
+                )
+            bundle = build_bundle(
+                parse_check(check), vendor_material(), state_bytes=Limits().check_state_bytes
+            )
+            asyncio.run(evaluator.answer(bundle))
+            assert relay.count() == before + 1, "one request per case"
+            status, headers, body = respond.answered[-1]
+            fixture = {
+                "host": "LiteLLM proxy",
+                "version": litellmhost.VERSION,
+                "model": f"{JEV_MODEL}; by jev-compatible-server {jevhost.VERSION} behind the"
+                " proxy, routed with its typesafe/ provider",
+                "source": "recorded live by tests/hosts/record.py",
+                "about": about,
+                "route": route,
+                "proxy_model": model,
+                "options": options,
+                "check": check,
+                **_exchange(relay.last(), status, headers, body),
+                "upstream": [
+                    {"request": sent, "status": answered_status, "response": answered}
+                    for sent, answered_status, answered in upstream.exchanges[since:]
+                ],
+            }
+            path = folder / f"{name}.json"
+            path.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n")
+            written.append(path)
+    return written
+
+
+#: Each vLLM case: (file name, route, adapter options, about).
+VLLM_CASES: list[tuple[str, str, dict[str, Any], str]] = [
+    (
+        "systemone-every-kind",
+        "systemone",
+        {},
+        "/v1/systemone: a check of all three kinds; the legend is a map, and the noul answer and"
+        " the response carry fields the API does not document (probabilities, confidence,"
+        " diagnostics).",
+    ),
+    (
+        "decisions-input-text-every-kind",
+        "decisions",
+        {"material_part": "input_text"},
+        "/v1/decisions with the material as an input_text part: a check of all three kinds.",
+    ),
+    (
+        "decisions-input-json-refused",
+        "decisions",
+        {},
+        "/v1/decisions refuses the input_json part: vLLM takes text input only.",
+    ),
+]
+
+
+def record_vllm(wheel: str) -> list[Path]:
+    import vllmproto
+
+    from checkprofile.adapters.openai_decisions import DecisionsEvaluator
+    from checkprofile.adapters.systemone import SystemOneEvaluator
+
+    protocol = vllmproto.protocol(wheel)
+    folder = HERE / f"vllm-{vllmproto.VERSION}"
+    folder.mkdir(exist_ok=True)
+    written = []
+    check = spec_full_form()
+    for name, route, options, about in VLLM_CASES:
+        with LoopbackServer() as server:
+            evaluator: Any
+            if route == "systemone":
+                server.default = vllmproto.vllm_systemone(protocol)
+                evaluator = SystemOneEvaluator("qwen3", base_url=server.url, api_key="unused")
+            else:
+                server.default = vllmproto.vllm_decisions(protocol)
+                evaluator = DecisionsEvaluator(
+                    "qwen3", base_url=f"{server.url}/v1", api_key="unused", **options
+                )
+            bundle = build_bundle(
+                parse_check(check), vendor_material(), state_bytes=Limits().check_state_bytes
+            )
+            asyncio.run(evaluator.answer(bundle))
+            request = server.last()
+            answered = server.default(request)
+        fixture = {
+            "host": "vLLM",
+            "version": vllmproto.VERSION,
+            "model": f"none: the label probabilities are tests/vllmproto.py's, not a model's;"
+            f" vLLM names its served model, here {vllmproto.SERVED}",
+            "source": (
+                f"built from the vllm {vllmproto.VERSION} wheel's source by tests/hosts/record.py:"
+                " the request is the library's own; the response is what vLLM's request model,"
+                " question types, answer code and response model make of it (tests/vllmproto.py),"
+                " not a recording of a server"
+            ),
+            "about": about,
+            "route": route,
+            "options": options,
+            "check": check,
+            "request": {"method": request.method, "path": request.path, "body": request.json},
+            "response": {
+                "status": answered.status,
+                "content_type": "application/json",
+                "body": json.loads(answered.payload()),
+            },
+        }
+        path = folder / f"{name}.json"
+        path.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n")
+        written.append(path)
     return written
 
 
@@ -295,6 +520,22 @@ def main(argv: list[str]) -> int:
             print(f"set {jevhost.ENV} to the Python of the host's environment", file=sys.stderr)
             return 2
         written = record_jev(python) if which == "jev" else record_transformers_serve(python)
+    elif which == "litellm":
+        import litellmhost
+
+        pythons = os.environ.get(jevhost.ENV), os.environ.get(litellmhost.ENV)
+        if not all(pythons):
+            print(f"set {jevhost.ENV} and {litellmhost.ENV}", file=sys.stderr)
+            return 2
+        written = record_litellm(*pythons)  # type: ignore[arg-type]
+    elif which == "vllm":
+        import vllmproto
+
+        wheel = os.environ.get(vllmproto.ENV)
+        if not wheel:
+            print(f"set {vllmproto.ENV} to vLLM's wheel", file=sys.stderr)
+            return 2
+        written = record_vllm(wheel)
     elif which == "sglang":
         import sglangproto
 
@@ -304,7 +545,7 @@ def main(argv: list[str]) -> int:
             return 2
         written = record_sglang(wheel)
     else:
-        print("usage: record.py jev|sglang|transformers-serve", file=sys.stderr)
+        print("usage: record.py jev|sglang|transformers-serve|litellm|vllm", file=sys.stderr)
         return 2
     for path in written:
         print(path.relative_to(HERE.parent.parent))

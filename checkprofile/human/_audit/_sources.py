@@ -126,10 +126,20 @@ def _bound(name: str, value: object) -> str | None:
     if value is None:
         return None
     if isinstance(value, datetime):
+        given = value
         try:
-            value = format_at(value)
+            value = format_at(given)
         except ValueError:
-            problem = f"{name} must be a timezone-aware datetime, got {show(value)}"
+            try:
+                aware = given.utcoffset() is not None
+            except Exception:  # a tzinfo of one's own that does not work
+                aware = False
+            problem = (
+                f"{name} names no time in UTC's years 1 to 9999 (its offset takes it past"
+                f" them), got {show(given)}"
+                if aware
+                else f"{name} must be a timezone-aware datetime, got {show(given)}"
+            )
             raise ValueError(problem) from None
     match = _WHEN.fullmatch(value) if isinstance(value, str) else None
     if match is None:

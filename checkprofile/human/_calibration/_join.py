@@ -16,7 +16,7 @@ import itertools
 import re
 from array import array
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -251,8 +251,13 @@ class Join:
         self.check: array[int] = array("i")  # the verdict's check, in self.checks
         # By check key: the check's number, the check, and what it asks (thresholds aside).
         self.checks: dict[str, tuple[int, Check, str]] = {}
-        self.values: list[array[float]] = []  # by question, then submission
-        self.codes: list[array[int]] = []
+        # The answers of each verdict that counted, one after another (a value and a code per
+        # question), and where each submission's verdict that counts starts in them: memory
+        # grows with the answers read, never with a check's number of questions times the
+        # submissions (a verdict of 2,000 questions once cost 1.6 GB here).
+        self.answer_start: array[int] = array("q")
+        self.values: array[float] = array("d")
+        self.codes: array[int] = array("i")
         self.costs: dict[int, CostTally] = {}  # of each group's verdict records in the window
         self._kinds: dict[tuple[str, str, str], tuple[int, int, CostTally]] = {}  # see _kind
 
@@ -319,12 +324,6 @@ class Join:
                 self._grow()
         return found
 
-    def _widen(self, questions: int) -> None:
-        """Room for answers to ``questions`` questions, more than the arrays hold now."""
-        for _ in range(questions - len(self.values)):
-            self.values.append(array("d", [0.0]) * self.size)
-            self.codes.append(array("i", [0]) * self.size)
-
     def _grow(self) -> None:
         """Room for :data:`_CHUNK` more submissions."""
         self.size += _CHUNK
@@ -337,8 +336,7 @@ class Join:
             self.decided_at,
             self.group,
             self.check,
-            *self.values,
-            *self.codes,
+            self.answer_start,
         )
         for each in kept:
             each.frombytes(bytes(each.itemsize * _CHUNK))
@@ -401,18 +399,15 @@ class Join:
         self._keep_at(0, index, at, self.verdict_at)
         self.verdict_position[index] = self.position
         self.check[index] = number
-        if len(answers) > len(self.values):
-            self._widen(len(answers))
         values, codes = self.values, self.codes
-        for q, (value, confidence) in enumerate(answers):
+        self.answer_start[index] = len(values)
+        for value, confidence in answers:
             if confidence is None:  # a yes/no answer
-                values[q][index] = value  # type: ignore[assignment]
-                codes[q][index] = 0
+                values.append(value)  # type: ignore[arg-type]
+                codes.append(0)
             else:
-                values[q][index] = confidence
-                codes[q][index] = (
-                    self.names.code(value) if type(value) is str else value  # type: ignore[assignment]
-                )
+                values.append(confidence)
+                codes.append(self.names.code(value) if type(value) is str else value)  # type: ignore[arg-type]
 
     def _kind(
         self, step: str, check: Check, check_key: str, model: str
@@ -509,6 +504,7 @@ class Join:
         for group in order:
             cases = members[group]
             check = checks[latest[group][3]]
+            starts = array("q", map(self.answer_start.__getitem__, cases))
             made.append(
                 CheckColumns(
                     name=_name(*names[group], shown),
@@ -516,8 +512,8 @@ class Join:
                     columns=tuple(
                         Column(
                             question.kind,
-                            array("d", map(self.values[q].__getitem__, cases)),
-                            array("i", map(self.codes[q].__getitem__, cases)),
+                            array("d", map(self.values.__getitem__, _shifted(starts, q))),
+                            array("i", map(self.codes.__getitem__, _shifted(starts, q))),
                             self.names,
                         )
                         for q, question in enumerate(check)
@@ -555,7 +551,12 @@ class Join:
         )  # fmt: skip
         self.fractions = {}
         self.group, self.check = array("i"), array("i")
-        self.values, self.codes = [], []
+        self.answer_start, self.values, self.codes = array("q"), array("d"), array("i")
+
+
+def _shifted(starts: array[int], by: int) -> Iterator[int]:
+    """Each of ``starts`` plus ``by``: where question ``by``'s answer of each case is."""
+    return map(by.__add__, starts)
 
 
 def _plain(answer: Answer) -> Plain:

@@ -7,11 +7,14 @@ import functools
 import hashlib
 import json
 import multiprocessing
+import os
 import re
 import subprocess
 import sys
 import tempfile
-from datetime import datetime, timezone
+import warnings
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +88,15 @@ from checkprofile.human import (
 )
 from checkprofile.human._audit._fast._reader import _Reader
 from checkprofile.human._audit._recorders import record_line
-from support import AT, SPEC_ONE_OF, SPEC_RUBRIC_ASK, material
+from support import (
+    AT,
+    SPEC_ONE_OF,
+    SPEC_RUBRIC_ASK,
+    TRAIL_AT,
+    material,
+    write_decision,
+    write_verdict,
+)
 
 WHEN = "2026-10-06T10:15:00Z"
 SUBMISSION = Submission({"cleared": True}, "done")
@@ -886,3 +897,416 @@ def test_a_repeated_key_anywhere_in_a_writers_verdict_line_is_refused() -> None:
         twice = line[: pair.end()] + f',"{pair.group(1)}":{value}' + line[pair.end() :]
         with pytest.raises(AuditError, match=f'the key "{pair.group(1)}" appears twice'):
             _Reader().line("a", 1, twice.encode())
+
+
+# Found by mutation runs, each under its draw's seed (docs/mutation-results.md) --------------------
+
+
+LATER = "2026-11-02T15:30:00Z"
+
+
+LATEST = "2026-11-02T18:00:00Z"
+
+
+# found by a mutation draw (seed 27): the writer's line-length bound
+def decision_of_line_length(length: int) -> Any:
+    """A decision record whose line (without its newline) is ``length`` bytes."""
+
+    def record(note: str) -> Any:
+        decision = Returned(note=note, by="pat", at=LATER)
+        return decision_record(
+            decision, run_id="a", step_id="review", submission=Submission({"x": 1})
+        )
+
+    def size(note: str) -> int:
+        return len(json.dumps(record(note).to_json(), separators=(",", ":")))
+
+    overhead = size("n") - 1
+    found = record("n" * (length - overhead))
+    assert size(found.to_json()["decision"]["note"]) == length
+    return found
+
+
+def test_the_writer_never_writes_a_line_longer_than_the_reader_reads(tmp_path: Path) -> None:
+    # A line and its newline at most MAX_LINE_BYTES: what a recorder writes always reads back.
+    path = tmp_path / "trail.jsonl"
+    recorder = JsonLinesRecorder(path)
+    recorder.record(decision_of_line_length(MAX_LINE_BYTES - 1))
+    assert len(path.read_bytes()) == MAX_LINE_BYTES
+    with pytest.raises(ValueError, match="over the"):
+        recorder.record(decision_of_line_length(MAX_LINE_BYTES))
+    assert len(path.read_bytes()) == MAX_LINE_BYTES
+    assert len(list(iter_records(path))) == 1
+
+
+# found by a mutation draw (seed 27): the writer after a fragment, its modes; windows
+@pytest.mark.parametrize("end", [b"\t", b"\x00", b"\r", b'"'])
+def test_a_record_after_a_fragment_ending_in_any_byte_starts_on_a_new_line(
+    tmp_path: Path, end: bytes
+) -> None:
+    # `last byte != b"\n"` -> `> b"\n"` survived: a fragment ending in a byte below the
+    # newline's had the next record glued to it.
+    path = tmp_path / "trail.jsonl"
+    path.write_bytes(b'{"record":' + end)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write_verdict(path, "a")
+    fragment, line, rest = path.read_bytes().split(b"\n")
+    assert fragment == b'{"record":' + end
+    assert rest == b""
+    assert json.loads(line)["run"] == "a"
+
+
+def test_a_trail_the_writer_may_only_append_to_takes_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The writer reads the file's last byte when it may; a file it may only append to (no
+    # read access) still takes each record, created as rw-r--r-- as ever. Survived: the
+    # write-only branch marked readable, and its mode 0o644 made 0o645.
+    path = tmp_path / "trail.jsonl"
+    real_open = os.open
+
+    def append_only(name: Any, flags: int, mode: int = 0o777) -> int:
+        if flags & os.O_RDWR:
+            raise PermissionError(13, "Permission denied", str(name))
+        return real_open(name, flags, mode)
+
+    monkeypatch.setattr(os, "open", append_only)
+    previous = os.umask(0o022)
+    try:
+        write_verdict(path, "a")
+        write_verdict(path, "b")
+    finally:
+        os.umask(previous)
+    monkeypatch.undo()
+    assert [record.run for record in iter_records(path)] == ["a", "b"]
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_new_trail_is_made_rw_r__r__(tmp_path: Path) -> None:
+    path = tmp_path / "trail.jsonl"
+    previous = os.umask(0o022)
+    try:
+        write_verdict(path, "a")
+    finally:
+        os.umask(previous)
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize(
+    ("since", "until", "cases"),
+    [
+        ("2026-11-02", None, 2),
+        ("2026-11-02T12:00:00Z", None, 1),
+        (None, "2026-11-02T12:00:00+00:00", 1),
+        ("2026-11-01", "2026-11-03", 2),
+        (None, LATER, 1),  # until is not inside: the verdict at it is not counted
+        (None, "2026-11-02T16:00:00+02:00", 1),  # 14:00 UTC
+        (None, "2026-11-03T00:00:00+10:00", 1),  # 14:00 UTC
+        ("2026-11-02T19:00:00+10:00", None, 2),  # 09:00 UTC, and since is inside
+    ],
+)
+def test_a_calibration_window_given_as_text_counts_the_verdicts_inside_it(
+    tmp_path: Path, since: str | None, until: str | None, cases: int
+) -> None:
+    # `isinstance(value, str)` negated in the window's reading survived (audit sources).
+    path = tmp_path / "trail.jsonl"
+    for run, at in (("a", TRAIL_AT), ("b", LATER)):
+        write_verdict(path, run, at=at)
+        write_decision(path, run, Completed(by="pat", at=LATEST))
+    (check,) = calibrate(path, since=since, until=until, min_cases=1).checks
+    assert check.at_current.cases == cases
+
+
+def test_a_window_holds_its_since_and_not_its_until() -> None:
+    # What a record source is handed to filter by (`order < until` -> `<=` survived).
+    from checkprofile.human._audit._sources import Window
+
+    window = Window.of(since=TRAIL_AT, until=LATER)
+    assert window.holds(TRAIL_AT)
+    assert window.holds("2026-11-02T15:29:59.999Z")
+    assert not window.holds(LATER)
+    assert not window.holds("2026-11-02T08:59:59Z")
+
+
+def test_a_calibration_of_records_in_hand_reads_them_as_from_their_file(tmp_path: Path) -> None:
+    # The check of what is handed in, negated, survived: every record was refused.
+    path = tmp_path / "trail.jsonl"
+    for run in ("a", "b"):
+        write_verdict(path, run)
+        write_decision(path, run, Completed(by="pat", at=LATER))
+    (check,) = calibrate(list(iter_records(path)), min_cases=1).checks
+    assert check.at_current.cases == calibrate(path, min_cases=1).checks[0].at_current.cases == 2
+    with pytest.raises(TypeError, match="an audit record is needed"):
+        calibrate([*iter_records(path), {"record": "verdict"}], min_cases=1)
+
+
+# found by a mutation draw (seed 2028): human/_audit_sources, a window's times
+@pytest.mark.parametrize(
+    ("given", "utc"),
+    [
+        ("2026-11-02T04:00:00-05:00", "2026-11-02T09:00:00Z"),
+        ("2026-11-01T23:30:00-09:30", "2026-11-02T09:00:00Z"),
+        ("2026-11-02T08:59:59.25-00:01", "2026-11-02T09:00:59.25Z"),
+        ("2026-11-02T18:00:00+09:00", "2026-11-02T09:00:00Z"),
+    ],
+)
+def test_a_window_given_with_an_offset_is_read_as_the_same_moment_in_utc(
+    given: str, utc: str
+) -> None:
+    # `moment + shift` -> `moment * shift` survived: no test gave an offset west of UTC.
+    from checkprofile.human._audit._sources import Window
+
+    window = Window.of(since=given, until="2026-11-03")
+    assert window.since == utc
+    assert window.holds(utc)
+
+
+def test_a_window_tells_times_apart_to_the_last_digit_of_their_fraction() -> None:
+    # `at[20:-1]` -> `at[20:~1]` survived: the last digit of a fraction was dropped, so a
+    # verdict a fraction of a millisecond before `since` was counted inside the window.
+    from checkprofile.human._audit._sources import Window
+
+    window = Window.of(since="2026-11-02T09:00:00.123Z", until="2026-11-02T09:00:00.5Z")
+    assert window.holds("2026-11-02T09:00:00.123Z")
+    assert window.holds("2026-11-02T09:00:00.1231Z")
+    assert not window.holds("2026-11-02T09:00:00.1229Z")
+    assert not window.holds("2026-11-02T09:00:00.12Z")
+    assert window.holds("2026-11-02T09:00:00.4999Z")
+    assert not window.holds("2026-11-02T09:00:00.5Z")
+    assert not window.holds("2026-11-02T09:00:00.51Z")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"since": "2026-12-01", "until": "2026-11-01"}, "since must be before until, got since"),
+        ({"since": "2026-11-01T01:00:00+01:00", "until": "2026-11-01"}, "since must be before"),
+        ({"since": "yesterday"}, "since must be an RFC 3339 time (2026-11-01T00:00:00Z, with Z"),
+        ({"until": "2026-02-30"}, 'until names no real time: "2026-02-30"'),
+        ({"until": "2026-11-01T24:00:00Z"}, "until names no real time"),
+        ({"since": "2026-11-01T00:00:00+24:00"}, "since names no real time"),
+        ({"since": "2026-11-01T00:00:00+00:60"}, "since names no real time"),
+        ({"until": "9999-12-31T23:00:00-05:00"}, "until names no real time"),
+        ({"since": datetime(2026, 11, 1)}, "since must be a timezone-aware datetime, got"),
+        ({"until": 20261101}, "until must be an RFC 3339 time"),
+        ({"until": "2026-11-01 00:00:00Z"}, "until must be an RFC 3339 time"),
+    ],
+    ids=[
+        "reversed",
+        "empty-by-an-offset",
+        "words",
+        "no-such-day",
+        "no-such-hour",
+        "no-such-offset",
+        "no-such-offset-minute",
+        "past-year-9999",
+        "naive",
+        "number",
+        "space",
+    ],
+)
+def test_a_window_that_is_no_window_is_refused_naming_what_is_wrong(
+    options: dict[str, Any], message: str
+) -> None:
+    # The same checks calibrate makes (tests/human/calibration/test_human_calibrate.py), asked of
+    # the window itself: those tests do not judge _audit_sources' mutants.
+    from checkprofile.human._audit._sources import Window
+
+    with pytest.raises(ValueError) as caught:
+        Window.of(**options)
+    assert str(caught.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("given", "utc"),
+    [
+        ("2026-11-02", "2026-11-02T00:00:00Z"),
+        ("2026-11-02t09:00:00z", "2026-11-02T09:00:00Z"),
+        ("2026-11-02T09:00:00.500Z", "2026-11-02T09:00:00.5Z"),
+        ("2026-11-02T09:00:00.000Z", "2026-11-02T09:00:00Z"),
+        ("2026-11-02T11:00:00.250+02:00", "2026-11-02T09:00:00.25Z"),
+        ("2026-11-02T23:59:60+01:00", "2026-11-02T22:59:60Z"),  # a leap second, as with Z
+        (datetime(2026, 11, 2, 11, tzinfo=timezone(timedelta(hours=2))), "2026-11-02T09:00:00Z"),
+        (None, None),
+    ],
+)
+def test_a_windows_bound_is_one_text_for_one_moment(given: object, utc: str | None) -> None:
+    from checkprofile.human._audit._sources import Window
+
+    assert Window.of(until=given).until == utc
+    assert Window.of(since=given).since == utc
+
+
+def test_times_sort_by_their_order_texts_as_the_moments_do() -> None:
+    from checkprofile._time import at_order
+
+    times = [
+        "2026-11-02T08:59:59.999Z",
+        "2026-11-02T09:00:00Z",
+        "2026-11-02T09:00:00.05Z",
+        "2026-11-02T09:00:00.5Z",
+        "2026-11-02T09:00:00.501Z",
+        "2026-11-02T09:00:00.51Z",
+        "2026-11-02T09:00:01Z",
+        "2026-11-03T00:00:00Z",
+    ]
+    orders = [at_order(at) for at in times]
+    assert orders == sorted(orders) and len(set(orders)) == len(orders)
+    assert at_order("2026-11-02T09:00:00.500Z") == at_order("2026-11-02T09:00:00.5Z")
+    assert at_order("2026-11-02T09:00:00.000Z") == "2026-11-02T09:00:00"
+
+
+def test_a_window_without_bounds_holds_every_time() -> None:
+    from checkprofile.human._audit._sources import Window
+
+    assert Window.of().holds("1970-01-01T00:00:00Z")
+    assert Window.of(since=TRAIL_AT).holds("9999-12-31T23:59:59Z")
+    assert Window.of(until=TRAIL_AT).holds("0001-01-01T00:00:00Z")
+
+
+# found by a mutation draw (seed 2029): `fcntl is not None` -> `is None` (no lock)
+def test_a_writer_waits_for_the_lock_another_writer_holds(tmp_path: Path) -> None:
+    # `fcntl is not None` -> `is None` survived: no record was written under the lock, so
+    # two processes' records could interleave within a line.
+    import fcntl
+    import threading
+
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    other = os.open(path, os.O_RDWR)
+    try:
+        fcntl.flock(other, fcntl.LOCK_EX)
+        writer = threading.Thread(target=write_verdict, args=(path, "b"))
+        writer.start()
+        writer.join(0.3)
+        assert writer.is_alive()  # waiting for the lock
+        assert len(path.read_bytes().splitlines()) == 1
+        fcntl.flock(other, fcntl.LOCK_UN)
+        writer.join(10)
+        assert not writer.is_alive()
+    finally:
+        os.close(other)
+    assert [record.run for record in iter_records(path)] == ["a", "b"]
+
+
+# found by a mutation draw (seed 2029): human/_audit_sources, where records are read from
+def _sources(*sources: object, window: Any = None) -> tuple[list[str], list[Any]]:
+    from checkprofile.human._audit._sources import Window, open_sources
+
+    names, reads = open_sources(sources, window or Window())
+    return names, list(reads)
+
+
+def _runs(reads: list[Any]) -> list[str]:
+    return [record.run for record, _ in reads]
+
+
+def test_a_directory_is_read_as_its_jsonl_files_in_name_order(tmp_path: Path) -> None:
+    for run in ("b", "a", "c"):
+        write_verdict(tmp_path / f"{run}.jsonl", run)
+    (tmp_path / "notes.txt").write_text("not a trail\n", encoding="utf-8")
+    (tmp_path / "old.jsonl.bak").write_text("not a trail\n", encoding="utf-8")
+    (tmp_path / "sub.jsonl").mkdir()
+    names, reads = _sources(tmp_path)
+    assert names == [str(tmp_path / f"{run}.jsonl") for run in ("a", "b", "c")]
+    assert _runs(reads) == ["a", "b", "c"]
+
+
+def test_a_directory_without_audit_files_is_refused_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x\n", encoding="utf-8")
+    with pytest.raises(FileNotFoundError) as caught:
+        _sources(tmp_path)
+    assert caught.value.filename == str(tmp_path)
+    assert "no audit records (*.jsonl) in this directory" in str(caught.value)
+
+
+def test_a_file_named_twice_in_any_form_is_read_once(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    write_verdict(path, "a")
+    other = tmp_path / "b.jsonl"
+    write_verdict(other, "b")
+    # The directory's first file was read already; its second is still to read.
+    names, reads = _sources(path, str(path), JsonLinesRecorder(path), tmp_path)
+    assert names == [str(path), str(other)]
+    assert _runs(reads) == ["a", "b"]
+
+
+def test_every_file_is_listed_before_any_is_read(tmp_path: Path) -> None:
+    from checkprofile.human._audit._sources import Window, open_sources
+
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    with pytest.raises(FileNotFoundError):
+        open_sources([path, tmp_path / "missing.jsonl"], Window())
+
+
+def test_records_in_hand_are_read_with_the_fingerprint_of_their_line(tmp_path: Path) -> None:
+    from checkprofile.human._audit._strict import TornLine
+
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    write_verdict(path, "b")
+    _, from_file = _sources(path)
+    records = list(read_records(path))
+    torn = TornLine(str(path), 3)
+    for given in (records, tuple(records), iter(records)):  # noqa: F402 (not hypothesis's given)
+        names, reads = _sources(given)
+        assert names == []
+        assert [record for record, _ in reads] == records
+        # The same lines as in the file, the same fingerprints: one record, counted once.
+        assert [seen for _, seen in reads] == [seen for _, seen in from_file]
+    _, reads = _sources([records[0], torn])
+    assert reads[1] == (torn, 0)
+    assert reads[0][1] != _sources([records[1]])[1][0][1]
+
+
+class Named:
+    """Has a name, as a record source does, but no stream."""
+
+    name = "audit"
+
+
+class Streams:
+    """Has a stream, as a record source does, but no name."""
+
+    def stream(self, window: object) -> Iterator[Any]:
+        return iter(())
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        (7, "a source is a path, a directory, a recorder, or a list, tuple or iterator of"),
+        ({"run": "a"}, "a source is a path"),
+        ([{"run": "a"}], "an audit record is needed (see read_records), got"),
+        (Named(), "a source is a path"),
+        (Streams(), "a source is a path"),
+    ],
+    ids=["a-number", "a-map", "a-list-of-maps", "a-name-only", "a-stream-only"],
+)
+def test_what_is_no_source_of_records_is_refused_naming_it(source: object, said: str) -> None:
+    with pytest.raises(TypeError, match=re.escape(said)):
+        _sources(source)
+
+
+def test_a_record_source_is_asked_for_the_window_and_named_by_its_name(tmp_path: Path) -> None:
+    from checkprofile.human._audit._sources import Window
+
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    _, from_file = _sources(path)
+    asked: list[Any] = []
+
+    class Store:
+        name = "postgresql://audit"
+
+        def stream(self, window: Window) -> Any:
+            asked.append(window)
+            return iter(from_file)
+
+    window = Window.of(since=TRAIL_AT)
+    names, reads = _sources(Store(), window=window)
+    assert names == ["postgresql://audit"]
+    assert reads == from_file
+    assert asked == [window]

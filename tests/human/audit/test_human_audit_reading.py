@@ -15,7 +15,9 @@ import json
 import re
 import subprocess
 import sys
+import warnings
 from datetime import timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,6 +32,7 @@ from checkprofile import (
     Failure,
     ModelCall,
     RubricAnswer,
+    Submission,
     Usage,
     Verdict,
     YesNoAnswer,
@@ -42,19 +45,25 @@ from checkprofile import (
 from checkprofile._shown import is_blank
 from checkprofile.errors import VerdictError
 from checkprofile.human import (
+    MAX_LINE_BYTES,
     AuditError,
     AuditRecord,
     Completed,
     Decision,
     Failed,
+    JsonLinesRecorder,
     Returned,
     TornLine,
+    TornLineWarning,
+    calibrate,
     decision_record,
+    iter_records,
+    record_from_json,
     verdict_record,
 )
 from checkprofile.human._audit._fast._reader import _Reader
 from checkprofile.human._audit._recorders import record_line
-from support import AT, SPEC_RUBRIC_ASK
+from support import AT, SPEC_RUBRIC_ASK, TRAIL_AT, stamp, verdict, write_decision, write_verdict
 
 GOOD = verdict_record(make_outcome(SCRIPTS["pass"]), run_id=RUN, step_id=STEP)
 
@@ -593,3 +602,234 @@ def test_a_blank_run_or_step_is_refused_though_the_key_is_its_own(
     data["key"] = "sha256:" + hashlib.sha256(canonical_json(parts).encode()).hexdigest()
     message = assert_read_alike(dump(data))
     assert message == f"audit.jsonl:7: {where} must be a non-blank string, got {json.dumps(blank)}"
+
+
+# Found by mutation runs, each under its draw's seed (docs/mutation-results.md) --------------------
+
+
+LATER = "2026-11-02T15:30:00Z"
+
+
+# found by a mutation draw (seed 27): torn lines, check_key, the line-length bound
+@pytest.mark.parametrize("stray", [b"x", b"}", b",", b"{", b"0", b"\xc3", b"\xe2\x82"])
+@pytest.mark.parametrize("last", [False, True], ids=["inside", "last"])
+def test_a_complete_record_followed_by_a_stray_byte_is_an_error_not_a_torn_line(
+    tmp_path: Path, stray: bytes, last: bool
+) -> None:
+    # Read as a torn line (skipped with a warning) survived: a writer that stops leaves a
+    # prefix of a record, never a whole record with more after it (the first byte of a
+    # character included: a cut inside a character after a complete record is no fragment).
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    line = path.read_bytes()
+    path.write_bytes(line[:-1] + stray + b"\n" + (b"" if last else line))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(AuditError, match=":1: "):
+            list(iter_records(path))
+
+
+def test_a_record_cut_short_is_a_torn_line_skipped_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    line = path.read_bytes()
+    path.write_bytes(line[: len(line) // 2] + b"\n" + line)
+    with pytest.warns(UserWarning, match=":1: a torn line"):
+        assert len(list(iter_records(path))) == 1
+
+
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_a_verdict_whose_check_key_was_changed_is_refused_by_calibration(
+    tmp_path: Path, which: int
+) -> None:
+    # The fast reading (calibration's) not comparing check_key survived: a verdict whose
+    # check_key is not its check's is not a record, however it is read.
+    path = tmp_path / "trail.jsonl"
+    for run in ("a", "b", "c"):
+        write_verdict(path, run)
+        write_decision(path, run, Completed(by="pat", at=LATER))
+    lines = path.read_bytes().split(b"\n")
+    data = json.loads(lines[2 * which])
+    key = data["check_key"]
+    lines[2 * which] = lines[2 * which].replace(key.encode(), b"sha256:" + b"0" * 64)
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(AuditError, match=f":{2 * which + 1}: .*check_key"):
+        calibrate(path)
+    with pytest.raises(AuditError, match=f":{2 * which + 1}: .*check_key"):
+        list(iter_records(path))
+
+
+def padded(path: Path, size: int, *, newline: bool) -> None:
+    """A trail of one verdict line padded with JSON whitespace to ``size`` bytes."""
+    write_verdict(path, "a")
+    line = path.read_bytes()[:-1]
+    path.write_bytes(line + b" " * (size - len(line)) + (b"\n" if newline else b""))
+
+
+@pytest.mark.parametrize("newline", [True, False])
+def test_a_line_of_exactly_max_line_bytes_is_read(tmp_path: Path, newline: bool) -> None:
+    # The line-length bound off by one survived: MAX_LINE_BYTES is the longest line read.
+    path = tmp_path / "trail.jsonl"
+    padded(path, MAX_LINE_BYTES, newline=newline)
+    assert len(list(iter_records(path))) == 1
+
+
+@pytest.mark.parametrize("newline", [True, False])
+def test_a_line_over_max_line_bytes_is_refused(tmp_path: Path, newline: bool) -> None:
+    path = tmp_path / "trail.jsonl"
+    padded(path, MAX_LINE_BYTES + 1, newline=newline)
+    with pytest.raises(AuditError, match=f"a line of over {MAX_LINE_BYTES} bytes"):
+        list(iter_records(path))
+
+
+def test_a_fragment_ending_in_a_byte_no_character_starts_with_is_an_error(tmp_path: Path) -> None:
+    # Only a cut inside a character is a fragment; 0xff starts none (a mutation-run survivor).
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    line = path.read_bytes()
+    path.write_bytes(line[: len(line) // 2] + b"\xff")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(AuditError, match=":1: not JSON"):
+            list(iter_records(path))
+
+
+# found by a mutation draw (seed 27): a key written again; a distribution's pair
+@pytest.mark.parametrize("again", [1, 2, 23], ids=["once", "twice", "23-times"])
+def test_a_decision_that_repeats_its_note_any_number_of_times_is_refused(
+    tmp_path: Path, again: int
+) -> None:
+    # Counting the keys as the product of the record's and the decision's (`+` -> `*`)
+    # survived: 23 more notes make as many keys as that product, and the quick reading took
+    # the line. A key written again is no record, however often.
+    path = tmp_path / "trail.jsonl"
+    write_decision(path, "a", Returned(note="fix", by="pat", at=TRAIL_AT))
+    line = path.read_text(encoding="utf-8")
+    assert line.count('"note":"fix",') == 1
+    path.write_text(line.replace('"note":"fix",', '"note":"fix",' * (1 + again)), encoding="utf-8")
+    with pytest.raises(AuditError, match=r":1: .*(twice|repeat|again)"):
+        list(iter_records(path))
+
+
+@pytest.mark.parametrize("pair", ["5", '"calm"', '{"calm":0.9}', "null"])
+def test_a_distribution_whose_pair_is_no_list_is_an_audit_error(tmp_path: Path, pair: str) -> None:
+    # `type(pair) is not list` negated in the quick reading survived: a pair that is a number
+    # raised a TypeError of Python's own out of the reader.
+    from checkprofile import ChoiceAnswer, Limits, run_check_sync
+    from checkprofile.testing import ScriptedEvaluator
+    from support import material
+
+    check = parse_check(
+        [{"ask": "Tone?", "one_of": {"calm": "Calm.", "angry": "Angry."}, "pass": ["calm"]}]
+    )
+    shares = (("calm", 0.9), ("angry", 0.1))
+    answer = ChoiceAnswer("calm", 0.95, source="native", distribution=shares)
+    outcome = run_check_sync(
+        check, material(), ScriptedEvaluator({"Tone?": answer}, model="m-1"), limits=Limits()
+    )
+    path = tmp_path / "trail.jsonl"
+    record = verdict_record(outcome, run_id="a", step_id="review", submission=Submission({}))
+    JsonLinesRecorder(path).record(record)
+    line = path.read_text(encoding="utf-8")
+    assert line.count('["calm",0.9]') == 1
+    path.write_text(line.replace('["calm",0.9]', pair), encoding="utf-8")
+    with pytest.raises(AuditError, match=":1: "):
+        list(iter_records(path))
+
+
+# found by a mutation draw (seed 2029): a record's types by identity; the other kind's keys
+def _verdict_json() -> dict[str, Any]:
+    record = verdict_record(
+        outcome_for(verdict()), run_id="a", step_id="review", submission=Submission({"r": 1})
+    )
+    data: dict[str, Any] = json.loads(json.dumps(record.to_json()))
+    return data
+
+
+@pytest.mark.parametrize("field", ["record", "format", "key", "submission_sha256", "calls"])
+def test_a_record_holding_a_value_of_a_hostile_type_is_refused_running_none_of_its_code(
+    field: str,
+) -> None:
+    # A record handed in by a host (not parsed from a line) is judged by its values' types,
+    # by identity: a type's own == or != never runs, and the record is a plain ValueError.
+    data = _verdict_json()
+    assert record_from_json(data).to_json() == data
+    data[field] = stamp()
+    with pytest.raises(ValueError, match=field if field != "record" else '"record" must be'):
+        record_from_json(data)
+
+
+def _decision_json() -> dict[str, Any]:
+    record = decision_record(
+        Returned(note="n", by="pat", at=TRAIL_AT),
+        run_id="a",
+        step_id="review",
+        submission=Submission({"r": 1}),
+    )
+    data: dict[str, Any] = json.loads(json.dumps(record.to_json()))
+    return data
+
+
+@pytest.mark.parametrize(
+    ("kind", "keys_of", "needs"),
+    [("verdict", _decision_json, "bundle_sha256"), ("decision", _verdict_json, "escalated_at")],
+)
+def test_a_record_with_the_keys_of_the_other_kind_is_refused_naming_the_first_key_it_needs(
+    tmp_path: Path, kind: str, keys_of: Any, needs: str
+) -> None:
+    # A record that says one kind and holds exactly the other kind's keys: the quick check of
+    # its keys must be against its own kind's, or what it lacks is read as a KeyError.
+    data = keys_of()
+    data["record"] = kind
+    with pytest.raises(ValueError, match=f'^a {kind} record needs "{needs}"$') as raised:
+        record_from_json(data)
+    assert type(raised.value) is ValueError
+    path = tmp_path / "trail.jsonl"
+    path.write_text(json.dumps(data) + "\n", encoding="utf-8")
+    with pytest.raises(AuditError, match=f'^{re.escape(str(path))}:1: a {kind} record needs "'):
+        list(iter_records(path))
+
+
+# found by a mutation draw (seed 2032): a cut after `{}`; the torn line warning's stacklevel
+@pytest.mark.parametrize(
+    ("last", "torn"),
+    [
+        ('{"record":"verdict","seen":{},"next', True),
+        ('{"record":"verdict","seen":{"a":[]},', True),
+        ("{1", False),
+        ('{"a":{}}x', False),
+    ],
+    ids=["cut-after-an-empty-object", "cut-after-a-nested-one", "a-number-as-key", "more-after"],
+)
+def test_a_last_line_cut_after_an_empty_object_is_a_torn_line(
+    tmp_path: Path, last: str, torn: bool
+) -> None:
+    # `mark == "}"` -> `mark > "}"` survived in telling a torn line from one that is no JSON:
+    # a cut after `{}` was an error, and a number where a key goes raised a TypeError.
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    with path.open("a", encoding="utf-8") as file:
+        file.write(last)
+    if torn:
+        with pytest.warns(TornLineWarning, match=":2"):
+            assert [record.run for record in iter_records(path)] == ["a"]
+    else:
+        with pytest.raises(AuditError, match=":2: "):
+            list(iter_records(path))
+
+
+def test_a_torn_line_warning_points_at_the_code_reading_the_trail(tmp_path: Path) -> None:
+    # `stacklevel=2` -> `3` survived: the warning named a line of the reader's caller's caller.
+    path = tmp_path / "trail.jsonl"
+    write_verdict(path, "a")
+    with path.open("a", encoding="utf-8") as file:
+        file.write('{"record":"verdict","run')
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        runs = []
+        for record in iter_records(path):  # a loop here, not a comprehension (its own frame)
+            runs.append(record.run)
+    assert runs == ["a"]
+    (warned,) = caught
+    assert warned.category is TornLineWarning
+    assert warned.filename == __file__

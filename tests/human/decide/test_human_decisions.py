@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from test_human_records import RUN, STEP, outcome_of
 
 from checkprofile import CheckprofileError, Evidence, Submission, format_at, issue_lines
+from checkprofile._bundle import MAX_REASON
 from checkprofile.human import (
     Completed,
     Decision,
@@ -36,6 +37,8 @@ from checkprofile.human import (
     decision_from_json,
     records_for,
 )
+from checkprofile.human._decide._decisions import plain_decision, plain_decision_of
+from support import Hostile, SaysItIsText, stamp
 
 WHEN = "2026-10-06T10:15:00Z"
 
@@ -500,3 +503,463 @@ def test_nan_in_a_person_s_own_output_is_refused_when_the_decision_is_made() -> 
     with pytest.raises(DecisionRequiredError, match="output must be JSON data") as caught:
         Completed(by="ana", at="2026-10-06T10:15:00Z", output={"score": math.nan})
     assert "nan" in str(caught.value) and "score" in str(caught.value)
+
+
+# Found by mutation runs, each under its draw's seed (docs/mutation-results.md) --------------------
+
+
+AT = "2026-11-02T09:00:00Z"
+
+
+LATER = "2026-11-02T15:30:00Z"
+
+
+# found by a mutation draw (seed 27): an own field without an output; MAX_REASON's bound
+@pytest.mark.parametrize(
+    "own",
+    [
+        {"summary": "Fixed."},
+        {"next": "sign_off"},
+        {"reason": "The amounts were wrong."},
+    ],
+)
+def test_a_completed_decision_with_its_own_fields_needs_its_own_output(own: Any) -> None:
+    # Dropping this check survived: a summary without an output would mix two submissions.
+    (name,) = own
+    with pytest.raises(DecisionRequiredError, match=f"with {name} needs its own output"):
+        Completed(by="pat", at=AT, **own)
+    with pytest.raises(DecisionRequiredError, match=f"with {name} needs its own output"):
+        decision_from_json({"kind": "completed", "by": "pat", "at": AT, **own})
+    assert Completed(by="pat", at=AT, output={"fixed": True}, **own).own_output() is not None
+
+
+def test_a_completed_decision_with_evidence_but_no_output_is_refused() -> None:
+    evidence = [{"kind": "file", "ref": "receipts.pdf"}]
+    with pytest.raises(DecisionRequiredError, match="with evidence needs its own output"):
+        decision_from_json({"kind": "completed", "by": "pat", "at": AT, "evidence": evidence})
+
+
+@pytest.mark.parametrize(("length", "kept"), [(MAX_REASON - 1, True), (MAX_REASON, True)])
+def test_a_reason_of_up_to_max_reason_characters_is_kept(length: int, kept: bool) -> None:
+    # The bound off by one survived: a reason of exactly MAX_REASON characters is allowed.
+    decision = Completed(by="pat", at=AT, output={"ok": True}, next="b", reason="r" * length)
+    assert decision.reason == "r" * length
+
+
+def test_a_reason_over_max_reason_characters_is_refused() -> None:
+    with pytest.raises(DecisionRequiredError, match=f"at most {MAX_REASON} characters"):
+        Completed(by="pat", at=AT, output={"ok": True}, next="b", reason="r" * (MAX_REASON + 1))
+
+
+class Raises(dict[str, Any]):
+    """A host's mapping whose own comparison raises."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("the host's __eq__ ran")
+
+    def __ne__(self, other: object) -> bool:
+        raise RuntimeError("the host's __ne__ ran")
+
+    __hash__ = None
+
+
+@pytest.mark.parametrize("field", ["evidence", "summary", "next", "reason", "note"])
+def test_a_decisions_fields_are_judged_without_the_hosts_own_comparison(field: str) -> None:
+    # The defect issue 27 found: `value not in (None, ())` ran the value's __eq__, so the
+    # host's exception came out. A field that is not what it must be is a DecisionRequiredError.
+    with pytest.raises(DecisionRequiredError):
+        Completed(by="pat", at=AT, **{field: Raises(a=1)})  # type: ignore[arg-type]
+
+
+def test_the_first_own_field_given_is_the_one_named() -> None:
+    with pytest.raises(DecisionRequiredError, match="with summary needs its own output"):
+        Completed(by="pat", at=AT, summary="Fixed.", reason="Wrong amounts.")
+
+
+class Route(metaclass=SaysItIsText):
+    """A value whose type says it is no different from str."""
+
+
+def test_a_next_whose_type_only_claims_to_be_str_is_refused() -> None:
+    with pytest.raises(DecisionRequiredError, match="next must be a step id"):
+        Completed(by="pat", at=AT, output={"ok": True}, next=Route())
+
+
+# found by a mutation draw (seed 27): the quick reading of a plain decision
+@pytest.mark.parametrize(
+    ("data", "read"),
+    [
+        (
+            {"kind": "returned", "note": "fix", "by": "pat", "at": AT},
+            ("returned", "pat", AT, "fix"),
+        ),
+        ({"kind": "failed", "note": "gone", "by": "pat", "at": AT}, ("failed", "pat", AT, "gone")),
+        (
+            {"kind": "completed", "note": "ok", "by": "pat", "at": AT},
+            ("completed", "pat", AT, "ok"),
+        ),
+        ({"kind": "completed", "by": "pat", "at": AT}, ("completed", "pat", AT, None)),
+    ],
+    ids=["returned", "failed", "completed-with-note", "completed"],
+)
+def test_the_plain_decisions_people_make_most_take_the_quick_reading(
+    data: dict[str, Any], read: tuple[str, ...]
+) -> None:
+    # `type(note) is not str` -> `== str` survived: every note sent its decision down the
+    # slow reading. The quick reading gives what decision_from_json gives.
+    assert plain_decision(data) == read
+    assert plain_decision_of(*read) == decision_from_json(data)
+
+
+@pytest.mark.parametrize("note", ["", " ", 7, None])
+def test_a_return_without_a_note_takes_no_quick_reading(note: object) -> None:
+    assert plain_decision({"kind": "returned", "note": note, "by": "pat", "at": AT}) is None
+
+
+# found by a mutation draw (seed 2027): the first own field named, hostile types, long names
+def test_a_completed_decision_with_own_fields_but_no_output_names_the_first_of_them() -> None:
+    data = {"kind": "completed", "by": "ana", "at": AT, "summary": "Mine.", "evidence": []}
+    with pytest.raises(DecisionRequiredError, match="a completed decision with summary needs"):
+        decision_from_json(data)
+
+
+def test_a_decision_whose_time_is_of_a_hostile_type_is_not_plain_and_runs_nothing() -> None:
+    # The type of `at` is compared by identity: a metaclass's own == and != never run
+    # (Hostile, below).
+    assert plain_decision({"kind": "returned", "by": "ana", "at": stamp(), "note": "n"}) is None
+
+
+def test_a_value_of_a_long_type_name_is_named_in_forty_characters() -> None:
+    long_named = type("T" * 60, (), {})
+    with pytest.raises(DecisionRequiredError) as error:
+        decision_from_json({"kind": "returned", "by": "ana", "at": AT, "note": long_named()})
+    # The shape received names the value's type in at most forty characters, the last a mark.
+    assert error.value.received.endswith("note (" + "T" * 38 + "…)")
+
+
+@pytest.mark.parametrize(
+    "output", [{1, 2}, float("nan"), [1], "text"], ids=["set", "nan", "list", "text"]
+)
+def test_a_persons_output_that_is_no_map_is_refused_as_no_map(output: object) -> None:
+    # Not a map is the first thing said of it, whether or not it is JSON data too.
+    with pytest.raises(DecisionRequiredError, match="output must be a map"):
+        Completed(by="ana", at=AT, output=output)
+
+
+# found by a mutation draw (seed 2028): human/_decisions, its checks and messages
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda: Returned(note="n", by=stamp(), at=AT), "by must be a string"),
+        (lambda: Returned(note="n", by="pat", at=stamp()), "at must be an RFC 3339 time"),
+        (lambda: Returned(note=stamp(), by="pat", at=AT), "note must be a string"),
+        (lambda: Failed(note="n", by="pat", at=stamp()), "at must be an RFC 3339 time"),
+        (lambda: Completed(by="pat", at=stamp()), "at must be an RFC 3339 time"),
+        (lambda: Completed(by="pat", at=AT, note=stamp()), "note must be a string"),
+        (lambda: Completed(by="pat", at=AT, output=stamp()), "output must be a map"),
+        (lambda: Completed(by="pat", at=AT, output={}, summary=stamp()), "summary must be a"),
+        (lambda: Completed(by="pat", at=AT, output={}, next=stamp()), "next must be a step id"),
+        (lambda: Completed(by="pat", at=AT, output={}, reason=stamp()), "reason must be a"),
+        (lambda: Completed(by="pat", at=AT, output={}, evidence=stamp()), "evidence must be a"),
+    ],
+    ids=[
+        "by",
+        "at",
+        "note",
+        "failed-at",
+        "completed-at",
+        "completed-note",
+        "output",
+        "summary",
+        "next",
+        "reason",
+        "evidence",
+    ],
+)
+def test_a_decision_holding_a_value_of_a_hostile_type_is_refused_running_none_of_its_code(
+    make: Any, said: str
+) -> None:
+    # `type(at) is not str` and `type(evidence) is not tuple` -> `!=` survived: the type's
+    # own comparison ran, and its exception came out instead of the decision's error.
+    with pytest.raises(DecisionRequiredError, match=said):
+        make()
+
+
+def test_a_decision_changed_to_hold_a_hostile_value_is_refused_where_it_is_acted_on() -> None:
+    decision = Completed(by="pat", at=AT, output={"ok": True})
+    for field in ("at", "evidence"):
+        changed = Completed(by="pat", at=AT, output={"ok": True})
+        object.__setattr__(changed, field, stamp())
+        with pytest.raises(DecisionRequiredError, match=f"{field} must be"):
+            decision_from_json(changed)
+    assert decision_from_json(decision) is decision  # a sound typed decision is taken as it is
+
+
+def test_a_decisions_error_says_the_problem_the_shape_received_and_what_is_allowed() -> None:
+    with pytest.raises(DecisionRequiredError) as caught:
+        decision_from_json({})
+    assert str(caught.value) == (
+        "a decision needs a kind; received an empty map (a decision is returned (note, by, at),"
+        " completed (by, at, and optionally note, output, summary, evidence, next, reason) or"
+        " failed (note, by, at))"
+    )
+    assert (caught.value.problem, caught.value.received) == (
+        "a decision needs a kind",
+        "an empty map",
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ({"kind": "completed"}, "a completed decision needs by, at"),
+        ({"kind": "failed", "by": "pat"}, "a failed decision needs note, at"),
+        (
+            {"kind": "completed", "by": "pat", "at": AT, "extra": 1},
+            "a completed decision has only the keys kind, by, at, note, output, summary,"
+            " evidence, next, reason",
+        ),
+        (
+            {"kind": "returned", "note": "n", "by": "pat", "at": AT, "extra": 1},
+            "a returned decision has only the keys kind, note, by, at",
+        ),
+    ],
+)
+def test_a_decision_missing_a_key_or_with_one_too_many_names_them_all(
+    data: dict[str, Any], problem: str
+) -> None:
+    with pytest.raises(DecisionRequiredError) as caught:
+        decision_from_json(data)
+    assert caught.value.problem == problem
+
+
+def _keys(count: int) -> dict[str, int]:
+    return {f"k{n:02d}": n for n in range(count)}
+
+
+@pytest.mark.parametrize(
+    ("count", "more"), [(11, None), (12, None), (13, "and 1 more"), (40, "and 28 more")]
+)
+def test_a_shape_names_twelve_keys_and_then_how_many_more(count: int, more: str | None) -> None:
+    with pytest.raises(DecisionRequiredError) as caught:
+        decision_from_json(_keys(count))
+    named = [f"k{n:02d} (int)" for n in range(min(count, 12))]
+    assert caught.value.received == "a map with keys " + ", ".join(named + ([more] if more else []))
+
+
+class Many(Mapping[str, int]):
+    """A map of one's own with more keys than a message reads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def __getitem__(self, key: str) -> int:
+        return 0
+
+    def __iter__(self) -> Iterator[str]:
+        return (f"key{n:05d}" for n in range(self.size))
+
+    def __len__(self) -> int:
+        return self.size
+
+
+class Unreadable(Many):
+    def __iter__(self) -> Iterator[str]:
+        raise RuntimeError("cannot list itself")
+
+
+def test_a_map_of_ones_own_is_read_only_so_far_for_its_shape() -> None:
+    # Not a dict, so not JSON data; its shape is read from its first 10,000 items only.
+    with pytest.raises(DecisionRequiredError, match="a decision is JSON data") as caught:
+        decision_from_json(Many(25_000))
+    assert caught.value.received.endswith("key00011 (int), and 9988 more")
+    with pytest.raises(DecisionRequiredError) as caught:
+        decision_from_json(Unreadable(3))
+    assert caught.value.received == "a Unreadable that cannot be read"
+
+
+class Disguised(str):
+    def __str__(self) -> str:
+        return "what the key says of itself"
+
+
+@pytest.mark.parametrize(
+    ("value", "received"),
+    [
+        (("returned", "n"), "a tuple of 2 items"),
+        ([], "a list of 0 items"),
+        ({Disguised("kind"): 1}, "a map with keys kind (int)"),
+        ({"k" * 40: 1}, "a map with keys " + "k" * 31 + "… (int)"),
+        ({"kind": "returned", "note": None}, "a map with keys kind (str), note (null)"),
+    ],
+    ids=["tuple", "list", "key-of-a-str-type", "long-key", "null"],
+)
+def test_a_shape_names_what_arrived_by_its_own_base_type(value: object, received: str) -> None:
+    with pytest.raises(DecisionRequiredError) as caught:
+        decision_from_json(value)
+    assert caught.value.received == received
+
+
+def test_a_tampered_typed_decision_is_named_as_such() -> None:
+    decision = Returned(note="n", by="pat", at=AT)
+    object.__setattr__(decision, "note", " ")
+    with pytest.raises(DecisionRequiredError) as caught:
+        decision_from_json(decision)
+    assert caught.value.received == "a Returned decision"
+
+
+def test_the_hosts_time_is_a_decisions_time_only_when_it_carries_none() -> None:
+    data = {"kind": "failed", "note": "gone", "by": "pat"}
+    assert decision_from_json(data, at=LATER).at == LATER
+    aware = datetime(2026, 11, 2, 17, 30, tzinfo=timezone(timedelta(hours=2)))
+    assert decision_from_json(data, at=aware).at == LATER
+    assert decision_from_json({**data, "at": AT}, at=LATER).at == AT
+    with pytest.raises(DecisionRequiredError, match="at must be an RFC 3339 time string"):
+        decision_from_json(data, at=1_764_000_000)  # type: ignore[arg-type]
+    with pytest.raises(DecisionRequiredError, match="needs at"):
+        decision_from_json(data)
+
+
+def test_a_decision_that_is_no_json_data_is_refused_as_such() -> None:
+    with pytest.raises(DecisionRequiredError, match=r"a decision is JSON data \(") as caught:
+        decision_from_json({"kind": "failed", "note": {1, 2}, "by": "pat", "at": AT})
+    assert caught.value.received == "a map with keys at (str), by (str), kind (str), note (set)"
+
+
+def test_a_persons_own_output_and_everything_with_it_is_kept() -> None:
+    data = {
+        "kind": "completed",
+        "by": "pat",
+        "at": AT,
+        "note": "Redone by hand.",
+        "output": {"total": 12},
+        "summary": "Twelve.",
+        "evidence": [{"kind": "link", "ref": "https://x/y"}],
+        "next": "sign_off",
+        "reason": "The sums were wrong.",
+    }
+    decision = decision_from_json(data)
+    assert decision.to_json() == data
+    own = Completed(
+        by="pat",
+        at=AT,
+        note="Redone by hand.",
+        output={"total": 12},
+        summary="Twelve.",
+        evidence=[Evidence("link", "https://x/y")],
+        next="sign_off",
+        reason="The sums were wrong.",
+    )
+    assert decision == own and own.evidence == (Evidence("link", "https://x/y"),)
+    assert own.own_output() == Submission(
+        {"total": 12},
+        "Twelve.",
+        (Evidence("link", "https://x/y"),),
+        next="sign_off",
+        reason="The sums were wrong.",
+    )
+
+
+PLAIN = {"kind": "returned", "note": "fix", "by": "pat", "at": AT}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        PLAIN,
+        {**PLAIN, "kind": "failed"},
+        {"kind": "completed", "by": "pat", "at": AT},
+        {"kind": "completed", "by": "pat", "at": AT, "note": "ok"},
+        {"kind": "completed", "by": "pat", "at": AT, "note": None},
+        {"kind": "completed", "by": "pat", "at": AT, "note": " "},
+        {"kind": "completed", "by": "pat", "at": AT, "note": 3},
+        {"kind": "completed", "by": "pat", "at": AT, "output": {}},
+        {"kind": "completed", "by": "pat"},
+        {**PLAIN, "note": None},
+        {**PLAIN, "by": ""},
+        {**PLAIN, "by": " \t"},
+        {**PLAIN, "by": 7},
+        {**PLAIN, "at": "2026-11-02"},
+        {**PLAIN, "at": "2026-11-02T09:00:00"},
+        {**PLAIN, "at": 7},
+        {**PLAIN, "kind": "approved"},
+        {**PLAIN, "kind": ["returned"]},
+        {**PLAIN, "extra": 1},
+        {"note": "fix", "by": "pat", "at": AT},
+        {"kind": "failed", "by": "pat", "at": AT},
+    ],
+)
+def test_the_quick_reading_of_a_decision_agrees_with_the_full_one(data: dict[str, Any]) -> None:
+    # plain_decision checks what decision_from_json checks: it reads a plain decision the
+    # full reading takes, and nothing the full reading refuses.
+    try:
+        full: Any = decision_from_json(data)
+    except DecisionRequiredError:
+        full = None
+    quick = plain_decision(data)
+    if quick is not None:
+        assert plain_decision_of(*quick) == full
+    plain_shape = set(data) - {"note"} == {"kind", "by", "at"} and "output" not in data
+    assert (quick is not None) == (full is not None and plain_shape)
+
+
+# found by a mutation draw (seed 2029): the quick reading's type checks by identity
+class HostileDict(dict[str, Any], metaclass=Hostile):
+    """A decision read from JSON whose type's own comparison raises."""
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"kind": "returned", "note": "n", "by": stamp(), "at": AT},
+        {"kind": "returned", "note": stamp(), "by": "pat", "at": AT},
+        {"kind": "completed", "note": stamp(), "by": "pat", "at": AT},
+        {"kind": stamp(), "note": "n", "by": "pat", "at": AT},
+        HostileDict(kind="returned", note="n", by="pat", at=AT),
+    ],
+    ids=["by", "note", "completed-note", "kind", "the-map"],
+)
+def test_the_quick_reading_runs_none_of_a_hostile_values_code(data: Any) -> None:
+    # Each of its type checks is by identity: a value of a hostile type is no plain decision.
+    assert plain_decision(data) is None
+
+
+# found by a mutation draw (seed 2030): Returned.kind's init=False -> True; keyword-only
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (lambda **kw: Returned(note="n", by="pat", at=AT, **kw), "returned"),
+        (lambda **kw: Completed(by="pat", at=AT, **kw), "completed"),
+        (lambda **kw: Failed(note="n", by="pat", at=AT, **kw), "failed"),
+    ],
+    ids=["returned", "completed", "failed"],
+)
+def test_a_decisions_kind_is_its_class_and_no_argument(make: Any, kind: str) -> None:
+    # `init=False` -> `True` on Returned.kind survived: a Returned(kind="failed") could be
+    # made, a return that says it is a failure.
+    assert make().kind == kind
+    assert make().to_json()["kind"] == kind
+    with pytest.raises(TypeError):
+        make(kind="failed" if kind != "failed" else "returned")
+
+
+def test_decisions_and_resolutions_are_made_by_keyword_only() -> None:
+    from checkprofile.human import Resolution
+
+    for make in (
+        lambda: Returned("n", "pat", AT),  # type: ignore[call-arg]
+        lambda: Failed("n", "pat", AT),  # type: ignore[call-arg]
+        lambda: Completed("pat", AT),  # type: ignore[call-arg]
+        lambda: Resolution(None, Completed(by="pat", at=AT)),  # type: ignore[call-arg, arg-type]
+    ):
+        with pytest.raises(TypeError):
+            make()
+
+
+# found by a mutation draw (seed 2031): decision_from_json's `*` -> `/`
+def test_the_hosts_time_for_a_decision_is_given_by_keyword_only() -> None:
+    # `*` -> `/` survived: a time given by position was taken as the host's clock.
+    data = {"kind": "failed", "note": "gone", "by": "pat"}
+    assert decision_from_json(data=data, at=LATER).at == LATER
+    with pytest.raises(TypeError):
+        decision_from_json(data, LATER)  # type: ignore[call-arg]
