@@ -79,7 +79,7 @@ def _texts(data: Any) -> list[tuple[str, str]]:
     return found
 
 
-def recordable_problem(data: Any, *, beside: int = 0) -> str | None:
+def recordable_problem(data: Any, *, beside: int = 0, sized: bool = True) -> str | None:
     """Why a value (a decision's JSON) could not be kept in an audit record by every store,
     naming where and never what the text holds; ``None`` when it can. ``beside`` is what the
     record holds besides it, in bytes of its line (the run and step ids).
@@ -87,7 +87,7 @@ def recordable_problem(data: Any, *, beside: int = 0) -> str | None:
     The rule :func:`~checkprofile.human._audit._recorders.record_line` applies to a whole
     record, applied before a decision changes anything: no U+0000 (PostgreSQL cannot keep it),
     no lone surrogate (no line can carry it, so the reader refuses it), and a line within
-    :data:`KEPT_LINE_BYTES`.
+    :data:`KEPT_LINE_BYTES` (``sized``: whether to judge the size too).
     """
     for pointer, text in _texts(data):
         for char, name in NOT_KEPT.items():
@@ -103,6 +103,8 @@ def recordable_problem(data: Any, *, beside: int = 0) -> str | None:
         size = len(json.dumps(data, ensure_ascii=True, separators=(",", ":"))) + beside
     except ValueError:  # an integer past Python's digit limit cannot be written as text
         return "it holds an integer too long to write as text"
+    if not sized:
+        return None
     if size + RECORD_OVERHEAD >= KEPT_LINE_BYTES:
         return (
             f"its record would be about {size + RECORD_OVERHEAD:,} bytes, over the"

@@ -140,6 +140,11 @@ class Telemetry:
             unit="{check}",
             description="Checks run, by verdict, action, advisory and model",
         )
+        self.monitor_bound = meter.create_histogram(
+            "checkprofile.monitor.bound",
+            unit="1",
+            description="The monitor's upper bound on a rate of wrong verdicts, by step and kind",
+        )
         self._events: Any = None
         self._record: Any = None
         self._providers: tuple[Any, ...] = (trace.get_tracer_provider, metrics.get_meter_provider)
@@ -160,6 +165,32 @@ class Telemetry:
         except Exception as error:
             _failed("finding the providers", error)
             return False
+
+    def monitored(
+        self, step: str, segment: str, kind: str, upper: float, lower: float, status: str
+    ) -> None:
+        """The monitor's bounds for one step (segment) and kind: the upper bound as a metric,
+        and an event ``checkprofile.monitor`` on the current span, if one is recording."""
+        attributes = {
+            "checkprofile.step": _bounded(step),
+            "checkprofile.segment": _bounded(segment),
+            "checkprofile.monitor.kind": kind,
+            "checkprofile.monitor.status": status,
+        }
+        try:
+            self.monitor_bound.record(upper, attributes)
+            span = self._trace.get_current_span()
+            if span.is_recording():
+                span.add_event(
+                    "checkprofile.monitor",
+                    {
+                        **attributes,
+                        "checkprofile.monitor.upper": upper,
+                        "checkprofile.monitor.lower": lower,
+                    },
+                )
+        except Exception as error:
+            _failed("recording the monitor", error)
 
     def check_span(self, model: str, questions: int) -> AbstractContextManager[Any]:
         """The span of one check, current while it runs."""

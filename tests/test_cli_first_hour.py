@@ -113,7 +113,7 @@ def test_a_misspelt_command_is_one_line_with_the_command_meant() -> None:
     assert done.returncode == 2
     assert one_error_line(done) == (
         'unknown command "lnit"; did you mean "lint"? '
-        "(commands: lint, normalize, bundle, run, calibrate, qualify, conformance)"
+        "(commands: lint, normalize, bundle, run, calibrate, qualify, monitor, conformance)"
     )
 
 

@@ -735,6 +735,25 @@ DOCUMENTS: dict[str, tuple[Call, Any, tuple[type[BaseException], ...]]] = {
 
 #: Public names not called above, and why.
 NOT_CALLED: dict[str, str] = {
+    # The monitor and spot checks: their hostile inputs (forged probabilities, another
+    # secret, records without their verdict, repeats) are the whole of
+    # tests/human/calibration/test_human_monitor.py and tests/human/audit/test_human_spot.py.
+    **dict.fromkeys(
+        [
+            "MonitorReport",
+            "MonitorSettings",
+            "SpotCheckRecord",
+            "SpotPlan",
+            "StepWatch",
+            "monitor",
+            "monitor_html",
+            "monitor_text",
+            "monitor_update",
+            "sample_tag",
+            "spot_check_record",
+        ],
+        "hostile trails and arguments in test_human_monitor.py and test_human_spot.py",
+    ),
     **dict.fromkeys(
         [
             "Action",

@@ -455,6 +455,28 @@ def test_importing_the_package_imports_no_telemetry() -> None:
     assert done.stdout.strip() == "[]"
 
 
+def test_the_monitor_records_its_bound_and_a_span_event() -> None:
+    from test_human_monitor import SETTINGS, trail
+
+    from checkprofile.human import monitor_update
+
+    tracer = trace.get_tracer("host")
+    with tracer.start_as_current_span("after spot checks"):
+        state, events = monitor_update(None, trail(1500, 0.4), settings=SETTINGS)
+    assert events and state["steps"]["review"]["broken"]
+    (span,) = [s for s in finished_spans() if s.name == "after spot checks"]
+    found = [e for e in span.events if e.name == "checkprofile.monitor"]
+    kinds = {e.attributes["checkprofile.monitor.kind"]: e.attributes for e in found}
+    assert kinds["wrong_pass"]["checkprofile.monitor.status"] == "broken"
+    assert kinds["wrong_pass"]["checkprofile.monitor.lower"] > 0.05
+    bound = [
+        p
+        for p in points("checkprofile.monitor.bound")
+        if p.attributes["checkprofile.monitor.kind"] == "wrong_pass"
+    ]
+    assert bound and bound[-1].max > 0.05
+
+
 # --- Issue 34, finding 12: a broken telemetry component changes no outcome -----------------------
 
 FAULTS = ["span start", "span end", "span attribute", "event", "metric"]

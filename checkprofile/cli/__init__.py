@@ -32,6 +32,10 @@ COMMANDS: Final[Mapping[str, tuple[str, str]]] = {
         "compare advisory verdicts with people's decisions and suggest thresholds",
     ),
     "qualify": ("_qualify", "probe a model on a step's check before it may block"),
+    "monitor": (
+        "_monitor",
+        "say whether an enforced check still keeps its promise, from spot checks",
+    ),
     "conformance": ("_conformance", "run the conformance corpus against this library"),
 }
 

@@ -7,7 +7,9 @@ import argparse
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
+from .._json_read import load_json
 from .._shown import escaped_text
 from ..human import AuditError
 from ..human._audit._postgres import DEFAULT_TABLE, PostgresRecorder, StoreError
@@ -144,6 +146,17 @@ def register(commands: Commands) -> None:
         metavar="REPORT.html",
         help="also write the report as one self-contained HTML page with charts",
     )
+    parser.add_argument(
+        "--by",
+        metavar="FIELD",
+        help="one report per value of FIELD (needs --segments), as checkprofile monitor --by",
+    )
+    parser.add_argument(
+        "--segments",
+        type=Path,
+        metavar="FILE.json",
+        help='each run\'s fields: {"<run id>": {"<field>": "<value>"}}',
+    )
     parser.set_defaults(handler=_calibrate)
 
 
@@ -205,6 +218,8 @@ def _calibrate(args: argparse.Namespace) -> int:
         except (StoreError, ValueError) as error:
             raise UsageError(f"--db: {error}") from None
     drifting = args.baseline_since is not None or args.baseline_until is not None
+    if args.by is not None or args.segments is not None:
+        return _by_segment(args, sources, paths, drifting)
     if drifting and args.html is not None:
         raise UsageError("calibrate: --html makes a report, not a drift comparison")
     report = _report(args, sources, paths, args.since, args.until)
@@ -265,6 +280,45 @@ def _report(
         raise unreadable(path, "audit records", error) from None
 
 
+def _by_segment(
+    args: argparse.Namespace, sources: list[object], paths: list[Path], drifting: bool
+) -> int:
+    """One report per segment: the records of each value of ``--by`` calibrated apart."""
+    from ..human._audit._fast._reader import DecisionFacts, VerdictFacts
+    from ..human._audit._sources import open_sources
+
+    if args.by is None or args.segments is None:
+        raise UsageError("calibrate: --by and --segments go together")
+    if drifting or args.html is not None:
+        raise UsageError("calibrate: --by makes one text or --json report per segment")
+    fields = _segments(args.segments)
+    groups: dict[str, list[object]] = {}
+    try:
+        _, stream = open_sources(sources, Window.of(None, None))
+        for item, _ in stream:
+            if isinstance(item, (VerdictFacts, DecisionFacts)):
+                item = item.record()
+            run = getattr(item, "run", None)
+            if run is None:
+                continue  # a torn line: calibrate reports those when read whole
+            value = fields.get(run, {}).get(args.by)
+            groups.setdefault(value if isinstance(value, str) else "(unknown)", []).append(item)
+    except (AuditError, StoreError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise unreadable(Path(error.filename or paths[0]), "audit records", error) from None
+    reports = {
+        value: _report(args, [records], paths, args.since, args.until)
+        for value, records in sorted(groups.items())
+    }
+    if args.json:
+        print_json({"by": args.by, "segments": {v: r.to_json() for v, r in reports.items()}})
+    else:
+        for value, report in reports.items():
+            sys.stdout.write(f"== {args.by} = {value}\n{calibration_text(report)}\n")
+    return EXIT_OK
+
+
 def _warn_torn(report: Calibration) -> None:
     for torn in report.torn:
         print(f"checkprofile: warning: {escaped_text(str(torn))}", file=sys.stderr)
@@ -282,3 +336,22 @@ def _title(sources: tuple[str, ...]) -> str:
         first = "PostgreSQL" if sources else "records"
     more = len(sources) - 1
     return first + (f" and {more} more" if more > 0 else "")
+
+
+def _read(path: Path, what: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise unreadable(path, what, error) from None
+
+
+def _segments(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    try:
+        data = load_json(_read(path, "segments").decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
+        raise UsageError(f"{path}: not JSON: {error}") from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise UsageError(f'{path}: segments are {{"<run id>": {{"<field>": "<value>"}}}}')
+    return data

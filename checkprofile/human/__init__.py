@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from .._bundle_bytes import SHOWN_PIECES, bundle_bytes, bundle_sha256, shown_pieces
 from .._verdict import Provenance
+from ._audit._kinds import AuditRecord
 from ._audit._postgres import PostgresRecorder, StoreError
 from ._audit._qualification import ProbeResult, QualificationRecord
 from ._audit._recorders import JsonLinesRecorder, Recorder
 from ._audit._records import (
     AUDIT_FORMAT,
-    AuditRecord,
     DecisionRecord,
     VerdictRecord,
     check_key,
@@ -38,6 +38,7 @@ from ._audit._records import (
     verdict_record,
 )
 from ._audit._sources import iter_records, read_records
+from ._audit._spot import SpotCheckRecord, SpotPlan, sample_tag, spot_check_record
 from ._audit._strict import MAX_LINE_BYTES, AuditError, TornLine, TornLineWarning, record_from_json
 from ._calibration._calibrate import (
     MIN_CASES,
@@ -56,6 +57,14 @@ from ._calibration._calibrate import (
     calibrate,
     calibrate_cases,
 )
+from ._calibration._monitor import (
+    MonitorReport,
+    MonitorSettings,
+    StepWatch,
+    monitor,
+    monitor_update,
+)
+from ._calibration._monitor_report import monitor_html, monitor_text
 from ._calibration._report import calibration_html, calibration_text
 from ._decide._checkpoint import CHECKPOINT_FORMAT, Checkpoint, CheckpointError, checkpoint_for
 from ._decide._decisions import (
@@ -144,6 +153,8 @@ __all__ = [  # noqa: RUF022
     "JsonLinesRecorder",
     "MAX_LINE_BYTES",
     "MIN_CASES",
+    "MonitorReport",
+    "MonitorSettings",
     "NoSuchEscalationError",
     "PostgresEscalationStore",
     "PostgresRecorder",
@@ -163,9 +174,12 @@ __all__ = [  # noqa: RUF022
     "STATE_FORMAT",
     "SameDeciderError",
     "ShownPiece",
+    "SpotCheckRecord",
+    "SpotPlan",
     "SqliteEscalationStore",
     "StateError",
     "StepState",
+    "StepWatch",
     "StoreError",
     "Thresholds",
     "TokenTotal",
@@ -193,6 +207,10 @@ __all__ = [  # noqa: RUF022
     "escalate_error",
     "form_post",
     "iter_records",
+    "monitor",
+    "monitor_html",
+    "monitor_text",
+    "monitor_update",
     "read_records",
     "receipt_for",
     "receipt_headers",
@@ -201,7 +219,9 @@ __all__ = [  # noqa: RUF022
     "records_for",
     "replayable",
     "resolution_record",
+    "sample_tag",
     "shown_pieces",
+    "spot_check_record",
     "submission_key",
     "submission_sha256",
     "threshold_text",

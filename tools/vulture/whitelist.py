@@ -57,6 +57,7 @@ _.candidate_json
 _.holds  # Window.holds: for a RecordSource of a host's own, which may read a superset
 model_echoed
 fit_cases
+_.promised_by  # MonitorSettings.promised_by: a host watches what its recommendation promised
 
 # Settings of third-party objects, read by those libraries (pydantic, ruamel.yaml, psycopg).
 model_config

@@ -37,10 +37,12 @@ from ..._shown import show
 from ..._time import at_order
 from ...errors import CheckprofileError
 from ._fast._reader import DecisionFacts, VerdictFacts, _Reader
+from ._kinds import AuditRecord
 from ._qualification import QualificationRecord
 from ._recorders import record_line
-from ._records import AuditRecord, DecisionRecord, VerdictRecord
+from ._records import DecisionRecord, VerdictRecord
 from ._sources import Read, Window
+from ._spot import SpotCheckRecord
 
 if TYPE_CHECKING:  # pragma: no cover
     import psycopg
@@ -264,7 +266,9 @@ class PostgresRecorder:
         for item, _ in self.stream(Window.of(since, until)):
             if isinstance(item, (VerdictFacts, DecisionFacts)):
                 yield item.record()
-            elif isinstance(item, (VerdictRecord, DecisionRecord, QualificationRecord)):
+            elif isinstance(
+                item, (VerdictRecord, DecisionRecord, SpotCheckRecord, QualificationRecord)
+            ):
                 yield item
 
     def stream(self, window: Window) -> Iterator[Read]:
@@ -285,7 +289,7 @@ class PostgresRecorder:
             query = sql.SQL(
                 "SELECT seq, convert_to(line, 'UTF8') FROM {t} AS d WHERE"
                 " (d.record = 'verdict' AND {inside})"
-                " OR (d.record = 'decision' AND ("
+                " OR (d.record IN ('decision', 'spot_check') AND ("
                 "  EXISTS (SELECT 1 FROM {t} AS v WHERE v.record = 'verdict'"
                 "   AND v.key = d.key AND {inside_v})"
                 "  OR ({inside} AND NOT EXISTS (SELECT 1 FROM {t} AS v"
@@ -330,7 +334,7 @@ class PostgresRecorder:
 
 
 #: Every kind of record the table takes.
-_KINDS: Final = ("verdict", "decision", "qualification")
+_KINDS: Final = ("verdict", "decision", "spot_check", "qualification")
 
 
 def _kinds_sql() -> Any:

@@ -24,8 +24,10 @@ from ..._log import logger
 from ..._shown import show
 from ..._types import of_type
 from ._fast._reader import _Reader
+from ._kinds import AuditRecord
 from ._qualification import QualificationRecord
-from ._records import AuditRecord, DecisionRecord, VerdictRecord
+from ._records import DecisionRecord, VerdictRecord
+from ._spot import SpotCheckRecord
 from ._strict import MAX_LINE_BYTES, AuditError
 
 try:  # POSIX; elsewhere O_APPEND alone keeps a single write() whole on local files
@@ -67,9 +69,10 @@ def record_line(record: AuditRecord) -> bytes:
     text: :mod:`._keepable`): a recorder writes nothing the reader refuses, and every recorder
     takes or refuses the same records.
     """
-    if not of_type(record, VerdictRecord, DecisionRecord, QualificationRecord):
+    if not of_type(record, VerdictRecord, DecisionRecord, SpotCheckRecord, QualificationRecord):
         raise TypeError(
-            "an audit record is a VerdictRecord, DecisionRecord or QualificationRecord,"
+            "an audit record is a VerdictRecord, DecisionRecord, SpotCheckRecord or"
+            " QualificationRecord,"
             f" got {show(record)}"
         )
     line = _line(record)

@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import Any, Literal
 
 import attrs
 
@@ -78,12 +78,8 @@ from ..._usage import ModelCall
 from ..._verdict import Provenance, QuestionResult, Verdict, VerdictName, format_at, provenance_json
 from .._decide._decisions import Completed, Decision, Resolution, decision_from_json
 
-if TYPE_CHECKING:  # its own module (a record kind of its own), which imports this one
-    from ._qualification import QualificationRecord
-
 __all__ = [
     "AUDIT_FORMAT",
-    "AuditRecord",
     "DecisionRecord",
     "VerdictRecord",
     "check_key",
@@ -248,9 +244,7 @@ class DecisionRecord:
         }
 
 
-#: Any record of the trail: a verdict, a decision, or a model's qualification
-#: (:mod:`._qualification`).
-AuditRecord = Union[VerdictRecord, DecisionRecord, "QualificationRecord"]
+# Any record of the trail, every kind: checkprofile.human._audit._kinds.AuditRecord.
 
 
 def verdict_record(

@@ -27,9 +27,11 @@ from ..._time import at_order, instant
 from ..._types import of_type
 from ..._verdict import format_at
 from ._fast._reader import Facts, _Reader
+from ._kinds import AuditRecord
 from ._qualification import QualificationRecord
 from ._recorders import JsonLinesRecorder, _line
-from ._records import AuditRecord, DecisionRecord, VerdictRecord
+from ._records import DecisionRecord, VerdictRecord
+from ._spot import SpotCheckRecord
 from ._strict import MAX_LINE_BYTES, AuditError, TornLine, TornLineWarning
 
 __all__ = [
@@ -271,7 +273,7 @@ def _given(records: Iterable[object]) -> Iterator[Read]:
         if type(record) is TornLine:
             yield record, 0
             continue
-        if not of_type(record, VerdictRecord, DecisionRecord, QualificationRecord):
+        if not of_type(record, VerdictRecord, DecisionRecord, SpotCheckRecord, QualificationRecord):
             raise TypeError(f"an audit record is needed (see read_records), got {show(record)}")
         known = cast("AuditRecord", record)
         yield known, hash(_line(known))

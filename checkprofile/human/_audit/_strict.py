@@ -28,19 +28,20 @@ from ..._usage import ModelCall, call_from_json
 from ..._validate import parse_check
 from ..._verdict import Provenance, Verdict, format_at
 from ...errors import CheckError, CheckprofileError
-from .._decide._decisions import decision_from_json
+from .._decide._decisions import read_back
 from .._decide._receipts import ReceiptError, provenance_from_json
+from ._kinds import AuditRecord
 from ._qualification import qualification_from_json
 from ._records import (
     _ACTIONS,
     AUDIT_FORMAT,
-    AuditRecord,
     DecisionRecord,
     VerdictRecord,
     _id,
     _key_from,
     check_key,
 )
+from ._spot import spot_from_json
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -122,9 +123,12 @@ def record_from_json(data: object) -> AuditRecord:
     if not is_mapping(data):
         raise ValueError(f"a record must be a JSON object, got {show(data)}")
     kind = data.get("record")
+    if type(kind) is str and kind == "spot_check":
+        return spot_from_json(data)
     if type(kind) is not str or kind not in ("verdict", "decision", "qualification"):
         raise ValueError(
-            f'"record" must be "verdict", "decision" or "qualification", got {show(kind)}'
+            '"record" must be "verdict", "decision", "spot_check" or "qualification", got'
+            f" {show(kind)}"
         )
     expected = _VERDICT_KEYS if kind == "verdict" else _DECISION_KEYS
     fields = (
@@ -221,7 +225,7 @@ def _decision_from_json(data: Mapping[str, Any], run: str, step: str) -> Decisio
         if not isinstance(escalated_at, str):
             raise ValueError(f"escalated_at must be a time or null, got {show(escalated_at)}")
         format_at(escalated_at)
-    decision = decision_from_json(data["decision"])
+    decision = read_back(data["decision"])
     record = DecisionRecord(
         key=data["key"],
         run=run,

@@ -35,9 +35,11 @@ from ..._verdict import (
     recorded_answer,
 )
 from .._audit._fast._reader import DecisionFacts, Facts, Plain, VerdictFacts
+from .._audit._kinds import AuditRecord
 from .._audit._qualification import QualificationRecord, qualification_summary
-from .._audit._records import AuditRecord, DecisionRecord, VerdictRecord, check_key
+from .._audit._records import DecisionRecord, VerdictRecord, check_key
 from .._audit._sources import Window
+from .._audit._spot import SpotCheckRecord
 from .._audit._strict import TornLine
 from ._columns import CheckColumns, Column, Label, Names
 from ._cost import CallCost, CostTally
@@ -308,6 +310,8 @@ class Join:
             self.torn_lines += 1
             if len(self.torn) < TORN_SHOWN:
                 self.torn.append(item)
+        elif isinstance(item, SpotCheckRecord):
+            pass  # a sampled review of an enforced verdict: the monitor's, not calibration's
         else:
             raise TypeError(f"an audit record is needed (see read_records), got {show(item)}")
 

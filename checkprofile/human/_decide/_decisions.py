@@ -32,6 +32,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterable
+from contextvars import ContextVar
 from datetime import datetime
 from typing import Any, Literal, cast
 
@@ -350,14 +351,30 @@ def _instant(at: str) -> tuple[str, str]:
     return second, fraction.rstrip("0")  # .50 is .5
 
 
-def _recordable(data: dict[str, Any], received: object, *, beside: int = 0) -> None:
+def _recordable(
+    data: dict[str, Any], received: object, *, beside: int = 0, sized: bool = True
+) -> None:
     """Refuse a decision its audit record could not hold (what every store can keep:
     :func:`~checkprofile._keepable.recordable_problem`), before it changes anything."""
-    problem = recordable_problem(data, beside=beside)
+    problem = recordable_problem(data, beside=beside, sized=sized)
     if problem is not None:
         raise DecisionRequiredError(
             f"a decision must be recordable before it is applied: {problem}", received
         )
+
+
+# Whether decision_from_json judges a decision's size (not while a record is read back).
+_SIZED: ContextVar[bool] = ContextVar("checkprofile_decision_sized", default=True)
+
+
+def read_back(data: object) -> Decision:
+    """:func:`decision_from_json` of a decision read from an audit record: its line already
+    fit, so its size is not judged again (an estimate, which could refuse a line that fits)."""
+    token = _SIZED.set(False)
+    try:
+        return decision_from_json(data)
+    finally:
+        _SIZED.reset(token)
 
 
 def decision_from_json(data: object, *, at: str | datetime | None = None) -> Decision:
@@ -388,7 +405,9 @@ def decision_from_json(data: object, *, at: str | datetime | None = None) -> Dec
         raise DecisionRequiredError(f"a decision is JSON data ({error})", received) from None
     if type(data) is not dict:
         raise DecisionRequiredError("not a decision", received)
-    _recordable(data, data)
+    # What no store can keep is refused before anything is applied. A decision read back
+    # from a record (read_back) is not sized again: its line already fit.
+    _recordable(data, data, sized=_SIZED.get())
     if at is not None and "at" not in data:
         data = {**data, "at": _at(at, at)}
     keys = set(data)

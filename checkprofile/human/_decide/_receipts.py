@@ -183,6 +183,16 @@ def _failures(items: Any) -> tuple[tuple[str, str, str], ...]:
     return tuple((str(a), str(b), str(c)) for a, b, c in items)
 
 
+def _spot_rate(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise ReceiptError(
+            f"spot_check must be a sampling rate above 0, at most 1, got {show(value)}"
+        )
+    return float(value)
+
+
 def _provenance(items: Any) -> tuple[Provenance, ...]:
     return tuple(items)
 
@@ -226,6 +236,7 @@ class Receipt:
     provenance: tuple[Provenance, ...] = attrs.field(default=(), converter=_provenance)
     material: tuple[ShownText, ...] = attrs.field(default=(), converter=_texts)
     tried: tuple[tuple[str, ...], ...] = attrs.field(default=(), converter=_tried)
+    spot_check: float | None = attrs.field(default=None, converter=_spot_rate)
 
     @property
     def drivers(self) -> tuple[int, ...]:
@@ -276,6 +287,7 @@ class Receipt:
             ],
             **({"material": [text.to_json() for text in self.material]} if self.material else {}),
             **({"tried": [list(item) for item in self.tried]} if self.tried else {}),
+            **({"spot_check": self.spot_check} if self.spot_check is not None else {}),
         }
 
     @classmethod
@@ -367,6 +379,7 @@ def _receipt_from_json(data: object) -> Receipt:
         failures=[(f["ask"], f["reason"], f["detail"]) for f in failures],
         material=shown_texts_from_json(data["material"]) if "material" in data else (),
         tried=tried_from_json(data["tried"], len(check)) if "tried" in data else (),
+        spot_check=data.get("spot_check"),
     )
 
 
@@ -417,8 +430,13 @@ def receipt_for(
     run_id: str,
     step_id: str,
     shown_chars: int = DEFAULT_SHOWN_CHARS,
+    spot_check: float | None = None,
 ) -> Receipt:
     """The receipt of ``outcome`` for step ``step_id`` of run ``run_id``.
+
+    ``spot_check`` (the sampling rate that drew it, see :class:`~checkprofile.human.SpotPlan`)
+    marks an enforced verdict sent to a person for a spot check: the receipt and its page say
+    that the step has already gone as the verdict said and that the decision changes nothing.
 
     Made for every unsure verdict; a host may make one for any other (a fail, for a person
     reviewing refusals). The outcome must carry its bundle (every outcome
@@ -461,6 +479,7 @@ def receipt_for(
         tried=[[attempt_text(entry) for entry in entries] for entries in outcome.tried]
         if len(outcome.tried) == len(check)
         else (),
+        spot_check=spot_check,
     )
 
 
@@ -532,6 +551,15 @@ def heading(receipt: Receipt) -> tuple[str, str, str]:
     what_now = _WHAT_NOW[receipt.action]
     if verdict.advisory:
         what_now = "Advisory: the verdict is recorded and the step completed; nothing waits on you."
+    if receipt.spot_check is not None:
+        mode = "spot check"
+        gone = "completed" if verdict.verdict == "pass" else "was refused"
+        what_now = (
+            f"Spot check (about 1 in {round(1 / receipt.spot_check)} such verdicts): the step"
+            f" already {gone} as the verdict said, and nothing you decide here changes this run."
+            " Would you have accepted this submission? Complete it if so; return or fail it"
+            " if not. Your answer measures the check."
+        )
     return f"{title} ({mode})", f"model {verdict.model}, at {verdict.at}", what_now
 
 

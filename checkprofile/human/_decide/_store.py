@@ -38,8 +38,10 @@ from typing import Any, Final, Protocol
 
 import attrs
 
-from ..._convert import NotJson, plain
+from ..._convert import NotJson, plain, plain_text
+from ..._files import file_name
 from ..._shown import is_blank, show
+from ..._types import of_type
 from ...errors import CheckprofileError
 from ._checkpoint import Checkpoint, reference_of
 from ._decisions import Decision, Resolution, apply_decision, decision_from_json
@@ -157,9 +159,10 @@ class _Tx(Protocol):
 
 
 def _text(what: str, value: object) -> str:
-    if not isinstance(value, str) or is_blank(value):
+    text = plain_text(value)  # a subclass's own methods never run
+    if type(text) is not str or is_blank(text):
         raise ValueError(f"{what} must be a non-blank string, got {show(value)}")
-    return _kept(what, value)
+    return _kept(what, text)
 
 
 def _kept(what: str, value: str) -> str:
@@ -179,7 +182,8 @@ def _kept(what: str, value: str) -> str:
 
 
 def _reference(value: object) -> str:
-    if not isinstance(value, str) or not _REFERENCE.fullmatch(value):
+    value = plain_text(value)
+    if type(value) is not str or not _REFERENCE.fullmatch(value):
         raise ValueError(
             f"a checkpoint's reference is 32 lowercase hex digits (Checkpoint.reference), got"
             f" {show(value)}"
@@ -379,7 +383,7 @@ class EscalationStore:
         duties and ``by`` submitted it."""
         reference = _reference(reference)
         by = _text("by", by)
-        if type(seconds) not in (int, float):  # a subclass's own comparisons never run
+        if not of_type(seconds, int, float):  # a subclass's own comparisons never run
             raise TypeError(f"seconds must be a number (an int or a float), got {show(seconds)}")
         if not 0 < seconds <= MAX_LEASE:  # exact for any int; false for NaN
             raise ValueError(
@@ -591,9 +595,12 @@ class SqliteEscalationStore(EscalationStore):
         timeout: float = 30.0,
     ) -> None:
         super().__init__(separate_duties=separate_duties, clock=clock)
-        if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"path must be a path, got {show(path)}")
-        self.path = Path(path)
+        try:  # a path's own code never runs; anything else is a TypeError
+            self.path = Path(file_name(path))
+        except OSError as error:  # a NUL, a lone surrogate, a name too long
+            raise ValueError(
+                f"path names no file a system can have ({error.strerror}): {show(path)}"
+            ) from None
         self._timeout = float(timeout)
         self._lock = threading.Lock()
         self._connection: sqlite3.Connection | None = None

@@ -395,7 +395,9 @@ def test_records_written_read_back_equal_and_typed(tmp_path: Path) -> None:
 
 
 def test_only_audit_records_are_written(tmp_path: Path) -> None:
-    with pytest.raises(TypeError, match="VerdictRecord, DecisionRecord or QualificationRecord"):
+    with pytest.raises(
+        TypeError, match="VerdictRecord, DecisionRecord, SpotCheckRecord or QualificationRecord"
+    ):
         JsonLinesRecorder(tmp_path / "a.jsonl").record({"record": "verdict"})  # type: ignore[arg-type]
     assert not (tmp_path / "a.jsonl").exists()
 

@@ -115,8 +115,9 @@ def assert_read_alike(line: bytes) -> Any:
 
 # Texts a person or host may write: plain, blank, with a leading colon (a key's mark), quotes
 # and backslashes (escaped in the line), whitespace the JSON reader knows and whitespace it
-# does not, other scripts.
-texts = st.text(max_size=8) | st.sampled_from(
+# does not, other scripts. Not a NUL: no store keeps one, so a decision holding it is refused
+# (issue 34), by both readings alike (the broken-record properties below try it).
+texts = st.text(max_size=8).filter(lambda text: "\x00" not in text) | st.sampled_from(
     ["pat", ":pat", '"', "\\", " pat", "pat ", "\t", "\u2028", "é", "a:b", "", " "]
 )
 # Ids are judged by str.strip, a person's texts by Unicode's White_Space: neither blank.

@@ -12,9 +12,10 @@ from __future__ import annotations
 import sys
 from typing import Final
 
+from ...._keepable import recordable_problem
 from ....errors import MaterialError, VerdictError
 from ..._decide._decisions import DecisionRequiredError
-from .._records import AuditRecord
+from .._kinds import AuditRecord
 from .._strict import AuditError, TornLine, line_data, line_text, record_from_json
 from ._decisions import DecisionFacts, decision_facts, decision_line
 from ._plain import _PLAIN_DECODER
@@ -128,8 +129,17 @@ class _Reader:
             # text in a writer's line (:meth:`read`): a check is not looked for here.
             if kind == "verdict" and not self._checks.full:
                 found = verdict_facts(self._checks, data)
-            elif kind == "decision":
+            elif (
+                kind == "decision" and recordable_problem(data.get("decision"), sized=False) is None
+            ):
+                # A decision no store can keep (a NUL, a lone surrogate) is the strict
+                # reading's to refuse, in its words.
                 found = decision_facts(data)
             if found is not None:
                 return found
         return record_from_json(data)
+
+
+def _keepable(decision: object) -> bool:
+    """Whether every store can keep the texts of ``decision`` (no NUL, no lone surrogate)."""
+    return recordable_problem(decision, sized=False) is None
