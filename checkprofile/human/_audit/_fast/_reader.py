@@ -129,9 +129,7 @@ class _Reader:
             # text in a writer's line (:meth:`read`): a check is not looked for here.
             if kind == "verdict" and not self._checks.full:
                 found = verdict_facts(self._checks, data)
-            elif (
-                kind == "decision" and recordable_problem(data.get("decision"), sized=False) is None
-            ):
+            elif kind == "decision" and _keepable(data.get("decision")):
                 # A decision no store can keep (a NUL, a lone surrogate) is the strict
                 # reading's to refuse, in its words.
                 found = decision_facts(data)
