@@ -204,8 +204,13 @@ def test_a_budget_of_ten_to_the_thirty_bytes_shows_everything(tmp_path: Path) ->
 def test_a_lone_surrogate_in_a_submission_is_shown_escaped_not_a_traceback(
     tmp_path: Path,
 ) -> None:
+    # The example's submission (which keeps the step's objective rules, so `run` asks the
+    # model) with lone surrogates in a field of its output and in its summary.
+    given = json.loads((EXPENSE / "submission.json").read_text(encoding="utf-8"))
+    given["output"]["note"] = "\ud800 and \udfff"
+    given["summary"] = "\ud83d"
     path = tmp_path / "sub.json"
-    path.write_text('{"output": {"note": "\\ud800 and \\udfff"}, "summary": "\\ud83d"}')
+    path.write_text(json.dumps(given))  # ASCII: each lone surrogate as its escape
     for extra in ([], ["--json"]):
         result = cli(*step_args("bundle", submission=path), *extra)
         assert result.returncode == 0, result.stderr

@@ -228,6 +228,18 @@ def commands(files: dict[str, Path]) -> dict[str, list[list[str | Path]]]:
         "bundle": [[files["process"], *step, *material]],
         "run": [[files["process"], *step, *material, "--evaluator", f"replay:{files['answers']}"]],
         "calibrate": [[files["audit"]], [files["audit"], "--since", EVIL]],
+        "monitor": [[files["audit"], "--since", EVIL]],
+        "qualify": [
+            [
+                files["process"],
+                "--step",
+                EVIL,
+                "--evaluator",
+                f"replay:{files['answers']}",
+                "--cases",
+                files["audit"],
+            ]
+        ],
         "conformance": [[files["corpus"]]],
     }
 
