@@ -283,6 +283,6 @@ def run_check_sync(
 def on_sync_loop_close(closer: Callable[[asyncio.AbstractEventLoop], Awaitable[None]]) -> None:
     """Have ``closer(loop)`` awaited on each of ``run_check_sync``'s loops before it closes
     (the adapters close their clients so; :mod:`._sync_loop`, imported only when used)."""
-    from . import _sync_loop
+    from ._sync_loop import on_sync_loop_close as register
 
-    _sync_loop.on_sync_loop_close(closer)
+    register(closer)

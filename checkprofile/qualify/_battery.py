@@ -40,9 +40,9 @@ from ..human._audit._qualification import (
     qualified_by,
 )
 from ..human._audit._records import check_key
-from . import _stats
 from ._cases import CasesError, QualifyCase
 from ._judge import Asked, Thresholds, judge
+from ._stats import percentile
 from ._variants import (
     INJECTIONS,
     PLACES,
@@ -264,7 +264,7 @@ async def qualify(
     latency = {}
     if asked.seconds:
         for name, share in (("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99)):
-            latency[name] = _stats.percentile(asked.seconds, share)
+            latency[name] = percentile(asked.seconds, share)
     return Qualification(
         record=record,
         thresholds=thresholds,

@@ -21,8 +21,8 @@ from .._convert import is_finite
 from .._shown import show
 from .._verdict import Answer, Failure, grade
 from ..human._audit._qualification import PROBES, ProbeResult
-from . import _stats
 from ._cases import QualifyCase, known
+from ._stats import auc_interval, difference_interval, mean_interval, percentile, wilson
 from ._variants import changed, pass_score, toward_pass, yes_share
 
 __all__ = ["Asked", "Thresholds", "judge"]
@@ -139,7 +139,7 @@ def _invariance(
             compared=total,
             threshold=margin,
         )
-    difference, low, high = _stats.difference_interval(hits, total, noise_hits, noise_total)
+    difference, low, high = difference_interval(hits, total, noise_hits, noise_total)
     status = "failed" if low > margin else "passed"
     why = (
         f"{what} {_pct(hits, total)}, against {_pct(noise_hits, noise_total)} between two"
@@ -196,7 +196,7 @@ def _repeat(check: Check, both: list[_Pair], thresholds: Thresholds) -> ProbeRes
             threshold=thresholds.max_repeat_change,
         )
     limit = thresholds.max_repeat_change
-    if _stats.wilson(0, total)[1] > limit:
+    if wilson(0, total)[1] > limit:
         return _result(
             "repeat",
             "too_few",
@@ -206,7 +206,7 @@ def _repeat(check: Check, both: list[_Pair], thresholds: Thresholds) -> ProbeRes
             threshold=limit,
         )
     hits = sum(changed(check, b, a) for _, b, a in both)
-    low, high = _stats.wilson(hits, total)
+    low, high = wilson(hits, total)
     status = "passed" if high <= limit else "failed"
     why = (
         f"the same request asked twice changed a result or an option on {_pct(hits, total)}"
@@ -280,7 +280,7 @@ def _form(
             compared=len(gaps),
             threshold=thresholds.form_margin,
         )
-    mean, low, high = _stats.mean_interval(gaps)
+    mean, low, high = mean_interval(gaps)
     margin = thresholds.form_margin
     status = "failed" if low > margin else "passed"
     why = (
@@ -350,7 +350,7 @@ def _reliability(asked: Asked, thresholds: Thresholds) -> ProbeResult:
             compared=total,
             threshold=limit,
         )
-    if _stats.wilson(0, total)[1] > limit:
+    if wilson(0, total)[1] > limit:
         return _result(
             "reliability",
             "too_few",
@@ -358,7 +358,7 @@ def _reliability(asked: Asked, thresholds: Thresholds) -> ProbeResult:
             compared=total,
             threshold=limit,
         )
-    low, high = _stats.wilson(failed, total)
+    low, high = wilson(failed, total)
     reasons = ", ".join(f"{reason} {n}" for reason, n in sorted(asked.failures.items()))
     problems = []
     if high > limit:
@@ -367,7 +367,7 @@ def _reliability(asked: Asked, thresholds: Thresholds) -> ProbeResult:
         problems.append(f"several models answered ({', '.join(asked.models)})")
     slow = ""
     if thresholds.max_p95_seconds is not None and asked.seconds:
-        p95 = _stats.percentile(asked.seconds, 0.95)
+        p95 = percentile(asked.seconds, 0.95)
         slow = f"; p95 latency {p95:.3f} s"
         if p95 > thresholds.max_p95_seconds:
             problems.append(f"p95 latency {p95:.3f} s is over {thresholds.max_p95_seconds:g} s")
@@ -410,7 +410,7 @@ def _knowledge(
             compared=len(scores),
             threshold=thresholds.min_auc,
         )
-    area, low, high = _stats.auc_interval(good, bad)
+    area, low, high = auc_interval(good, bad)
     status = "passed" if low > thresholds.min_auc else "failed"
     why = (
         f"the answers rank an accepted case above a refused one with probability {area:.3f}"
