@@ -151,11 +151,22 @@ def test_locating_many_problems_in_a_json_file_is_linear() -> None:
 
 
 def test_reading_json_strictly_is_linear() -> None:
-    def prepare(n: int) -> Callable[[], object]:
-        text = json.dumps({f"k{i}": [i, {"a": "x" * 20}] for i in range(n)})
-        return lambda: load_json(text)
+    """Judged against ``json.loads`` on the same texts: building 160,000 objects is itself a
+    little more than linear on a machine with small caches (plain ``json.loads`` measures 7.5-8
+    times for 4 times the keys here), so the bound is on what the strict reader adds: its share
+    of the cost must not grow with the input. A quadratic duplicate-key check measured 2.1
+    times the plain growth here; the reader measures 0.8."""
 
-    assert_linear(prepare, 10_000)
+    def text(n: int) -> str:
+        return json.dumps({f"k{i}": [i, {"a": "x" * 20}] for i in range(n)})
+
+    small, large = text(10_000), text(40_000)
+    load_json(small)
+    strict = cost(lambda: load_json(large)) / cost(lambda: load_json(small))
+    plain_growth = cost(lambda: json.loads(large)) / cost(lambda: json.loads(small))
+    assert strict / plain_growth < 1.5, (
+        f"4 times the input cost {strict:.1f} times as much strictly, {plain_growth:.1f} plainly"
+    )
 
 
 def test_making_values_plain_is_linear() -> None:
