@@ -151,22 +151,41 @@ def test_locating_many_problems_in_a_json_file_is_linear() -> None:
 
 
 def test_reading_json_strictly_is_linear() -> None:
-    """Judged against ``json.loads`` on the same texts: building 160,000 objects is itself a
-    little more than linear on a machine with small caches (plain ``json.loads`` measures 7.5-8
-    times for 4 times the keys here), so the bound is on what the strict reader adds: its share
-    of the cost must not grow with the input. A quadratic duplicate-key check measured 2.1
-    times the plain growth here; the reader measures 0.8."""
+    """Judged against ``json.loads`` on the same texts: building many objects is itself more
+    than linear on a machine with small caches (plain ``json.loads`` measures 4 to 16 times for
+    8 times the keys), so the bound is on what the strict reader adds: its share of the cost
+    must not grow with the input. The four readings are interleaved (a busy moment then touches
+    both sides), each kept as the best of five, and a linear reader gets three tries, since
+    two CI runs each found one reading of a millisecond slowed by half. The reader measures
+    0.9 to 1.0; a quadratic duplicate-key check measured 4.3 to 5.6."""
 
     def text(n: int) -> str:
         return json.dumps({f"k{i}": [i, {"a": "x" * 20}] for i in range(n)})
 
-    small, large = text(10_000), text(40_000)
+    small, large = text(5_000), text(40_000)
+    readers: dict[str, Callable[[str], object]] = {"strict": load_json, "plain": json.loads}
     load_json(small)
-    strict = cost(lambda: load_json(large)) / cost(lambda: load_json(small))
-    plain_growth = cost(lambda: json.loads(large)) / cost(lambda: json.loads(small))
-    assert strict / plain_growth < 1.5, (
-        f"4 times the input cost {strict:.1f} times as much strictly, {plain_growth:.1f} plainly"
-    )
+    shares = []
+    for _ in range(3):
+        best: dict[tuple[str, str], float] = {}
+        gc.collect()
+        gc.disable()
+        try:
+            for _ in range(5):
+                for name, read in readers.items():
+                    for size, each in (("small", small), ("large", large)):
+                        start = time.process_time()
+                        read(each)
+                        spent = max(time.process_time() - start, 1e-4)
+                        best[name, size] = min(best.get((name, size), spent), spent)
+        finally:
+            gc.enable()
+        strict = best["strict", "large"] / best["strict", "small"]
+        plain_growth = best["plain", "large"] / best["plain", "small"]
+        shares.append(strict / plain_growth)
+        if shares[-1] < 2.5:
+            return
+    pytest.fail(f"8 times the input cost the strict reader, against json.loads, {shares} times")
 
 
 def test_making_values_plain_is_linear() -> None:
