@@ -64,16 +64,27 @@ def _thresholds(value: Thresholds | None) -> str:
     return f"confidence {js_number(value.confidence)}"
 
 
-def _interval(figure: Figure, *, percent: bool = False) -> str:
-    """A share's 95% Wilson interval, as ``(0.487-0.974)``, or nothing when undefined."""
-    if figure.low is None or figure.high is None:
+def _interval(figure: Figure, *, percent: bool = False, searched: bool = False) -> str:
+    """A share's 95% Wilson interval, as ``(0.487-0.974)``, or nothing when undefined or when
+    a search chose the thresholds (the interval, blind to the search, is not a bound then)."""
+    if searched or figure.low is None or figure.high is None:
         return ""
     if percent:
         return f" ({figure.low * 100:.1f}-{figure.high * 100:.1f}%)"
     return f" ({figure.low:.3f}-{figure.high:.3f})"
 
 
-def _cells(figures: Figures | None) -> list[str]:
+def _agreement_range(figures: Figures, searched: bool, bound: float | None) -> str:
+    """The agreement's 95% Wilson interval, or, for thresholds a search chose, the ``bound``
+    on its agreement corrected for that search (``(>=0.874)``), which ``met`` is judged by."""
+    if not searched:
+        return _interval(figures.agreement)
+    return "" if bound is None else f" (>={bound:.3f})"
+
+
+def _cells(
+    figures: Figures | None, *, searched: bool = False, bound: float | None = None
+) -> list[str]:
     if figures is None:
         return ["n/a"] * 7
     # A star, or a space where there is none, keeps the right-aligned numbers in line.
@@ -83,13 +94,13 @@ def _cells(figures: Figures | None) -> list[str]:
     c = figures.confusion
     wrong = figures.wrong_pass
     return [
-        f"{_number(figures.agreement.value)}{_interval(figures.agreement)}"
+        f"{_number(figures.agreement.value)}{_agreement_range(figures, searched, bound)}"
         f" n={figures.decided}{star}",
         f"{_number(figures.kappa.value, 2)}{star}",
         f"{figures.to_person}/{figures.cases} {_percent(share.value)}"
-        f"{_interval(share, percent=True)}{person_star}",
+        f"{_interval(share, percent=True, searched=searched)}{person_star}",
         f"{c.pass_refused}/{figures.cases} {_percent(wrong.value)}"
-        f"{_interval(wrong, percent=True)}{person_star}",
+        f"{_interval(wrong, percent=True, searched=searched)}{person_star}",
         f"{c.pass_accepted}/{c.pass_refused}",
         f"{c.fail_accepted}/{c.fail_refused}",
         f"{c.unsure_accepted}/{c.unsure_refused}",
@@ -118,7 +129,7 @@ def _rows(check: CheckCalibration, target: float) -> list[list[str]]:
             "",
             "suggested",
             "each question's",
-            *_cells(check.at_suggested),
+            *_cells(check.at_suggested, searched=True, bound=check.agreement_bound),
             _met(check.met),
         ],
     ]
@@ -131,7 +142,7 @@ def _rows(check: CheckCalibration, target: float) -> list[list[str]]:
                 "",
                 "suggested",
                 _thresholds(question.suggested),
-                *_cells(question.at_suggested),
+                *_cells(question.at_suggested, searched=True, bound=question.agreement_bound),
                 _met(question.meets_target),
             ]
         )
@@ -225,12 +236,13 @@ _LEGEND: Final = (
     " (completed with the candidate is accepted; returned, failed, or completed with the"
     " person's own output is refused).",
     "wrong pass: cases the model passed though the person refused them, of all cases."
-    " (low-high): the 95% Wilson interval of each share.",
+    " (low-high): the 95% Wilson interval of each share at thresholds no search chose.",
     "suggested: the thresholds that keep agreement at or above the target while sending the"
     " fewest cases to a person (or, when none reach it, the highest agreement), among those"
-    " that decide enough cases. met: the agreement reaches the target with 95% confidence"
-    " corrected for the search (every thresholds tried at once, exact binomial test), on"
-    " enough cases; a suggestion's own interval, blind to the search, is not enough.",
+    " that decide enough cases. (>=low): the low end of their agreement at 95% confidence"
+    " corrected for the search (every thresholds tried at once, exact binomial test); met:"
+    " it reaches the target, on enough cases. A suggestion's own Wilson interval, blind to"
+    " the search, is not shown: it would not be a bound.",
     "ECE: expected calibration error over 10 equal-width bins of the stated probability or"
     " confidence; Brier: mean squared gap between it and what came true.",
 )
@@ -431,7 +443,9 @@ def _e(text: str) -> str:
     return html.escape(escaped_text(text), quote=True)
 
 
-def _figure_cells(figures: Figures | None) -> str:
+def _figure_cells(
+    figures: Figures | None, *, searched: bool = False, bound: float | None = None
+) -> str:
     if figures is None:
         return '<td colspan="7">no thresholds leave a case decided</td>'
     few = ' class="few" title="too few cases to trust"'
@@ -441,14 +455,14 @@ def _figure_cells(figures: Figures | None) -> str:
     person_mark = "*" if share.too_few else ""
     return (
         f"<td{few if agreement.too_few else ''}>{_number(agreement.value)}{mark}"
-        f" <small>{_e(_interval(agreement))} n={figures.decided}</small></td>"
+        f" <small>{_e(_agreement_range(figures, searched, bound))} n={figures.decided}</small></td>"
         f"<td{few if agreement.too_few else ''}>{_number(figures.kappa.value, 2)}{mark}</td>"
         f"<td{few if share.too_few else ''}>{figures.to_person} of {figures.cases}"
         f" ({_percent(share.value)}){person_mark}"
-        f" <small>{_e(_interval(share, percent=True))}</small></td>"
+        f" <small>{_e(_interval(share, percent=True, searched=searched))}</small></td>"
         f"<td{few if wrong.too_few else ''}>{c.pass_refused} of {figures.cases}"
         f" ({_percent(wrong.value)}){person_mark}"
-        f" <small>{_e(_interval(wrong, percent=True))}</small></td>"
+        f" <small>{_e(_interval(wrong, percent=True, searched=searched))}</small></td>"
         f"<td>{c.pass_accepted} / {c.pass_refused}</td>"
         f"<td>{c.fail_accepted} / {c.fail_refused}</td>"
         f"<td>{c.unsure_accepted} / {c.unsure_refused}</td>"
@@ -473,7 +487,7 @@ def _html_table(check: CheckCalibration) -> str:
         f"{_figure_cells(check.at_current)}{_met_cell(None)}</tr>",
         '<tr><td class="l"></td><td class="l">suggested</td>'
         '<td class="l">each question\'s</td>'
-        f"{_figure_cells(check.at_suggested)}"
+        f"{_figure_cells(check.at_suggested, searched=True, bound=check.agreement_bound)}"
         f"{_met_cell(check.met)}</tr>",
     ]
     for number, q in enumerate(check.questions, 1):
@@ -486,7 +500,8 @@ def _html_table(check: CheckCalibration) -> str:
         rows.append(
             '<tr><td class="l"></td><td class="l">suggested</td>'
             f'<td class="l">{_e(_thresholds(q.suggested))}</td>'
-            f"{_figure_cells(q.at_suggested)}{_met_cell(q.meets_target)}</tr>"
+            f"{_figure_cells(q.at_suggested, searched=True, bound=q.agreement_bound)}"
+            f"{_met_cell(q.meets_target)}</tr>"
         )
     return f"<table>{head}{''.join(rows)}</table>"
 

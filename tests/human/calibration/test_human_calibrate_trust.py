@@ -9,6 +9,7 @@ import importlib.util
 import json
 import math
 import random
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,35 @@ def test_met_needs_the_interval_to_reach_the_target() -> None:
     assert check.met and check.questions[0].meets_target and check.to_json()["met"] is True
     # The bound so corrected: 0.05 / 5151 = b**300, b the low end of the agreement.
     assert check.questions[0].agreement_bound == pytest.approx((0.05 / 5151) ** (1 / 300))
+
+
+def test_a_suggested_row_shows_the_bound_met_is_judged_by_not_a_blind_interval() -> None:
+    # 200 of 200 agree: the Wilson interval would start at 0.981, above a 0.95 target, though
+    # the suggestion was the best of 5,151 thresholds and is not met. The suggested rows show
+    # the corrected low end, 0.05 / 5151 = b**200, and no interval of the same data.
+    rows: list[tuple[Any, Person]] = [((YesNoAnswer(0.99),), "accepted")] * 200
+    check = parse_check("Fine?")
+    cases = tuple(Case(key=f"k{i}", answers=a, person=p) for i, (a, p) in enumerate(rows))
+    report = calibrate_cases([CheckCases(name="s", check=check, cases=cases)], target=0.95)
+    bound = (0.05 / 5151) ** (1 / 200)
+    assert report.checks[0].questions[0].agreement_bound == pytest.approx(bound)
+    shown = f"(>={bound:.3f}) n=200"
+    text = calibration_text(report)
+    suggested = [line for line in text.splitlines() if "suggested" in line and "n=" in line]
+    assert len(suggested) == 2  # the check's row and the question's
+    for line in suggested:
+        assert shown in line and "(0.981-" not in line
+        assert not re.search(r"\(\d+\.\d-\d+\.\d%\)", line)  # no share's interval either
+        assert line.rstrip().endswith("not met")
+    current = next(line for line in text.splitlines() if "as now" in line)
+    assert "(0.981-1.000) n=200" in current  # no search chose the thresholds in force
+    page = calibration_html(report)
+    rows_shown = [row for row in re.findall("<tr>.*?</tr>", page) if ">suggested<" in row]
+    assert len(rows_shown) == 2
+    for row in rows_shown:
+        assert shown.replace(">", "&gt;") in row and "(0.981-" not in row
+        assert not re.search(r"\(\d+\.\d-\d+\.\d%\)", row)  # no share's interval either
+    assert "corrected for the search" in text
 
 
 # --- calibration figures against hand-computed sets --------------------------------------------
