@@ -30,6 +30,7 @@ ROWS = (
     ("calibrated", "calibrated", 0.9),
     ("over", "over", 0.85),
     ("under", "under", 0.9),
+    ("noisy", "noisy", 0.85),
     ("null", "useless", 0.81),
 )
 

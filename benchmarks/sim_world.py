@@ -5,7 +5,11 @@ rate of any thresholds is an exact sum, not an estimate.
 
 Regimes: ``calibrated`` (the person accepts a submission stated at ``p`` with chance ``p``),
 ``over`` (overconfident: the truth is half as far from 0.5 in log-odds), ``under``
-(underconfident: twice as far), ``useless`` (the person accepts 80% whatever ``p`` says).
+(underconfident: twice as far), ``useless`` (the person accepts 80% whatever ``p`` says),
+``noisy`` (calibrated, but each submission is decided by one of three approvers, drawn
+alike, who answer against what they would otherwise with chance 2%, 5% and 10%: the chance
+of acceptance at ``p`` is then ``p (1 - e) + (1 - p) e``, ``e`` their mean). ``shift`` moves
+every chance of acceptance by that much (a changed world: people accept less, or more).
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from checkprofile.human._calibration._calibrate import Case, CheckCases, Thresho
 
 CHECK = parse_check("Is the report complete and right?")
 VALUES = tuple(round((j + 0.5) / 200, 4) for j in range(200))
-REGIMES = ("calibrated", "over", "under", "useless")
+REGIMES = ("calibrated", "over", "under", "useless", "noisy")
+#: The three approvers' chances of answering against themselves, in the ``noisy`` regime.
+APPROVER_NOISE = (0.02, 0.05, 0.10)
 
 
 def _logit(p: float) -> float:
@@ -52,6 +58,9 @@ class World:
                 c = _logistic(2 * _logit(v))
             elif regime == "useless":
                 c = 0.8
+            elif regime == "noisy":
+                e = sum(APPROVER_NOISE) / len(APPROVER_NOISE)
+                c = v * (1 - e) + (1 - v) * e
             else:
                 raise ValueError(regime)
             found.append(min(1.0, max(0.0, c + shift)))

@@ -505,7 +505,7 @@ def _split(
 ) -> Recommendation:
     """The recommendation by Learn then Test on the fit and ``tested`` cases."""
     fit, test = (_half(check, columns, refused, labels, half) for half in (negated(tested), tested))
-    path = _path(fit, max_wrong_pass, max_wrong_fail, 1 - confidence)
+    path = _path(fit, max_wrong_pass, max_wrong_fail)
     n = test.cases
     level = 1 - confidence
     rejected = 0
@@ -624,15 +624,13 @@ def _one_question(
     )
 
 
-def _path(
-    half: _Half, max_wrong_pass: float, max_wrong_fail: float, level: float
-) -> list[tuple[int, Setting]]:
+def _path(half: _Half, max_wrong_pass: float, max_wrong_fail: float) -> list[tuple[int, Setting]]:
     """The path from the strictest thresholds, as moves (question, its new setting); the
     first, (-1, ()), stands for the strictest themselves. ``half`` is moved to its end and
-    back to the strictest thresholds. The path goes as far as the fit half itself would pass
-    the test (the test half, about as large, then passes about as far): were it to go on
-    until the fit half's rates were used up, the test would stop at the first of the two
-    risks used up, and the other's budget would be left unspent."""
+    back to the strictest thresholds. The path goes on while the fit half's wrong passes and
+    wrong fails stay within their rates. (Stopping each risk where the test could still
+    certify it, so as to spend both, was tried: it sent no fewer cases to a person in
+    ``benchmarks/bench_ltt_many.py``.)"""
     n = max(half.cases, 1)
     allowed = (max_wrong_pass * n, max_wrong_fail * n)
     moves: list[tuple[int, Setting]] = [(-1, ())]
