@@ -1,7 +1,7 @@
 """The whole check's recommendation against Learn-then-Test with Holm on the same grid, on
 simulated months of one yes/no question whose true rates are known exactly (``sim_world``).
 
-    python benchmarks/bench_ltt.py [--months 100] [--sizes 300,1000,3000]
+    python benchmarks/bench_ltt.py [--months 100] [--sizes 30,100,300,1000,3000]
                                    [--max-wrong-pass 0.05] [--max-wrong-fail 0.10]
                                    [--confidence 0.9] [--step 1]
 
@@ -176,7 +176,7 @@ def arguments(description: str, sizes: str, months: int, step: int) -> argparse.
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = arguments(__doc__.splitlines()[0], "300,1000,3000", 100, 1)
+    parser = arguments(__doc__.splitlines()[0], "30,100,300,1000,3000", 100, 1)
     parser.add_argument("--regimes", default=",".join(REGIMES))
     parser.add_argument("--shift", type=float, default=0.0)
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """The recommendation for a check of two yes/no questions against Learn-then-Test with Holm
 over the product of their grids, on simulated months whose true rates are known exactly.
 
-    python benchmarks/bench_ltt_many.py [--months 40] [--sizes 300,1000,3000]
+    python benchmarks/bench_ltt_many.py [--months 20] [--sizes 300,1000,3000]
                                         [--pairs calibrated+calibrated,...] [--step 5]
 
 **The world**: each question's stated ``p`` is drawn, apart from the other's, as one
@@ -178,7 +178,7 @@ def ltt_holm(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = arguments(__doc__.splitlines()[0], "300,1000,3000", 40, 5)
+    parser = arguments(__doc__.splitlines()[0], "300,1000,3000", 20, 5)
     parser.add_argument("--pairs", default=",".join(PAIRS))
     args = parser.parse_args(argv)
 
