@@ -47,6 +47,15 @@ only grow along the sequence), so it never sends more cases to a person than tha
 procedure (``benchmarks/bench_ltt.py`` measures both). ``fit_cases`` is then 0 and
 ``test_cases`` every case.
 
+**A check of two questions** on at most :data:`._grid.MAX_CASES` cases is also tested
+without a split, by Learn-then-Test with Holm over the product of its questions' grids of
+0.05 (see ``_grid``): on months of 1,000 cases and more, trying every combination on every
+case finds thresholds the path does not (``benchmarks/bench_ltt_many.py``). Each method is
+run at half of ``1 - confidence``, so both promises hold at once with probability at least
+``confidence`` (Bonferroni), and the one sending fewer cases to a person is the
+recommendation (the path's on a tie). A check of three questions or more has too many
+combinations for this, and is recommended by its path alone.
+
 When not even the strictest thresholds are rejected (too few cases, or a model whose surest
 answers are wrong too often), nothing is promised, and the recommendation shows the path's
 thresholds with the lowest bounds as the closest.
@@ -68,7 +77,7 @@ import sys
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Final, Literal
 
 import attrs
 
@@ -77,7 +86,8 @@ from ..._verdict import Answer, ChoiceAnswer, Result, RubricAnswer, YesNoAnswer,
 from ._binomial import binomial_cdf, upper_bound
 from ._columns import GRID, RESULTS, Column, Label, negated, selected
 from ._figures import Figures, Person, figures_of
-from ._search import Thresholds
+from ._grid import MAX_CASES, grid_choice
+from ._search import Setting, Thresholds, thresholds_of
 
 __all__ = [
     "CONFIDENCE",
@@ -108,6 +118,12 @@ OTHER_SPLITS: Final = 4
 SPREAD_CASES: Final = 20_000
 
 
+#: How thresholds were tested: ``sequences`` (one question: every case, in an order no case
+#: chose), ``path`` (a path fitted on some cases, tested on the others), ``grid`` (every
+#: combination of a grid, on every case, Holm's step-down: see ``_grid``).
+Method = Literal["sequences", "path", "grid"]
+
+
 @attrs.frozen(kw_only=True)
 class Recommendation:
     """The check's recommended ``thresholds`` (one per question, in order) and whether they
@@ -120,7 +136,9 @@ class Recommendation:
     several questions on at most :data:`SPREAD_CASES` cases, the share of cases a person
     would see under the recommendation of each of :data:`OTHER_SPLITS` other splits of the
     same cases (``None`` where that split promises nothing): how much the recommendation
-    depends on its split; empty otherwise."""
+    depends on its split; empty otherwise. ``method``: how the thresholds were tested
+    (:data:`Method`); for ``grid``, ``path`` counts the combinations tested and the bounds
+    are at the level the chosen one was rejected at."""
 
     promised: bool
     max_wrong_pass: float
@@ -135,33 +153,22 @@ class Recommendation:
     path: int
     rejected: int
     other_splits: tuple[float | None, ...] = ()
+    method: Method = "path"
 
 
 # --- the cases of one half, under thresholds moved one step at a time -------------------------
 
 _worst_of = functools.cache(worst_of)
 
-# A question's setting: grid indexes (pass, fail) for yes/no, (confidence,) otherwise. Each
-# question's cases are kept by their cell (Column.cells: the answers of one code and one grid
-# bucket, which grade alike under every grid setting): a case reaches GRID[k] when its bucket
-# is above k.
-Setting = tuple[int, ...]
+# A question's setting: see _search.Setting. Each question's cases are kept by their cell
+# (Column.cells: the answers of one code and one grid bucket, which grade alike under every
+# grid setting): a case reaches GRID[k] when its bucket is above k.
 
 # A case's state packs what its verdict needs into one int: bit 0 says whether the person
 # refused the submission, bits 2q+1 and 2q+2 hold question q's result as its index in
 # RESULTS. A move of question q adds one number to the state of every case it moves, and the
 # verdict of a state is the core's worst-of, found once for all the cases of that state.
 _INDEX: Final[dict[Result, int]] = {result: index for index, result in enumerate(RESULTS)}
-
-
-def thresholds_of(question: Question, setting: Setting) -> Thresholds:
-    """The thresholds a setting stands for."""
-    if isinstance(question, YesNoQuestion):
-        passing, failing = setting
-        return Thresholds(
-            pass_at=GRID[passing], fail_below=None if failing == passing else GRID[failing]
-        )
-    return Thresholds(confidence=GRID[setting[0]])
 
 
 def _strictest(question: Question) -> Setting:
@@ -480,16 +487,56 @@ def recommend(
             confidence=confidence,
             min_cases=min_cases,
         )
-    rates = (max_wrong_pass, max_wrong_fail, confidence, min_cases)
+    # A check of two questions on at most MAX_CASES cases is also tested on the grid (see
+    # _grid), each method at half the level: both promises hold at once with the confidence
+    # asked (Bonferroni), so the one sending fewer cases to a person may be taken.
+    both = len(check) == 2 and len(refused) <= MAX_CASES
+    level = 1 - confidence
+    spent = 1 - level / 2 if both else confidence
+    rates = (max_wrong_pass, max_wrong_fail, spent, min_cases)
     found = _split(check, columns, refused, labels, test_cases(columns, refused, labels), *rates)
-    if len(refused) > SPREAD_CASES:
+    found = attrs.evolve(found, confidence=confidence)
+    if len(refused) <= SPREAD_CASES:
+        others = []
+        for salt in range(1, OTHER_SPLITS + 1):
+            tested = test_cases(columns, refused, labels, salt=salt)
+            other = _split(check, columns, refused, labels, tested, *rates)
+            others.append(other.at_recommended.to_person_share.value if other.promised else None)
+        found = attrs.evolve(found, other_splits=tuple(others))
+    if not both:
         return found
-    others = []
-    for salt in range(1, OTHER_SPLITS + 1):
-        tested = test_cases(columns, refused, labels, salt=salt)
-        other = _split(check, columns, refused, labels, tested, *rates)
-        others.append(other.at_recommended.to_person_share.value if other.promised else None)
-    return attrs.evolve(found, other_splits=tuple(others))
+    grid = grid_choice(
+        check,
+        columns,
+        refused,
+        max_wrong_pass=max_wrong_pass,
+        max_wrong_fail=max_wrong_fail,
+        level=level / 2,
+    )
+    if not grid.promised or (
+        found.promised and found.at_recommended.to_person <= grid.counts_unsure
+    ):
+        return found
+    assert grid.level is not None
+    n = grid.cases
+    return Recommendation(
+        promised=True,
+        max_wrong_pass=max_wrong_pass,
+        max_wrong_fail=max_wrong_fail,
+        confidence=confidence,
+        thresholds=tuple(
+            thresholds_of(question, setting)
+            for question, setting in zip(check, grid.settings, strict=True)
+        ),
+        at_recommended=figures_of(+grid.counts, min_cases),
+        wrong_pass_bound=upper_bound(grid.wrong_pass, n, 1 - grid.level),
+        wrong_fail_bound=upper_bound(grid.wrong_fail, n, 1 - grid.level),
+        fit_cases=0,
+        test_cases=n,
+        path=grid.tested,
+        rejected=grid.rejected_count,
+        method="grid",
+    )
 
 
 def _split(
@@ -621,6 +668,7 @@ def _one_question(
         test_cases=n,
         path=tested,
         rejected=rejected,
+        method="sequences",
     )
 
 

@@ -305,11 +305,13 @@ def recommendation_text(check: CheckCalibration) -> list[str]:
         f" have refused, and at most {_rate(chosen.max_wrong_fail)} fail that a person"
         " would have accepted"
     )
-    tested = (
-        f"on {_plural(chosen.test_cases, 'case')} the search did not see"
-        if chosen.fit_cases
-        else f"on all {_plural(chosen.test_cases, 'case')}, in an order no case chose"
-    )
+    cases = _plural(chosen.test_cases, "case")
+    tested = {
+        "path": f"on {cases} the search did not see",
+        "sequences": f"on all {cases}, in an order no case chose",
+        "grid": f"on all {cases}, with every one of {chosen.path:,} combinations of thresholds"
+        " on a grid of 0.05 at once (Holm)",
+    }[chosen.method]
     bounds = (
         f"{_percent(chosen.wrong_pass_bound)} and {_percent(chosen.wrong_fail_bound)}, tested"
         f" {tested}"

@@ -229,6 +229,21 @@ def _candidates(yes_no: bool) -> tuple[tuple[Thresholds, tuple[int, ...]], ...]:
     return tuple((Thresholds(confidence=GRID[c]), (c,)) for c in range(101))
 
 
+#: A question's setting on the grid: indexes of GRID, (pass, fail) for yes/no (a fail equal
+#: to pass stands for no fail of its own: below pass fails), (confidence,) otherwise.
+Setting = tuple[int, ...]
+
+
+def thresholds_of(question: Question, setting: Setting) -> Thresholds:
+    """The thresholds a setting stands for."""
+    if isinstance(question, YesNoQuestion):
+        passing, failing = setting
+        return Thresholds(
+            pass_at=GRID[passing], fail_below=None if failing == passing else GRID[failing]
+        )
+    return Thresholds(confidence=GRID[setting[0]])
+
+
 def values(thresholds: Thresholds) -> tuple[float, ...]:
     if thresholds.pass_at is not None:
         fail = thresholds.pass_at if thresholds.fail_below is None else thresholds.fail_below

@@ -14,12 +14,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
-from checkprofile import ChoiceAnswer, RubricAnswer, YesNoAnswer, grade, parse_check
+from checkprofile import (
+    ChoiceAnswer,
+    ChoiceQuestion,
+    RubricAnswer,
+    YesNoAnswer,
+    YesNoQuestion,
+    grade,
+    parse_check,
+)
 from checkprofile._verdict import worst_of
 from checkprofile.cli import main
 from checkprofile.human import AuditError, Completed, Figure, Returned
+from checkprofile.human._calibration import _recommend
 from checkprofile.human._calibration._calibrate import (
     Case,
     CheckCases,
@@ -27,6 +37,7 @@ from checkprofile.human._calibration._calibrate import (
     calibrate,
     calibrate_cases,
 )
+from checkprofile.human._calibration._columns import Names, column_of
 from checkprofile.human._calibration._figures import wilson
 from checkprofile.human._calibration._labels import read_labels
 from checkprofile.human._calibration._recommend import binomial_cdf, upper_bound
@@ -340,6 +351,132 @@ def test_the_recommendation_keeps_its_promise_out_of_sample_and_costs_less_than_
         theirs += gated["to_person"] / trials
     assert within / trials >= 0.9
     assert ours <= theirs
+
+
+TWO = parse_check(
+    [
+        {"ask": "Is every amount right?", "pass": 0.9},
+        {
+            "ask": "Does it state the purpose?",
+            "one_of": {"states": "It states it.", "hedges": "It hedges."},
+            "pass": ["states"],
+            "confidence": 0.8,
+        },
+    ]
+)
+
+
+def two_question_month(seed: int, n: int) -> list[Case]:
+    """A month of a check of a yes/no question and a choice: the person accepts when both
+    aspects are fine, each with the chance the model states (the choice's when it says
+    ``states``, one less it otherwise)."""
+    rng = random.Random(seed)
+    found = []
+    for i in range(n):
+        p = round(rng.betavariate(4, 1.5), 3)
+        states = rng.random() < 0.7
+        confidence = round(rng.uniform(0.5, 1.0), 3)
+        fine = confidence if states else 1 - confidence
+        ok = rng.random() < p * fine
+        answers = (YesNoAnswer(p), ChoiceAnswer("states" if states else "hedges", confidence))
+        found.append(
+            Case(key=f"m{seed}-{i}", answers=answers, person="accepted" if ok else "refused")
+        )
+    return found
+
+
+def holm_over_the_grid(cases: list[Case], level: float) -> tuple[int, float] | None:
+    """Learn-then-Test with Holm over the product grid of 0.05 of ``TWO``, written plainly
+    (every case graded by the core for every combination): the fewest cases sent to a person
+    by a rejected combination, and the smallest p-value; None when nothing is rejected."""
+    n = len(cases)
+    yes_no, choice = TWO
+    assert isinstance(yes_no, YesNoQuestion) and isinstance(choice, ChoiceQuestion)
+    settings_one = [(p, f) for p in range(100, -1, -5) for f in range(0, p + 1, 5)]
+    results_one = []
+    for p, f in settings_one:
+        question = attrs.evolve(yes_no, pass_at=p / 100, fail_below=None if f == p else f / 100)
+        results_one.append([grade(question, case.answers[0]) for case in cases])
+    results_two = []
+    for c in range(100, -1, -5):
+        asked = attrs.evolve(choice, confidence=c / 100)
+        results_two.append([grade(asked, case.answers[1]) for case in cases])
+    refused = [case.person == "refused" for case in cases]
+    tested = []
+    for first in results_one:
+        for second in results_two:
+            wrong_pass = wrong_fail = unsure = 0
+            for a, b, no in zip(first, second, refused, strict=True):
+                verdict = worst_of((a, b))
+                wrong_pass += verdict == "pass" and no
+                wrong_fail += verdict == "fail" and not no
+                unsure += verdict == "unsure"
+            value = max(binomial_cdf(wrong_pass, n, 0.05), binomial_cdf(wrong_fail, n, 0.10))
+            tested.append((value, unsure))
+    tested.sort()
+    best = None
+    for rank, (value, unsure) in enumerate(tested):
+        if value > level / (len(tested) - rank):
+            break
+        best = unsure if best is None else min(best, unsure)
+    return None if best is None else (best, tested[0][0])
+
+
+# Two months of 400 cases: on the first the path sends fewer to a person, on the second the grid.
+@pytest.mark.parametrize(("seed", "method"), [(400, "path"), (1400, "grid")])
+def test_a_check_of_two_questions_takes_the_better_of_its_path_and_holm_over_the_grid(
+    seed: int, method: str
+) -> None:
+    # Each at half the level (5% of the 10%): the grid's choice is LTT-Holm's, computed here
+    # plainly; the path's is the recommendation a check of two questions had before.
+    n = 400
+    cases = two_question_month(seed, n)
+    report = calibrate_cases([CheckCases(name="s", check=TWO, cases=tuple(cases))])
+    chosen = report.checks[0].recommended
+    grid = holm_over_the_grid(cases, 0.05)
+    assert grid is not None
+    columns = [column_of(q, [c.answers[i] for c in cases], Names()) for i, q in enumerate(TWO)]
+    refused = bytes(case.person == "refused" for case in cases)
+    path = _recommend._split(
+        TWO, columns, refused, (), _recommend.test_cases(columns, refused), 0.05, 0.10, 0.95, 30
+    )
+    sent = chosen.at_recommended.to_person
+    assert chosen.promised and chosen.confidence == 0.9 and chosen.method == method
+    assert sent == min(grid[0], path.at_recommended.to_person if path.promised else n)
+    if chosen.method == "grid":
+        assert sent == grid[0] and chosen.fit_cases == 0 and chosen.test_cases == n
+        assert chosen.path == 231 * 21 and chosen.other_splits == ()
+        assert all(
+            value is None or round(value * 20) == value * 20
+            for t in chosen.thresholds
+            for value in (t.pass_at, t.fail_below, t.confidence)
+        )
+        text = " ".join(recommendation_text(report.checks[0]))
+        assert "with every one of 4,851 combinations of thresholds on a grid of 0.05" in text
+    else:
+        assert chosen.method == "path" and len(chosen.other_splits) == 4
+    # Both are functions of the content: the same month under other ids, in another order.
+    renamed = [attrs.evolve(case, key=f"other-{i}") for i, case in enumerate(reversed(cases))]
+    again = calibrate_cases([CheckCases(name="s", check=TWO, cases=tuple(renamed))])
+    assert again.checks[0].recommended == chosen
+
+
+def test_the_grid_is_taken_where_the_path_loses_and_keeps_its_promise() -> None:
+    # On 2,000 cases the grid wins this month; its thresholds, graded by the core on a fresh
+    # month of 20,000, keep both rates.
+    cases = two_question_month(2000, 2000)
+    chosen = calibrate_cases([CheckCases(name="s", check=TWO, cases=tuple(cases))])
+    recommended = chosen.checks[0].recommended
+    assert recommended.method == "grid"
+    applied = [t.apply(q) for t, q in zip(recommended.thresholds, TWO, strict=True)]
+    fresh = two_question_month(99, 20_000)
+    verdicts = [
+        worst_of(tuple(grade(q, a) for q, a in zip(applied, c.answers, strict=True))) for c in fresh
+    ]
+    pairs = list(zip(verdicts, fresh, strict=True))
+    wrong_pass = sum(v == "pass" and c.person == "refused" for v, c in pairs)
+    wrong_fail = sum(v == "fail" and c.person == "accepted" for v, c in pairs)
+    assert wrong_pass / len(fresh) <= 0.05 and wrong_fail / len(fresh) <= 0.10
 
 
 def test_no_promise_on_too_few_cases_and_the_closest_is_shown() -> None:
