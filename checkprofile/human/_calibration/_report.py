@@ -309,8 +309,8 @@ def recommendation_text(check: CheckCalibration) -> list[str]:
     tested = {
         "path": f"on {cases} the search did not see",
         "sequences": f"on all {cases}, in an order no case chose",
-        "grid": f"on all {cases}, with every one of {chosen.path:,} combinations of thresholds"
-        " on a grid of 0.05 at once (Holm)",
+        "grid": f"on all {cases} with all {chosen.path:,} combinations of thresholds on a grid"
+        " of 0.05 at once, by Holm's step-down",
     }[chosen.method]
     bounds = (
         f"{_percent(chosen.wrong_pass_bound)} and {_percent(chosen.wrong_fail_bound)}, tested"

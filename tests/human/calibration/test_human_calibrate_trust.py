@@ -452,7 +452,7 @@ def test_a_check_of_two_questions_takes_the_better_of_its_path_and_holm_over_the
             for value in (t.pass_at, t.fail_below, t.confidence)
         )
         text = " ".join(recommendation_text(report.checks[0]))
-        assert "with every one of 4,851 combinations of thresholds on a grid of 0.05" in text
+        assert "on all 400 cases with all 4,851 combinations of thresholds on a grid" in text
     else:
         assert chosen.method == "path" and len(chosen.other_splits) == 4
     # Both are functions of the content: the same month under other ids, in another order.
