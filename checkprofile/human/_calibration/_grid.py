@@ -10,9 +10,9 @@ any case is read.
 
 A check of several questions otherwise needs a path built on some of its cases and tested
 on the others (:mod:`._recommend`); on months of 1,000 cases and more that loses to trying
-every combination on every case (``benchmarks/bench_ltt_many.py``). The recommendation of a
-check of two questions is the better of the two, each at half the level (see
-:func:`._recommend.recommend`).
+every combination on every case (``benchmarks/bench_ltt_many.py``). A check of two
+questions is recommended by this method alone from 1,000 cases, and below by the better of
+this and the path, each at half the level (see :func:`._recommend.recommend`).
 
 A combination is counted for every case at once: each question's result under each of its
 settings is a whole number holding, per case, one byte of the result's low bits (see
@@ -136,7 +136,7 @@ def grid_choice(
         key = (tested[i][1], i)  # the fewest to a person; then the strictest
         if best is None or key < best[0]:
             best = (key, i, at)
-    chosen = best[1] if best is not None else 0  # the strictest when nothing is rejected
+    chosen = best[1] if best is not None else order[0]  # else the closest: the least p-value
     _, _, wrong_pass, wrong_fail, one, two = tested[chosen]
     bits = dict(sides[0])[one] | dict(sides[1])[two] | person
     return GridChoice(

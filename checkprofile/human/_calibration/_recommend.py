@@ -47,13 +47,15 @@ only grow along the sequence), so it never sends more cases to a person than tha
 procedure (``benchmarks/bench_ltt.py`` measures both). ``fit_cases`` is then 0 and
 ``test_cases`` every case.
 
-**A check of two questions** on at most :data:`._grid.MAX_CASES` cases is also tested
-without a split, by Learn-then-Test with Holm over the product of its questions' grids of
-0.05 (see ``_grid``): on months of 1,000 cases and more, trying every combination on every
-case finds thresholds the path does not (``benchmarks/bench_ltt_many.py``). Each method is
-run at half of ``1 - confidence``, so both promises hold at once with probability at least
+**A check of two questions** on at most :data:`._grid.MAX_CASES` cases is tested without a
+split, by Learn-then-Test with Holm over the product of its questions' grids of 0.05 (see
+``_grid``): trying every combination on every case finds thresholds a path does not. From
+:data:`GRID_ALONE` cases the grid alone is tested, at ``1 - confidence``; below, the path
+too, each at half of it, so both promises hold at once with probability at least
 ``confidence`` (Bonferroni), and the one sending fewer cases to a person is the
-recommendation (the path's on a tie). A check of three questions or more has too many
+recommendation (the path's on a tie). ``benchmarks/bench_ltt_many.py`` measured why: on 300
+cases the path spares more than the grid, from 1,000 it spares no more, and halving the
+grid's level there costs a third of a point. A check of three questions or more has too many
 combinations for this, and is recommended by its path alone.
 
 When not even the strictest thresholds are rejected (too few cases, or a model whose surest
@@ -103,6 +105,12 @@ __all__ = [
 #: Thresholds on the path move in steps of this many grid values (0.05): finer steps would
 #: follow the fit half's noise, and the test half would stop the path sooner.
 STRIDE: Final = 1
+
+#: From this many cases, a check of two questions is recommended by Holm over the grid alone,
+#: at the whole level: there the path, at half the level, spared a person no more than the
+#: grid at the whole level would (``benchmarks/bench_ltt_many.py``), and halving the grid's
+#: level sent a third of a point more to a person than Learn-then-Test with Holm.
+GRID_ALONE: Final = 1_000
 
 #: The defaults: at most 5% of submissions passed that a person refused, at most 10% failed
 #: that a person accepted, promised with 90% confidence.
@@ -487,40 +495,57 @@ def recommend(
             confidence=confidence,
             min_cases=min_cases,
         )
-    # A check of two questions on at most MAX_CASES cases is also tested on the grid (see
-    # _grid), each method at half the level: both promises hold at once with the confidence
-    # asked (Bonferroni), so the one sending fewer cases to a person may be taken.
-    both = len(check) == 2 and len(refused) <= MAX_CASES
-    level = 1 - confidence
-    spent = 1 - level / 2 if both else confidence
-    rates = (max_wrong_pass, max_wrong_fail, spent, min_cases)
-    found = _split(check, columns, refused, labels, test_cases(columns, refused, labels), *rates)
+    n, level = len(refused), 1 - confidence
+    rates = (max_wrong_pass, max_wrong_fail)
+    # A check of two questions (see the module docstring): from GRID_ALONE cases, Holm over
+    # the grid alone, at the whole level; below, the path too, each at half the level (both
+    # promises then hold at once: Bonferroni), and the one sparing more is taken.
+    two = len(check) == 2 and n <= MAX_CASES
+    if two and n >= GRID_ALONE:
+        return _on_grid(check, columns, refused, *rates, confidence, min_cases, level=level)
+    spent = (*rates, 1 - level / 2 if two else confidence, min_cases)
+    found = _split(check, columns, refused, labels, test_cases(columns, refused, labels), *spent)
     found = attrs.evolve(found, confidence=confidence)
-    if len(refused) <= SPREAD_CASES:
+    if n <= SPREAD_CASES:
         others = []
         for salt in range(1, OTHER_SPLITS + 1):
             tested = test_cases(columns, refused, labels, salt=salt)
-            other = _split(check, columns, refused, labels, tested, *rates)
+            other = _split(check, columns, refused, labels, tested, *spent)
             others.append(other.at_recommended.to_person_share.value if other.promised else None)
         found = attrs.evolve(found, other_splits=tuple(others))
-    if not both:
+    if not two:
         return found
+    grid = _on_grid(check, columns, refused, *rates, confidence, min_cases, level=level / 2)
+    spares_more = grid.at_recommended.to_person < found.at_recommended.to_person
+    return grid if grid.promised and (spares_more or not found.promised) else found
+
+
+def _on_grid(
+    check: Check,
+    columns: Sequence[Column],
+    refused: bytes,
+    max_wrong_pass: float,
+    max_wrong_fail: float,
+    confidence: float,
+    min_cases: int,
+    *,
+    level: float,
+) -> Recommendation:
+    """The recommendation of Holm over the grid at ``level`` (of the ``confidence`` the
+    whole recommendation promises; see ``_grid``); when it rejects nothing, the combination
+    of the smallest p-value, as the closest."""
     grid = grid_choice(
         check,
         columns,
         refused,
         max_wrong_pass=max_wrong_pass,
         max_wrong_fail=max_wrong_fail,
-        level=level / 2,
+        level=level,
     )
-    if not grid.promised or (
-        found.promised and found.at_recommended.to_person <= grid.counts_unsure
-    ):
-        return found
-    assert grid.level is not None
     n = grid.cases
+    bound = 1 - (level / grid.tested if grid.level is None else grid.level)
     return Recommendation(
-        promised=True,
+        promised=grid.promised,
         max_wrong_pass=max_wrong_pass,
         max_wrong_fail=max_wrong_fail,
         confidence=confidence,
@@ -529,8 +554,8 @@ def recommend(
             for question, setting in zip(check, grid.settings, strict=True)
         ),
         at_recommended=figures_of(+grid.counts, min_cases),
-        wrong_pass_bound=upper_bound(grid.wrong_pass, n, 1 - grid.level),
-        wrong_fail_bound=upper_bound(grid.wrong_fail, n, 1 - grid.level),
+        wrong_pass_bound=upper_bound(grid.wrong_pass, n, bound),
+        wrong_fail_bound=upper_bound(grid.wrong_fail, n, bound),
         fit_cases=0,
         test_cases=n,
         path=grid.tested,

@@ -461,13 +461,17 @@ def test_a_check_of_two_questions_takes_the_better_of_its_path_and_holm_over_the
     assert again.checks[0].recommended == chosen
 
 
-def test_the_grid_is_taken_where_the_path_loses_and_keeps_its_promise() -> None:
-    # On 2,000 cases the grid wins this month; its thresholds, graded by the core on a fresh
-    # month of 20,000, keep both rates.
-    cases = two_question_month(2000, 2000)
-    chosen = calibrate_cases([CheckCases(name="s", check=TWO, cases=tuple(cases))])
-    recommended = chosen.checks[0].recommended
-    assert recommended.method == "grid"
+def test_from_1000_cases_two_questions_are_learn_then_test_with_holm_and_keep_the_promise() -> None:
+    # From 1,000 cases the grid alone, at the whole level: what LTT-Holm gives, computed
+    # plainly; its thresholds, graded by the core on a fresh month of 20,000, keep both rates.
+    cases = two_question_month(1000, 1000)
+    report = calibrate_cases([CheckCases(name="s", check=TWO, cases=tuple(cases))])
+    recommended = report.checks[0].recommended
+    reference = holm_over_the_grid(cases, 0.10)
+    assert reference is not None
+    assert recommended.method == "grid" and recommended.promised
+    assert recommended.at_recommended.to_person == reference[0]
+    assert recommended.confidence == 0.9 and recommended.other_splits == ()
     applied = [t.apply(q) for t, q in zip(recommended.thresholds, TWO, strict=True)]
     fresh = two_question_month(99, 20_000)
     verdicts = [
@@ -477,6 +481,19 @@ def test_the_grid_is_taken_where_the_path_loses_and_keeps_its_promise() -> None:
     wrong_pass = sum(v == "pass" and c.person == "refused" for v, c in pairs)
     wrong_fail = sum(v == "fail" and c.person == "accepted" for v, c in pairs)
     assert wrong_pass / len(fresh) <= 0.05 and wrong_fail / len(fresh) <= 0.10
+
+
+def test_a_grid_that_rejects_nothing_promises_nothing_and_shows_the_closest() -> None:
+    # 1,000 cases and a wrong-pass rate no thresholds can be shown to keep: nothing is
+    # promised, and the combination closest to a promise (the smallest p-value) is shown.
+    cases = two_question_month(7, 1000)
+    group = CheckCases(name="s", check=TWO, cases=tuple(cases))
+    report = calibrate_cases([group], max_wrong_pass=0.0005, max_wrong_fail=0.0005)
+    recommended = report.checks[0].recommended
+    assert recommended.method == "grid" and not recommended.promised
+    assert recommended.wrong_pass_bound > 0.0005 or recommended.wrong_fail_bound > 0.0005
+    text = " ".join(recommendation_text(report.checks[0]))
+    assert "No thresholds can promise" in text and "The closest" in text
 
 
 def test_no_promise_on_too_few_cases_and_the_closest_is_shown() -> None:
