@@ -19,8 +19,9 @@ exact binomial p-value (the larger of the two), rejected by Holm's step-down at
 person. (A grid of hundredths, 26 million combinations, is out of reach for it; the coarser
 grid only helps it: fewer hypotheses share the level.)
 
-**recommended**: ``calibrate_cases`` on the same month, its check's ``recommended`` (for
-several questions: a path fitted on a third of the cases, tested on the rest).
+**recommended**: ``calibrate_cases`` on the same month, its check's ``recommended`` (for two
+questions: from 1,000 cases the same grid, at the whole level; below, the better of it and a
+path fitted on a third of the cases and tested on the rest, each at half the level).
 
 Printed as ``bench_ltt.py`` prints: the share of months whose true rates broke each
 method's promise, the mean true share sent to a person by each, and their paired
