@@ -80,11 +80,6 @@ class GridChoice:
     tested: int
     rejected_count: int
 
-    @property
-    def counts_unsure(self) -> int:
-        """How many cases the chosen combination sends to a person."""
-        return self.counts[("unsure", "accepted")] + self.counts[("unsure", "refused")]
-
 
 def grid_choice(
     check: Check,
