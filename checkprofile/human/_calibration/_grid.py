@@ -30,7 +30,7 @@ from typing import Final
 
 import attrs
 
-from ..._check import Check, YesNoQuestion
+from ..._check import Check, Question, YesNoQuestion
 from ..._verdict import Result, grade
 from ._binomial import binomial_cdf
 from ._columns import RESULTS, Column, each
@@ -55,7 +55,7 @@ _REFUSED: Final = 4
 _PERSON: Final = bytes.maketrans(b"\0\1", bytes((0, _REFUSED)))
 
 
-def grid_settings(question: object) -> list[Setting]:
+def grid_settings(question: Question) -> list[Setting]:
     """Every setting of ``question`` on the grid, strictest first."""
     if isinstance(question, YesNoQuestion):
         return [(p, f) for p in range(100, -1, -STEP) for f in range(0, p + 1, STEP)]
@@ -64,21 +64,16 @@ def grid_settings(question: object) -> list[Setting]:
 
 @attrs.frozen(kw_only=True)
 class GridChoice:
-    """What Holm over the grid chose: each question's ``settings``, whether any combination
-    was ``rejected`` (promised), the ``counts`` of the verdicts under them by person, the
-    wrong passes and wrong fails among the ``cases``, the ``level`` the chosen combination
-    was rejected at (``None``: none was), and how many combinations were ``tested`` and
-    ``rejected_count``."""
+    """What Holm over the grid chose: each question's ``settings`` and the ``counts`` of the
+    verdicts under them by person; the ``level`` they were rejected at (``None``: no
+    combination was, and they are the closest, of the least p-value); how many combinations
+    were ``tested`` and ``rejected``."""
 
     settings: tuple[Setting, ...]
-    promised: bool
     counts: Counter[tuple[Result, Person]]
-    wrong_pass: int
-    wrong_fail: int
-    cases: int
     level: float | None
     tested: int
-    rejected_count: int
+    rejected: int
 
 
 def grid_choice(
@@ -115,7 +110,7 @@ def grid_choice(
         wrong_pass, wrong_fail = verdicts.count(wrong_pass_at), verdicts.count(wrong_fail_at)
         unsure = verdicts.count(unsure_at[0]) + verdicts.count(unsure_at[1])
         p_value = max(pass_tail(wrong_pass), fail_tail(wrong_fail))
-        tested.append((p_value, unsure, wrong_pass, wrong_fail, one, two))
+        tested.append((p_value, unsure, one, two))
     # Holm's step-down: the k-th smallest p-value (from 0) is rejected at level / (m - k), as
     # long as every smaller one was. Ties in p-value are taken strictest first (the grid's
     # order), so the choice is a function of the cases alone.
@@ -132,18 +127,14 @@ def grid_choice(
         if best is None or key < best[0]:
             best = (key, i, at)
     chosen = best[1] if best is not None else order[0]  # else the closest: the least p-value
-    _, _, wrong_pass, wrong_fail, one, two = tested[chosen]
+    _, _, one, two = tested[chosen]
     bits = dict(sides[0])[one] | dict(sides[1])[two] | person
     return GridChoice(
         settings=(one, two),
-        promised=best is not None,
         counts=_counts(bits.to_bytes(n, "little")),
-        wrong_pass=wrong_pass,
-        wrong_fail=wrong_fail,
-        cases=n,
         level=None if best is None else best[2],
         tested=m,
-        rejected_count=rejected,
+        rejected=rejected,
     )
 
 

@@ -542,10 +542,10 @@ def _on_grid(
         max_wrong_fail=max_wrong_fail,
         level=level,
     )
-    n = grid.cases
+    n, counts = len(refused), grid.counts
     bound = 1 - (level / grid.tested if grid.level is None else grid.level)
     return Recommendation(
-        promised=grid.promised,
+        promised=grid.level is not None,
         max_wrong_pass=max_wrong_pass,
         max_wrong_fail=max_wrong_fail,
         confidence=confidence,
@@ -553,13 +553,13 @@ def _on_grid(
             thresholds_of(question, setting)
             for question, setting in zip(check, grid.settings, strict=True)
         ),
-        at_recommended=figures_of(+grid.counts, min_cases),
-        wrong_pass_bound=upper_bound(grid.wrong_pass, n, bound),
-        wrong_fail_bound=upper_bound(grid.wrong_fail, n, bound),
+        at_recommended=figures_of(+counts, min_cases),
+        wrong_pass_bound=upper_bound(counts[("pass", "refused")], n, bound),
+        wrong_fail_bound=upper_bound(counts[("fail", "accepted")], n, bound),
         fit_cases=0,
         test_cases=n,
         path=grid.tested,
-        rejected=grid.rejected_count,
+        rejected=grid.rejected,
         method="grid",
     )
 
