@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
+from ..._pg_copy import insert_many
 from ..._shown import show
 from ..._time import at_order
 from ...errors import CheckprofileError
@@ -238,17 +239,12 @@ class PostgresRecorder:
         if not rows:
             return
         import psycopg
-        from psycopg import sql
 
-        insert = sql.SQL(
-            "INSERT INTO {} (sha256, record, key, run, step, at, at_order, line)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (sha256) DO NOTHING"
-        ).format(sql.Identifier(*self.table.split(".")))
         with self._lock:
             connection = self._shared()
             try:
                 with connection.transaction(), connection.cursor() as cursor:
-                    cursor.executemany(insert, rows)
+                    insert_many(cursor, self.table, _COLUMNS, "sha256", rows)
             except psycopg.Error as error:
                 raise self._error("record", error) from None
 
@@ -371,6 +367,10 @@ def _take_every_kind(connection: psycopg.Connection[Any], table: Any, base: str)
             table, sql.Identifier(name), _kinds_sql()
         )
     )
+
+
+#: The columns :func:`_row` gives, in its order.
+_COLUMNS: Final = ("sha256", "record", "key", "run", "step", "at", "at_order", "line")
 
 
 def _row(record: AuditRecord) -> tuple[str, ...]:

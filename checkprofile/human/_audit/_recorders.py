@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
@@ -48,8 +48,12 @@ class Recorder(Protocol):
 
 
 def _line(record: AuditRecord) -> bytes:
+    return _line_of(record.to_json())
+
+
+def _line_of(data: dict[str, Any]) -> bytes:
     text = json.dumps(
-        record.to_json(),
+        data,
         ensure_ascii=True,
         separators=(",", ":"),
         allow_nan=False,  # pragma: no mutate - a belt: no record holds a NaN (each is checked)
@@ -75,7 +79,8 @@ def record_line(record: AuditRecord) -> bytes:
             " QualificationRecord,"
             f" got {show(record)}"
         )
-    line = _line(record)
+    data = record.to_json()
+    line = _line_of(data)
     if len(line) >= MAX_LINE_BYTES:
         raise ValueError(
             f"this record is {len(line)} bytes as a line, over the {MAX_LINE_BYTES} an audit"
@@ -88,7 +93,7 @@ def record_line(record: AuditRecord) -> bytes:
         raise ValueError(
             f"this record would not read back ({reason}); nothing was written"
         ) from None
-    why = unkeepable(record.to_json(), line)  # what one store could keep, every store must
+    why = unkeepable(data, line)  # what one store could keep, every store must
     if why is not None:
         raise ValueError(f"this record cannot be kept by every store: {why}; nothing was written")
     return line + b"\n"

@@ -155,7 +155,10 @@ class _Tx(Protocol):
 
     def rows(self, statement: str, values: Sequence[object] = ()) -> list[tuple[Any, ...]]: ...
 
-    def run_many(self, statement: str, values: Sequence[Sequence[object]]) -> None: ...
+    def insert_many(
+        self, table: str, columns: Sequence[str], key: str, rows: Sequence[Sequence[object]]
+    ) -> None:
+        """Insert ``rows`` into ``table``, each whose ``key`` is there already skipped."""
 
 
 def _text(what: str, value: object) -> str:
@@ -260,10 +263,10 @@ class EscalationStore:
         if rows:
             now = self._clock()
             with self._transaction() as tx:
-                tx.run_many(
-                    f"INSERT INTO {self._table} (reference, process, run, step,"
-                    " submitted_by, put_at, checkpoint) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                    " ON CONFLICT (reference) DO NOTHING",
+                tx.insert_many(
+                    self._table,
+                    ("reference", "process", "run", "step", "submitted_by", "put_at", "checkpoint"),
+                    "reference",
                     [(*row[:5], now, row[5]) for row in rows],
                 )
         return [row[0] for row in rows]
@@ -549,8 +552,14 @@ class _SqliteTx:
     def rows(self, statement: str, values: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         return list(self._connection.execute(statement, values).fetchall())
 
-    def run_many(self, statement: str, values: Sequence[Sequence[object]]) -> None:
-        self._connection.executemany(statement, values)
+    def insert_many(
+        self, table: str, columns: Sequence[str], key: str, rows: Sequence[Sequence[object]]
+    ) -> None:
+        self._connection.executemany(
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES"
+            f" ({', '.join('?' * len(columns))}) ON CONFLICT ({key}) DO NOTHING",
+            rows,
+        )
 
 
 def _schema(table: str, *, identity: str, real: str) -> list[str]:

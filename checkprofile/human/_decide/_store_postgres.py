@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..._pg_copy import insert_many
 from ..._shown import show
 from ._store import (
     DEFAULT_ESCALATION_TABLE,
@@ -51,8 +52,10 @@ class _PostgresTx:
         self._cursor.execute(statement.replace("?", "%s").encode(), values)
         return list(self._cursor.fetchall())
 
-    def run_many(self, statement: str, values: Sequence[Sequence[object]]) -> None:
-        self._cursor.executemany(statement.replace("?", "%s").encode(), values)
+    def insert_many(
+        self, table: str, columns: Sequence[str], key: str, rows: Sequence[Sequence[object]]
+    ) -> None:
+        insert_many(self._cursor, table, columns, key, rows)
 
 
 class PostgresEscalationStore(EscalationStore):

@@ -10,6 +10,7 @@ they fail instead, so a missing server cannot pass for a green run.
 
 from __future__ import annotations
 
+import itertools
 import json
 import multiprocessing
 import os
@@ -28,6 +29,7 @@ from test_human_audit import SUBMISSION, WHEN
 from test_human_calibrate import EXAMPLE, figures, split, window_records
 from test_human_records import RUN, STEP, outcome_of
 
+from checkprofile._pg_copy import COPY_FROM
 from checkprofile.human import (
     AuditError,
     AuditRecord,
@@ -196,6 +198,30 @@ def test_a_record_written_twice_is_kept_once(store: PostgresRecorder, server: st
         other.record(record)
         other.record_many([record, record])
     assert store.count() == PER_PROCESS
+
+
+@pytest.mark.parametrize("size", [COPY_FROM - 1, COPY_FROM, 3 * COPY_FROM])
+def test_a_batch_keeps_its_order_and_each_record_once_whether_or_not_it_is_copied(
+    store: PostgresRecorder, size: int
+) -> None:
+    # Below COPY_FROM a batch is one INSERT a row, from it COPY through a temporary table:
+    # both keep the order of arrival, and a record already stored or twice in the batch once.
+    made = [
+        verdict_record(outcome_of(verdict), run_id=f"run-{n}", step_id=STEP)
+        for n, verdict in zip(range(size), itertools.cycle(("pass", "fail", "unsure")))
+    ]
+    store.record(made[2])
+    store.record_many([*made, made[0], made[2]])
+    assert [record.run for record in store.read()] == [
+        "run-2",
+        *(f"run-{n}" for n in range(size) if n != 2),
+    ]
+    # A second batch in the same recorder (the same connection, the temporary table reused).
+    store.record_many(made[::-1])
+    assert store.count() == size
+    with pytest.raises(TypeError, match="an audit record is a"):
+        store.record_many([*made[:3], "not a record"])  # type: ignore[list-item]
+    assert store.count() == size
 
 
 def test_a_recorder_used_in_a_forked_child_opens_its_own_connection(

@@ -20,6 +20,7 @@ from test_human_checkpoint import RETURNED
 from test_human_postgres import server  # noqa: F401 - the session's PostgreSQL fixture
 from test_human_records import SCRIPTS, STEP, make_outcome
 
+from checkprofile._pg_copy import COPY_FROM
 from checkprofile.human import (
     AlreadyDecidedError,
     Checkpoint,
@@ -149,6 +150,23 @@ def test_a_batch_is_put_whole_or_not_at_all(store: EscalationStore) -> None:
     assert store.waiting() == []
     assert store.put_many(good) == [c.reference for c in good]
     assert len(store.waiting()) == 3
+
+
+@pytest.mark.parametrize("size", [COPY_FROM - 1, 2 * COPY_FROM])
+def test_a_batch_keeps_its_order_and_each_checkpoint_once(
+    store: EscalationStore, size: int
+) -> None:
+    # PostgreSQL sends a batch from COPY_FROM by COPY; every store keeps the order of arrival
+    # and a checkpoint put already, or twice in the batch, once and unchanged.
+    made = [checkpoint(f"run-{i}") for i in range(size)]
+    store.put(made[1])
+    assert store.put_many([*made, made[0]]) == [c.reference for c in [*made, made[0]]]
+    assert [w.run_id for w in store.waiting(limit=1000)] == [
+        "run-1",
+        *(f"run-{i}" for i in range(size) if i != 1),
+    ]
+    store.put_many(made[::-1])
+    assert len(store.waiting(limit=1000)) == size
 
 
 def test_an_unknown_or_malformed_reference_is_refused_by_name(store: EscalationStore) -> None:
