@@ -11,7 +11,9 @@
   binomial and normal approximation), and the share ever *certified* (promised at most 10%).
 * **drift**: the wrong-pass rate doubles (5% to 10%) after a uniformly random number of
   verdicts in [0, 20,000); the median and 90th percentile number of spot checks after the
-  change until the alarm, at sampling rates 1%, 2% and 5% (and the verdicts that takes).
+  change until the alarm, at sampling rates 1%, 2% and 5% (and the verdicts that takes); on
+  the same streams, the anchor: Waudby-Smith and Ramdas' betting test of the spot checks in
+  their order, with aGRAPA and predictable plug-in bets (``wsr_log_wealth``).
 * **segment**: a segment of 10% of verdicts with a 20% wrong-pass rate, the rest at 3.06%
   (average 4.75%, within a 5% promise): how often the segment's own monitor raises the alarm
   and how often the pooled one does.
@@ -171,12 +173,42 @@ def _share(hits: int, n: int) -> dict[str, Any]:
     return {"share": hits / n, "count": hits, "interval95": [low, high]}
 
 
+def wsr_log_wealth(wrong: np.ndarray, m: float, bet: str) -> np.ndarray:
+    """The anchor: Waudby-Smith and Ramdas' betting test of "the mean is at most ``m``" on the
+    spot checks' outcomes in the order they came (``wrong``, 0/1), its log wealth after each.
+
+    ``bet`` is ``"prpl"`` (their predictable plug-in, one-sided: ``λ_t = sqrt(2 log(1/α) /
+    (σ̂²_{t-1} t log(1 + t)))``) or ``"agrapa"`` (their approximate growth-rate adaptive bet,
+    ``λ_t = (μ̂_{t-1} - m) / (σ̂²_{t-1} + (μ̂_{t-1} - m)²)``), each kept in ``[0, c/m]`` with
+    ``c = 1/2``, from their running estimates ``μ̂_t = (1/2 + Σ x) / (t + 1)`` and
+    ``σ̂²_t = (1/4 + Σ (x_i - μ̂_i)²) / (t + 1)``. Unlike the library's test, the wealth depends
+    on the order of the spot checks (so replicas must agree on one), which is what lets its bet
+    adapt; it is a nonnegative supermartingale under the null all the same.
+    """
+    x = wrong.astype(float)
+    t = np.arange(1, len(x) + 1)
+    mean = (0.5 + np.cumsum(x)) / (t + 1)
+    var = (0.25 + np.cumsum((x - mean) ** 2)) / (t + 1)
+    mean_before = np.concatenate([[0.5], mean[:-1]])
+    var_before = np.concatenate([[0.25], var[:-1]])
+    if bet == "prpl":
+        lam = np.sqrt(2 * math.log(1 / ALPHA) / (var_before * t * np.log1p(t)))
+    else:
+        edge = mean_before - m
+        lam = edge / (var_before + edge**2)
+    lam = np.clip(lam, 0.0, 0.5 / m)
+    wealth: np.ndarray = np.cumsum(np.log1p(lam * (x - m)))
+    return wealth
+
+
 def drift(streams: int, seed: int, p: float) -> dict[str, Any]:
-    """Spot checks after the change until the alarm, at sampling rate ``p``."""
+    """Spot checks after the change until the alarm, at sampling rate ``p``, for the library's
+    test and, on the same streams, the Waudby-Smith and Ramdas anchors."""
     rng = np.random.default_rng(seed)
     need = math.log(1 / ALPHA)
     spot_checks: list[int] = []
     verdicts: list[int] = []
+    anchors: dict[str, list[int]] = {"prpl": [], "agrapa": []}
     missed = 0
     for _ in range(streams):
         change = int(rng.integers(0, N))
@@ -191,6 +223,9 @@ def drift(streams: int, seed: int, p: float) -> dict[str, Any]:
         )
         at = positions[wrong]
         k = np.arange(1, len(at) + 1)
+        for bet, counted in anchors.items():
+            hit = np.flatnonzero((wsr_log_wealth(wrong, PROMISE, bet) >= need)[len(pre) :])
+            counted.append(int(hit[0]) + 1 if len(hit) else 10**9)
         found = np.flatnonzero((log_e_up(at, k, p, PROMISE) >= need) & (at > change))
         if not len(found):
             missed += 1
@@ -206,6 +241,13 @@ def drift(streams: int, seed: int, p: float) -> dict[str, Any]:
         "spot_checks_p90": float(np.percentile(spot_checks, 90)),
         "verdicts_median": float(np.median(verdicts)),
         "verdicts_p90": float(np.percentile(verdicts, 90)),
+        **{
+            f"wsr_{bet}_spot_checks_median_p90": [
+                float(np.median(counted)),
+                float(np.percentile(counted, 90)),
+            ]
+            for bet, counted in anchors.items()
+        },
     }
 
 
