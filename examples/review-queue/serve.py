@@ -11,11 +11,12 @@ then open the address it prints. ``/`` lists the checkpoints no one has decided;
 and applied by an escalation store (:class:`~checkprofile.human.SqliteEscalationStore`,
 ``escalations.sqlite`` beside the checkpoints; give ``ReviewQueue`` a
 :class:`~checkprofile.human.PostgresEscalationStore` to run several servers on one queue). A
-decision is applied once, by the store: the reviewer first claims the escalation (a lease no one
-else may decide under), then the decision's record is appended to ``audit.jsonl``, and only then
-the store keeps the first decision and the step's next state (a record that cannot be written
-leaves the escalation waiting); a second post for the same checkpoint, from this server or
-another sharing the store, is refused (409).
+decision is applied once, by the store: the reviewer first claims the escalation (an exclusive
+lease no one else, nor the same reviewer on another server, may decide under), then the
+decision's record is appended to ``audit.jsonl``, and only then the store keeps the first
+decision and the step's next state (a record that cannot be written leaves the escalation
+waiting); a second post for the same checkpoint, from this server or another sharing the store,
+is refused (409).
 
 Not a production server: it has no login (every decision is ``--reviewer``'s) and keeps its
 token secret in memory (a restart invalidates open pages). A real host takes ``by`` from its
@@ -157,9 +158,10 @@ class ReviewQueue(ThreadingHTTPServer):
         record = resolution_record(checkpoint.resolve(decision))  # it applies, or this raises
         # Claimed first (a lease no one else may decide under), then recorded, then decided:
         # a record that cannot be written leaves the escalation waiting, and no other server
-        # can decide it between its record and its decision.
+        # can decide it between its record and its decision. The claim is exclusive: the same
+        # reviewer deciding on another replica at once is refused too, before any record.
         with self.lock:
-            self.store.claim(reference, by=self.reviewer, seconds=CLAIM_SECONDS)
+            self.store.claim(reference, by=self.reviewer, seconds=CLAIM_SECONDS, exclusive=True)
             try:
                 self.audit.record(record)
             except BaseException:
@@ -291,7 +293,7 @@ class _Handler(BaseHTTPRequestHandler):
         except AlreadyDecidedError:
             return self._refuse(HTTPStatus.CONFLICT, "This escalation was already decided.")
         except ClaimedError:
-            return self._refuse(HTTPStatus.CONFLICT, "Someone else is deciding this escalation.")
+            return self._refuse(HTTPStatus.CONFLICT, "This escalation is being decided elsewhere.")
         except OSError:
             return self._refuse(
                 HTTPStatus.SERVICE_UNAVAILABLE,

@@ -378,12 +378,17 @@ class EscalationStore:
 
     # --- claiming -------------------------------------------------------------------------
 
-    def claim(self, reference: str, *, by: str, seconds: float) -> Claim:
+    def claim(
+        self, reference: str, *, by: str, seconds: float, exclusive: bool = False
+    ) -> Claim:
         """Lease ``reference`` to ``by`` for ``seconds``: until then no one else may claim or
-        decide it. Claiming again by the same person renews the lease. Raises
-        :class:`ClaimedError` (another holds it), :class:`AlreadyDecidedError`,
-        :class:`NoSuchEscalationError`, and :class:`SameDeciderError` when the store separates
-        duties and ``by`` submitted it."""
+        decide it. Claiming again by the same person renews the lease, unless ``exclusive``:
+        then a lease that has not run out refuses everyone, its holder's own name included
+        (a server that claims, records, then decides uses it, so that one person deciding on
+        two replicas at once cannot write two records before one decision wins). Raises
+        :class:`ClaimedError` (another holds it, or anyone does with ``exclusive``),
+        :class:`AlreadyDecidedError`, :class:`NoSuchEscalationError`, and
+        :class:`SameDeciderError` when the store separates duties and ``by`` submitted it."""
         reference = _reference(reference)
         by = _text("by", by)
         if not of_type(seconds, int, float):  # a subclass's own comparisons never run
@@ -392,21 +397,25 @@ class EscalationStore:
             raise ValueError(
                 f"seconds must be above 0 and at most {MAX_LEASE:g}, got {show(seconds)}"
             )
+        if type(exclusive) is not bool:
+            raise TypeError(f"exclusive must be a bool, got {show(exclusive)}")
         for _ in range(_TRIES):
             now = self._clock()
             until = now + float(seconds)
             with self._transaction() as tx:
                 row = self._state_of(tx, reference)
                 self._refuse_separation(reference, row, by)
+                # With exclusive, no name matches the holder's (NULL = ? is never true).
+                holder = None if exclusive else by
                 changed = tx.run(
                     f"UPDATE {self._table} SET claimed_by = ?, claimed_until = ?"
                     " WHERE reference = ? AND decision IS NULL AND (claimed_by IS NULL"
                     " OR claimed_by = ? OR claimed_until <= ?)",
-                    [by, until, reference, by, now],
+                    [by, until, reference, holder, now],
                 )
                 if changed == 1:
                     return Claim(reference=reference, by=by, until=until)
-                self._refusal(tx, reference, by, now)
+                self._refusal(tx, reference, holder, now)
         raise EscalationStoreError(  # pragma: no cover - a lease expiring at every try
             f"{self}: the claim on {reference} was neither made nor refused in {_TRIES} tries"
         )
@@ -482,9 +491,10 @@ class EscalationStore:
                 " separates duties"
             )
 
-    def _refusal(self, tx: _Tx, reference: str, by: str, now: float) -> None:
-        """Raise why a claim or decision on ``reference`` by ``by`` was refused; return when
-        nothing refuses it any more (a lease ran out meanwhile: the caller tries again)."""
+    def _refusal(self, tx: _Tx, reference: str, by: str | None, now: float) -> None:
+        """Raise why a claim or decision on ``reference`` by ``by`` was refused (``None``: by
+        anyone, an exclusive claim); return when nothing refuses it any more (a lease ran out
+        meanwhile: the caller tries again)."""
         row = self._state_of(tx, reference)
         if row[0] is not None:
             decided = self._decided(reference, row)

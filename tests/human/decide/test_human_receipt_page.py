@@ -766,6 +766,60 @@ def test_two_posts_at_once_apply_one_decision(queue: Any) -> None:
     assert request(queue, f"/checkpoints/{reference}")[0] == 410
 
 
+class SlowRecorder:
+    """A recorder that takes its time, so that two servers' posts overlap between a record
+    and its decision."""
+
+    def __init__(self, inner: Any, seconds: float) -> None:
+        self.inner, self.seconds = inner, seconds
+
+    def record(self, record: Any) -> None:
+        time.sleep(self.seconds)
+        self.inner.record(record)
+
+
+def test_one_reviewer_on_two_servers_at_once_leaves_one_decision_and_one_record(
+    tmp_path: Path,
+) -> None:
+    # Two replicas of the queue share the store and the trail; one person has the escalation
+    # open on both and completes it on each at once. A claim renewed by the same name would
+    # let both write a record before one decision won: the queue's claim is exclusive.
+    folder = tmp_path / "checkpoints"
+    shutil.copytree(EXAMPLE / "checkpoints", folder)
+    module = example_server()
+    replicas = [
+        module.ReviewQueue(folder, reviewer="ana@example.com", clock=lambda: DECIDED_AT)
+        for _ in range(2)
+    ]
+    for replica in replicas:
+        replica.audit = SlowRecorder(replica.audit, 0.5)
+    with served(replicas[0]) as one, served(replicas[1]) as two:
+        reference, checkpoint = vendor(one)
+        statuses: list[int] = []
+        start = threading.Barrier(2)
+
+        def post(server: Any, note: str) -> None:
+            body = form_body(server, reference, decision="failed", note=note)
+            start.wait()
+            statuses.append(request(server, f"/checkpoints/{reference}/decision", data=body)[0])
+
+        posts = [
+            threading.Thread(target=post, args=(server, note))
+            for server, note in ((one, "from one"), (two, "from two"))
+        ]
+        for thread in posts:
+            thread.start()
+        for thread in posts:
+            thread.join()
+        assert sorted(statuses) == [200, 409]
+        written = one.store.decided(reference)
+        assert written.state == checkpoint.decide(written.decision)
+        lines = (folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()
+        assert [json.loads(line)["decision"]["note"] for line in lines] == [
+            written.decision.note
+        ]
+
+
 def test_the_queue_names_a_file_that_is_not_a_checkpoint_and_serves_the_rest(queue: Any) -> None:
     (queue.folder / "broken.json").write_text('{"checkpoint": 2}', encoding="utf-8")
     status, page = request(queue, "/")

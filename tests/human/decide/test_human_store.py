@@ -240,6 +240,27 @@ def test_a_lease_keeps_others_out_until_it_runs_out(store: EscalationStore, cloc
         store.claim(made.reference, by="ana", seconds=60)
 
 
+def test_an_exclusive_claim_refuses_its_own_holder_until_it_runs_out(
+    store: EscalationStore, clock: Clock
+) -> None:
+    # A server that claims, records, then decides: the same reviewer on another replica must
+    # not slip in between (a renewal would let both write a record).
+    made = checkpoint("run-1")
+    store.put(made)
+    store.claim(made.reference, by="ana", seconds=60, exclusive=True)
+    with pytest.raises(ClaimedError, match='claimed by "ana" until') as held:
+        store.claim(made.reference, by="ana", seconds=60, exclusive=True)
+    assert held.value.by == "ana"
+    with pytest.raises(ClaimedError):
+        store.claim(made.reference, by="bo", seconds=60, exclusive=True)
+    store.claim(made.reference, by="ana", seconds=60)  # not exclusive: renewed by its holder
+    clock.now += 61
+    claim = store.claim(made.reference, by="bo", seconds=60, exclusive=True)  # ran out
+    assert claim.by == "bo"
+    with pytest.raises(TypeError, match="exclusive must be a bool, got 1"):
+        store.claim(made.reference, by="bo", seconds=60, exclusive=1)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("seconds", [0, -1, float("nan"), float("inf"), 10**9, True, "60"])
 def test_a_lease_of_no_length_is_refused(store: EscalationStore, seconds: Any) -> None:
     made = checkpoint("run-1")
