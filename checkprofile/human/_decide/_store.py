@@ -378,9 +378,7 @@ class EscalationStore:
 
     # --- claiming -------------------------------------------------------------------------
 
-    def claim(
-        self, reference: str, *, by: str, seconds: float, exclusive: bool = False
-    ) -> Claim:
+    def claim(self, reference: str, *, by: str, seconds: float, exclusive: bool = False) -> Claim:
         """Lease ``reference`` to ``by`` for ``seconds``: until then no one else may claim or
         decide it. Claiming again by the same person renews the lease, unless ``exclusive``:
         then a lease that has not run out refuses everyone, its holder's own name included

@@ -815,9 +815,7 @@ def test_one_reviewer_on_two_servers_at_once_leaves_one_decision_and_one_record(
         written = one.store.decided(reference)
         assert written.state == checkpoint.decide(written.decision)
         lines = (folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()
-        assert [json.loads(line)["decision"]["note"] for line in lines] == [
-            written.decision.note
-        ]
+        assert [json.loads(line)["decision"]["note"] for line in lines] == [written.decision.note]
 
 
 def test_the_queue_names_a_file_that_is_not_a_checkpoint_and_serves_the_rest(queue: Any) -> None:
