@@ -47,16 +47,19 @@ only grow along the sequence), so it never sends more cases to a person than tha
 procedure (``benchmarks/bench_ltt.py`` measures both). ``fit_cases`` is then 0 and
 ``test_cases`` every case.
 
-**A check of two questions** on at most :data:`._grid.MAX_CASES` cases is tested without a
-split, by Learn-then-Test with Holm over the product of its questions' grids of 0.05 (see
-``_grid``): trying every combination on every case finds thresholds a path does not. From
-:data:`GRID_ALONE` cases the grid alone is tested, at ``1 - confidence``; below, the path
-too, each at half of it, so both promises hold at once with probability at least
-``confidence`` (Bonferroni), and the one sending fewer cases to a person is the
-recommendation (the path's on a tie). ``benchmarks/bench_ltt_many.py`` measured why: on 300
-cases the path spares more than the grid, from 1,000 it spares no more, and halving the
-grid's level there costs a third of a point. A check of three questions or more has too many
-combinations for this, and is recommended by its path alone.
+**A check of several questions** (two yes/no questions, or three, or a yes/no and choices:
+see ``_grid``) is tested without a split, by Learn-then-Test with Holm over the product of its
+questions' grids (of 0.05, or 0.10 where 0.05 has too many combinations): trying every
+combination on every case finds thresholds a path does not. From :data:`GRID_ALONE` cases the
+grid alone is tested, at ``1 - confidence``; below, the path too, the grid at
+:data:`GRID_SHARE` of that level and the path at the rest, so both promises hold at once with
+probability at least ``confidence`` (Bonferroni), and the one sending fewer cases to a person
+is the recommendation (the path's on a tie). ``benchmarks/bench_ltt_many.py`` measured why
+for two questions, ``bench_ltt_three.py`` for three: on 300 cases the path often spares more
+than the grid, from 1,000 it spares no more, and giving the path part of the level there
+costs the grid more than the path gains. A check whose grid has too many combinations (four
+yes/no questions and up), or a month too large to try them all on, is recommended by its
+path alone.
 
 When not even the strictest thresholds are rejected (too few cases, or a model whose surest
 answers are wrong too often), nothing is promised, and the recommendation shows the path's
@@ -88,7 +91,7 @@ from ..._verdict import Answer, ChoiceAnswer, Result, RubricAnswer, YesNoAnswer,
 from ._binomial import binomial_cdf, upper_bound
 from ._columns import GRID, RESULTS, Column, Label, negated, selected
 from ._figures import Figures, Person, figures_of
-from ._grid import MAX_CASES, grid_choice
+from ._grid import grid_choice, grid_step
 from ._search import Setting, Thresholds, thresholds_of
 
 __all__ = [
@@ -106,11 +109,20 @@ __all__ = [
 #: follow the fit half's noise, and the test half would stop the path sooner.
 STRIDE: Final = 1
 
-#: From this many cases, a check of two questions is recommended by Holm over the grid alone,
-#: at the whole level: there the path, at half the level, spared a person no more than the
-#: grid at the whole level would (``benchmarks/bench_ltt_many.py``), and halving the grid's
-#: level sent a third of a point more to a person than Learn-then-Test with Holm.
+#: From this many cases, a check with a grid is recommended by Holm over the grid alone, at
+#: the whole level: there the path, at part of the level, spared a person no more than the grid
+#: at the whole level would (``benchmarks/bench_ltt_many.py``, ``bench_ltt_three.py``), and
+#: halving the grid's level sent a third of a point more to a person than Learn-then-Test
+#: with Holm.
 GRID_ALONE: Final = 1_000
+
+#: Below :data:`GRID_ALONE` cases, the share of the level the grid is tested at; the path
+#: takes the rest (Bonferroni: both promises hold at once). Halves let the grid lose to
+#: Learn-then-Test with Holm where the path is weak (three questions, one of them useless:
+#: 3.4 points more to a person on 300 cases, beyond the interval); at four fifths no
+#: measured world of two or three questions sent more than LTT-Holm on 300 cases, and the
+#: path still spared 0.2 to 4 points in each (``bench_ltt_many.py``, ``bench_ltt_three.py``).
+GRID_SHARE: Final = 0.8
 
 #: The defaults: at most 5% of submissions passed that a person refused, at most 10% failed
 #: that a person accepted, promised with 90% confidence.
@@ -145,8 +157,9 @@ class Recommendation:
     would see under the recommendation of each of :data:`OTHER_SPLITS` other splits of the
     same cases (``None`` where that split promises nothing): how much the recommendation
     depends on its split; empty otherwise. ``method``: how the thresholds were tested
-    (:data:`Method`); for ``grid``, ``path`` counts the combinations tested and the bounds
-    are at the level the chosen one was rejected at."""
+    (:data:`Method`); for ``grid``, ``path`` counts the combinations tested, the bounds are
+    at the level the chosen one was rejected at, and ``grid_step`` is the grid's step in
+    hundredths (``None`` for the other methods)."""
 
     promised: bool
     max_wrong_pass: float
@@ -162,6 +175,7 @@ class Recommendation:
     rejected: int
     other_splits: tuple[float | None, ...] = ()
     method: Method = "path"
+    grid_step: int | None = None
 
 
 # --- the cases of one half, under thresholds moved one step at a time -------------------------
@@ -497,13 +511,14 @@ def recommend(
         )
     n, level = len(refused), 1 - confidence
     rates = (max_wrong_pass, max_wrong_fail)
-    # A check of two questions (see the module docstring): from GRID_ALONE cases, Holm over
-    # the grid alone, at the whole level; below, the path too, each at half the level (both
+    # A check with a grid (see the module docstring): from GRID_ALONE cases, Holm over the
+    # grid alone, at the whole level; below, the path too, each at a share of it (both
     # promises then hold at once: Bonferroni), and the one sparing more is taken.
-    two = len(check) == 2 and n <= MAX_CASES
-    if two and n >= GRID_ALONE:
-        return _on_grid(check, columns, refused, *rates, confidence, min_cases, level=level)
-    spent = (*rates, 1 - level / 2 if two else confidence, min_cases)
+    step = grid_step(check, n)
+    if step is not None and n >= GRID_ALONE:
+        return _on_grid(check, columns, refused, *rates, confidence, min_cases, step, level)
+    path_confidence = confidence if step is None else 1 - level * (1 - GRID_SHARE)
+    spent = (*rates, path_confidence, min_cases)
     found = _split(check, columns, refused, labels, test_cases(columns, refused, labels), *spent)
     found = attrs.evolve(found, confidence=confidence)
     if n <= SPREAD_CASES:
@@ -513,9 +528,11 @@ def recommend(
             other = _split(check, columns, refused, labels, tested, *spent)
             others.append(other.at_recommended.to_person_share.value if other.promised else None)
         found = attrs.evolve(found, other_splits=tuple(others))
-    if not two:
+    if step is None:
         return found
-    grid = _on_grid(check, columns, refused, *rates, confidence, min_cases, level=level / 2)
+    grid = _on_grid(
+        check, columns, refused, *rates, confidence, min_cases, step, level * GRID_SHARE
+    )
     spares_more = grid.at_recommended.to_person < found.at_recommended.to_person
     return grid if grid.promised and (spares_more or not found.promised) else found
 
@@ -528,16 +545,17 @@ def _on_grid(
     max_wrong_fail: float,
     confidence: float,
     min_cases: int,
-    *,
+    step: int,
     level: float,
 ) -> Recommendation:
-    """The recommendation of Holm over the grid at ``level`` (of the ``confidence`` the
-    whole recommendation promises; see ``_grid``); when it rejects nothing, the combination
-    of the smallest p-value, as the closest."""
+    """The recommendation of Holm over the grid of ``step`` hundredths at ``level`` (of the
+    ``confidence`` the whole recommendation promises; see ``_grid``); when it rejects
+    nothing, the combination of the smallest p-value, as the closest."""
     grid = grid_choice(
         check,
         columns,
         refused,
+        step=step,
         max_wrong_pass=max_wrong_pass,
         max_wrong_fail=max_wrong_fail,
         level=level,
@@ -561,6 +579,7 @@ def _on_grid(
         path=grid.tested,
         rejected=grid.rejected,
         method="grid",
+        grid_step=grid.step,
     )
 
 

@@ -26,7 +26,6 @@ from ._calibrate import (
 )
 from ._cost import cost_text
 from ._figures import Reliability, ReliabilityBin
-from ._grid import STEP
 
 __all__ = ["calibration_html", "calibration_text", "qualification_text", "recommendation_text"]
 
@@ -311,7 +310,7 @@ def recommendation_text(check: CheckCalibration) -> list[str]:
         "path": f"on {cases} the search did not see",
         "sequences": f"on all {cases}, in an order no case chose",
         "grid": f"on all {cases} with all {chosen.path:,} combinations of thresholds on a grid"
-        f" of {STEP / 100:g} at once, by Holm's step-down",
+        f" of {(chosen.grid_step or 0) / 100:g} at once, by Holm's step-down",
     }[chosen.method]
     bounds = (
         f"{_percent(chosen.wrong_pass_bound)} and {_percent(chosen.wrong_fail_bound)}, tested"

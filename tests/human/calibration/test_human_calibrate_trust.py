@@ -6,6 +6,7 @@ windows on the command line."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import math
 import random
@@ -29,7 +30,7 @@ from checkprofile import (
 from checkprofile._verdict import worst_of
 from checkprofile.cli import main
 from checkprofile.human import AuditError, Completed, Figure, Returned
-from checkprofile.human._calibration import _recommend
+from checkprofile.human._calibration import _grid, _recommend
 from checkprofile.human._calibration._calibrate import (
     Case,
     CheckCases,
@@ -427,18 +428,19 @@ def holm_over_the_grid(cases: list[Case], level: float) -> tuple[int, float] | N
 def test_a_check_of_two_questions_takes_the_better_of_its_path_and_holm_over_the_grid(
     seed: int, method: str
 ) -> None:
-    # Each at half the level (5% of the 10%): the grid's choice is LTT-Holm's, computed here
-    # plainly; the path's is the recommendation a check of two questions had before.
+    # The grid at four fifths of the level (8% of the 10%), the path at the rest: the grid's
+    # choice is LTT-Holm's, computed here plainly; the path's is the recommendation a check
+    # of two questions had before.
     n = 400
     cases = two_question_month(seed, n)
     report = calibrate_cases([CheckCases(name="s", check=TWO, cases=tuple(cases))])
     chosen = report.checks[0].recommended
-    grid = holm_over_the_grid(cases, 0.05)
+    grid = holm_over_the_grid(cases, 0.10 * _recommend.GRID_SHARE)
     assert grid is not None
     columns = [column_of(q, [c.answers[i] for c in cases], Names()) for i, q in enumerate(TWO)]
     refused = bytes(case.person == "refused" for case in cases)
     path = _recommend._split(
-        TWO, columns, refused, (), _recommend.test_cases(columns, refused), 0.05, 0.10, 0.95, 30
+        TWO, columns, refused, (), _recommend.test_cases(columns, refused), 0.05, 0.10, 0.98, 30
     )
     sent = chosen.at_recommended.to_person
     assert chosen.promised and chosen.confidence == 0.9 and chosen.method == method
@@ -481,6 +483,112 @@ def test_from_1000_cases_two_questions_are_learn_then_test_with_holm_and_keep_th
     wrong_pass = sum(v == "pass" and c.person == "refused" for v, c in pairs)
     wrong_fail = sum(v == "fail" and c.person == "accepted" for v, c in pairs)
     assert wrong_pass / len(fresh) <= 0.05 and wrong_fail / len(fresh) <= 0.10
+
+
+THREE = parse_check(
+    [
+        {
+            "ask": f"How does it state {what}?",
+            "one_of": {"states": "It states it.", "hedges": "It hedges."},
+            "pass": ["states"],
+        }
+        for what in ("the purpose", "the total", "the vendor")
+    ]
+)
+
+
+def three_choice_month(seed: int, n: int) -> list[Case]:
+    """A month of three choices: the person accepts when every aspect is fine, each with the
+    chance its answer's confidence gives (less when the model says ``hedges``)."""
+    rng = random.Random(seed)
+    found = []
+    for i in range(n):
+        answers, fine = [], 1.0
+        for _ in range(3):
+            states = rng.random() < 0.8
+            confidence = round(rng.uniform(0.5, 1.0), 2)
+            fine *= confidence if states else 1 - confidence
+            answers.append(ChoiceAnswer("states" if states else "hedges", confidence))
+        found.append(
+            Case(
+                key=f"t{seed}-{i}",
+                answers=tuple(answers),
+                person="accepted" if rng.random() < fine else "refused",
+            )
+        )
+    return found
+
+
+def test_holm_over_the_grid_of_three_questions_is_learn_then_test_written_plainly() -> None:
+    # Every combination of three choices' confidences on the grid of 0.05 (9,261), every
+    # case graded by the core: the fewest sent to a person by a rejected combination, and
+    # how many are rejected, as the packed count gives them.
+    cases = three_choice_month(3, 300)
+    n, level = len(cases), 0.10
+    choices = [question for question in THREE if isinstance(question, ChoiceQuestion)]
+    graded = [
+        [
+            [grade(attrs.evolve(question, confidence=c / 100), case.answers[i]) for case in cases]
+            for c in range(100, -1, -5)
+        ]
+        for i, question in enumerate(choices)
+    ]
+    assert len(graded) == 3
+    refused = [case.person == "refused" for case in cases]
+    tested = []
+    for first, second, third in itertools.product(*graded):
+        wrong_pass = wrong_fail = unsure = 0
+        for a, b, c, no in zip(first, second, third, refused, strict=True):
+            verdict = worst_of((a, b, c))
+            wrong_pass += verdict == "pass" and no
+            wrong_fail += verdict == "fail" and not no
+            unsure += verdict == "unsure"
+        value = max(binomial_cdf(wrong_pass, n, 0.05), binomial_cdf(wrong_fail, n, 0.10))
+        tested.append((value, unsure))
+    tested.sort()
+    rejected = []
+    for rank, (value, unsure) in enumerate(tested):
+        if value > level / (len(tested) - rank):
+            break
+        rejected.append(unsure)
+    assert rejected  # the month is one a grid can promise on
+    columns = [column_of(q, [c.answers[i] for c in cases], Names()) for i, q in enumerate(THREE)]
+    assert _grid.grid_step(THREE, n) == 5
+    choice = _grid.grid_choice(
+        THREE,
+        columns,
+        bytes(refused),
+        step=5,
+        max_wrong_pass=0.05,
+        max_wrong_fail=0.10,
+        level=level,
+    )
+    assert (choice.tested, choice.rejected) == (21**3, len(rejected))
+    assert choice.counts[("unsure", "accepted")] + choice.counts[("unsure", "refused")] == min(
+        rejected
+    )
+
+
+def test_a_grid_is_as_fine_as_its_combinations_allow_and_none_past_them() -> None:
+    yes_no = [{"ask": f"Is part {i} right?"} for i in range(5)]
+    assert _grid.grid_step(parse_check(yes_no[:1]), 1000) is None  # one question: sequences
+    assert _grid.grid_step(parse_check(yes_no[:2]), 20_000) == 5  # 53,361 combinations
+    assert _grid.grid_step(parse_check(yes_no[:2]), 20_001) is None  # past the work allowed
+    assert _grid.grid_step(parse_check(yes_no[:3]), 3_000) == 10  # 287,496 at 0.10
+    assert _grid.grid_step(parse_check(yes_no[:3]), 4_000) is None
+    assert _grid.grid_step(parse_check(yes_no[:4]), 300) is None  # 19 million at 0.10
+    assert _grid.grid_step(THREE, 10_000) == 5  # 9,261
+
+
+def test_from_1000_cases_three_questions_are_tested_on_their_grid_and_say_so() -> None:
+    cases = three_choice_month(1000, 1000)
+    report = calibrate_cases([CheckCases(name="t", check=THREE, cases=tuple(cases))])
+    recommended = report.checks[0].recommended
+    assert recommended.method == "grid" and recommended.grid_step == 5
+    assert recommended.promised and recommended.path == 21**3
+    assert recommended.fit_cases == 0 and recommended.test_cases == 1000
+    text = " ".join(recommendation_text(report.checks[0]))
+    assert "on all 1000 cases with all 9,261 combinations of thresholds on a grid of 0.05" in text
 
 
 def test_a_grid_that_rejects_nothing_promises_nothing_and_shows_the_closest() -> None:
@@ -831,9 +939,16 @@ def test_the_same_month_under_other_ids_and_order_gives_the_same_report() -> Non
     assert first.to_json() == second.to_json()
     assert calibration_text(first) == calibration_text(second)
     assert first.checks[0].recommended.promised
-    # And the split is not one-sided for repeated contents: about two thirds tested.
-    recommended = first.checks[0].recommended
-    assert 0.6 < recommended.test_cases / (recommended.fit_cases + recommended.test_cases) < 0.73
+    # On 1,620 cases the three questions are tested on their grid, on every case; the split a
+    # path takes (below 1,000 cases) is not one-sided for repeated contents either: about two
+    # thirds tested, whatever the ids.
+    assert first.checks[0].recommended.method == "grid"
+    columns = [
+        column_of(question, [row[1][i] for row in rows], Names())
+        for i, question in enumerate(bench.CHECK)
+    ]
+    tested = _recommend.test_cases(columns, bytes(not row[2] for row in rows))
+    assert 0.6 < sum(tested) / len(rows) < 0.73
 
 
 def test_thresholds_that_send_everything_to_a_person_are_not_recommended() -> None:
