@@ -52,3 +52,13 @@ for _name in ("combine", "error_verdict"):
     _wrapped = _validating(getattr(checkprofile._verdict, _name))
     for _module in (checkprofile._verdict, checkprofile._run, checkprofile):
         setattr(_module, _name, _wrapped)
+
+
+# Modules whose real host .ci/run builds in the background while the suite runs (pip compiles
+# llama.cpp for about 9 minutes): they run last, when the build is done, so the suite does not
+# stop to wait for it on the way (tests/llamahost.py's wait_for_build waits if it must).
+_BUILT_WHILE_RUNNING = ("test_qualify_hosts_llama.py",)
+
+
+def pytest_collection_modifyitems(items: list[Any]) -> None:
+    items.sort(key=lambda item: item.path.name in _BUILT_WHILE_RUNNING)  # stable: else as found
