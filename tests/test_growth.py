@@ -1,8 +1,9 @@
 """Growth tests: nothing costs more than linearly in the size of its input.
 
 Each test measures the same work at sizes ``n`` and ``4n`` in the same run (CPU time, best of
-several, setup excluded) and asserts a ratio under 8: linear work is about 4 times the cost,
-quadratic 16 times, so the bound tells them apart with room for a busy machine. The sizes are
+several, setup excluded) and asserts a ratio under 8 in one of three rounds: linear work is
+about 4 times the cost, quadratic 16 times in every round, so the bound tells them apart with
+room for a busy machine. The sizes are
 small enough to keep the suite fast and large enough that a quadratic path shows (each was one
 in the issue: 200k run data keys took 220 s).
 """
@@ -57,11 +58,22 @@ def cost(work: Callable[[], object], repeat: int = 3) -> float:
     return max(best, 1e-4)
 
 
-def assert_linear(prepare: Callable[[int], Callable[[], object]], n: int) -> None:
+def assert_linear(
+    prepare: Callable[[int], Callable[[], object]], n: int, *, rounds: int = 3
+) -> None:
+    """The ratio of ``4n``'s cost to ``n``'s under :data:`LINEAR` in one of ``rounds`` rounds:
+    a small size takes a few milliseconds, and a machine busy elsewhere (CI compiles a host
+    beside the suite) can stretch one measurement past the bound; a quadratic path costs 16
+    times in every round."""
     small, large = prepare(n), prepare(4 * n)
     small()  # warm caches (schemas, validators) before measuring
-    ratio = cost(large) / cost(small)
-    assert ratio < LINEAR, f"4 times the input cost {ratio:.1f} times as much"
+    ratios = []
+    for _ in range(rounds):
+        ratios.append(cost(large) / cost(small))
+        if ratios[-1] < LINEAR:
+            return
+    shown = ", ".join(f"{ratio:.1f}" for ratio in ratios)
+    raise AssertionError(f"4 times the input cost {min(ratios):.1f} times as much ({shown})")
 
 
 def _material(run_data: dict[str, Any]) -> Material:
