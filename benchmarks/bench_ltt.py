@@ -141,6 +141,28 @@ def compare(
     return (not like_for_like or low <= 1 - args.confidence) and mean - half <= 0
 
 
+def table(
+    head: str,
+    worlds: Sequence[tuple[str, Any, Any]],
+    month: Callable[[Any, random.Random, int], tuple[Any, Any]],
+    args: argparse.Namespace,
+    *,
+    like_for_like: bool = True,
+) -> bool:
+    """Print the table: for each ``(name, world, truth)`` and each size, ``args.months``
+    months drawn from ``world`` (``month`` gives both methods' thresholds) judged by
+    ``truth``'s rates, seeded by the name and size; whether every row is as it should be."""
+    print(f"| {head} | n | months {HEAD}")
+    print("|---|---|---|---|---|---|---|---|")
+    ok = True
+    for name, world, truth in worlds:
+        for n in (int(size) for size in args.sizes.split(",")):
+            rng = random.Random(f"{args.seed}-{name}-{n}")
+            months = (month(world, rng, n) for _ in range(args.months))
+            ok &= compare(f"{name} | {n}", months, truth.rates, args, like_for_like=like_for_like)
+    return ok
+
+
 def options(args: argparse.Namespace) -> dict[str, float]:
     """The rates and confidence both methods are asked to keep."""
     return {
@@ -186,18 +208,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         ours = recommended(cases(rows), args)
         return ours and ours[0], ltt_holm(rows, step=args.step, **options(args))
 
-    print(f"| regime | n | months {HEAD}")
-    print("|---|---|---|---|---|---|---|---|")
-    ok = True
-    for regime in args.regimes.split(","):
-        world, truth = World(regime), World(regime, shift=args.shift)
-        for n in (int(size) for size in args.sizes.split(",")):
-            rng = random.Random(f"{args.seed}-{regime}-{n}")
-            months = (month(world, rng, n) for _ in range(args.months))
-            ok &= compare(
-                f"{regime} | {n}", months, truth.rates, args, like_for_like=args.shift == 0
-            )
-    return 0 if ok else 1
+    worlds = [
+        (regime, World(regime), World(regime, shift=args.shift))
+        for regime in args.regimes.split(",")
+    ]
+    return 0 if table("regime", worlds, month, args, like_for_like=args.shift == 0) else 1
 
 
 if __name__ == "__main__":

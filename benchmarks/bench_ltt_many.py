@@ -39,7 +39,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from bench_ltt import HEAD, arguments, compare, options, recommended
+from bench_ltt import arguments, options, recommended, table
 from sim_world import VALUES, World
 
 from checkprofile import YesNoAnswer, parse_check
@@ -187,16 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = world.month(rng, n)
         return recommended(cases(rows), args), ltt_holm(rows, step=args.step, **options(args))
 
-    print(f"| questions | n | months {HEAD}")
-    print("|---|---|---|---|---|---|---|---|")
-    ok = True
-    for pair in args.pairs.split(","):
-        world = TwoWorld(*pair.split("+"))
-        for n in (int(size) for size in args.sizes.split(",")):
-            rng = random.Random(f"{args.seed}-{pair}-{n}")
-            months = (month(world, rng, n) for _ in range(args.months))
-            ok &= compare(f"{pair} | {n}", months, world.rates, args)
-    return 0 if ok else 1
+    worlds = [(pair, TwoWorld(*pair.split("+"))) for pair in args.pairs.split(",")]
+    return 0 if table("questions", [(name, w, w) for name, w in worlds], month, args) else 1
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from bench_ltt import HEAD, arguments, compare, options, recommended
+from bench_ltt import arguments, options, recommended, table
 from sim_world import VALUES, World
 
 from checkprofile import YesNoAnswer, parse_check
@@ -201,16 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = world.month(rng, n)
         return recommended(cases(rows), args), ltt_holm(rows, step=args.step, **options(args))
 
-    print(f"| questions | n | months {HEAD}")
-    print("|---|---|---|---|---|---|---|---|")
-    ok = True
-    for triple in args.triples.split(","):
-        world = ThreeWorld(triple.split("+"))
-        for n in (int(size) for size in args.sizes.split(",")):
-            rng = random.Random(f"{args.seed}-{triple}-{n}")
-            months = (month(world, rng, n) for _ in range(args.months))
-            ok &= compare(f"{triple} | {n}", months, world.rates, args)
-    return 0 if ok else 1
+    worlds = [(triple, ThreeWorld(triple.split("+"))) for triple in args.triples.split(",")]
+    return 0 if table("questions", [(name, w, w) for name, w in worlds], month, args) else 1
 
 
 if __name__ == "__main__":

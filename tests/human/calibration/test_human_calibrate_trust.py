@@ -27,7 +27,7 @@ from checkprofile import (
     grade,
     parse_check,
 )
-from checkprofile._verdict import worst_of
+from checkprofile._verdict import Result, worst_of
 from checkprofile.cli import main
 from checkprofile.human import AuditError, Completed, Figure, Returned
 from checkprofile.human._calibration import _grid, _recommend
@@ -390,7 +390,6 @@ def holm_over_the_grid(cases: list[Case], level: float) -> tuple[int, float] | N
     """Learn-then-Test with Holm over the product grid of 0.05 of ``TWO``, written plainly
     (every case graded by the core for every combination): the fewest cases sent to a person
     by a rejected combination, and the smallest p-value; None when nothing is rejected."""
-    n = len(cases)
     yes_no, choice = TWO
     assert isinstance(yes_no, YesNoQuestion) and isinstance(choice, ChoiceQuestion)
     settings_one = [(p, f) for p in range(100, -1, -5) for f in range(0, p + 1, 5)]
@@ -402,25 +401,41 @@ def holm_over_the_grid(cases: list[Case], level: float) -> tuple[int, float] | N
     for c in range(100, -1, -5):
         asked = attrs.evolve(choice, confidence=c / 100)
         results_two.append([grade(asked, case.answers[1]) for case in cases])
+    tested = combinations_judged([results_one, results_two], cases)
+    rejected = holm_rejected(tested, level)
+    return (min(rejected), min(tested)[0]) if rejected else None
+
+
+def combinations_judged(
+    graded: list[list[list[Result]]], cases: list[Case]
+) -> list[tuple[float, int]]:
+    """Every combination of one setting per question (``graded``: each question's results
+    under each setting, one per case), each case's verdict the core's worst of them: the
+    larger of the two p-values, and how many cases go to a person."""
+    n = len(cases)
     refused = [case.person == "refused" for case in cases]
     tested = []
-    for first in results_one:
-        for second in results_two:
-            wrong_pass = wrong_fail = unsure = 0
-            for a, b, no in zip(first, second, refused, strict=True):
-                verdict = worst_of((a, b))
-                wrong_pass += verdict == "pass" and no
-                wrong_fail += verdict == "fail" and not no
-                unsure += verdict == "unsure"
-            value = max(binomial_cdf(wrong_pass, n, 0.05), binomial_cdf(wrong_fail, n, 0.10))
-            tested.append((value, unsure))
-    tested.sort()
-    best = None
-    for rank, (value, unsure) in enumerate(tested):
+    for combination in itertools.product(*graded):
+        wrong_pass = wrong_fail = unsure = 0
+        for results, no in zip(zip(*combination, strict=True), refused, strict=True):
+            verdict = worst_of(results)
+            wrong_pass += verdict == "pass" and no
+            wrong_fail += verdict == "fail" and not no
+            unsure += verdict == "unsure"
+        value = max(binomial_cdf(wrong_pass, n, 0.05), binomial_cdf(wrong_fail, n, 0.10))
+        tested.append((value, unsure))
+    return tested
+
+
+def holm_rejected(tested: list[tuple[float, int]], level: float) -> list[int]:
+    """Holm's step-down over ``tested``: how many cases each rejected combination sends to a
+    person."""
+    rejected = []
+    for rank, (value, unsure) in enumerate(sorted(tested)):
         if value > level / (len(tested) - rank):
             break
-        best = unsure if best is None else min(best, unsure)
-    return None if best is None else (best, tested[0][0])
+        rejected.append(unsure)
+    return rejected
 
 
 # Two months of 400 cases: on the first the path sends fewer to a person, on the second the grid.
@@ -535,22 +550,7 @@ def test_holm_over_the_grid_of_three_questions_is_learn_then_test_written_plainl
     ]
     assert len(graded) == 3
     refused = [case.person == "refused" for case in cases]
-    tested = []
-    for first, second, third in itertools.product(*graded):
-        wrong_pass = wrong_fail = unsure = 0
-        for a, b, c, no in zip(first, second, third, refused, strict=True):
-            verdict = worst_of((a, b, c))
-            wrong_pass += verdict == "pass" and no
-            wrong_fail += verdict == "fail" and not no
-            unsure += verdict == "unsure"
-        value = max(binomial_cdf(wrong_pass, n, 0.05), binomial_cdf(wrong_fail, n, 0.10))
-        tested.append((value, unsure))
-    tested.sort()
-    rejected = []
-    for rank, (value, unsure) in enumerate(tested):
-        if value > level / (len(tested) - rank):
-            break
-        rejected.append(unsure)
+    rejected = holm_rejected(combinations_judged(graded, cases), level)
     assert rejected  # the month is one a grid can promise on
     columns = [column_of(q, [c.answers[i] for c in cases], Names()) for i, q in enumerate(THREE)]
     assert _grid.grid_step(THREE, n) == 5
