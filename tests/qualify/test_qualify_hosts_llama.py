@@ -13,7 +13,6 @@ tests/qualify/test_qualify_hosts_jev.py.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -26,6 +25,7 @@ pytest.importorskip("openai")
 
 import llamahost
 import qualify_fakes as fakes
+from test_qualify_cli import make_cases
 
 from checkprofile import parse_check
 from checkprofile.adapters.openai_chat import ChatEvaluator
@@ -111,21 +111,6 @@ def test_a_model_with_random_weights_is_not_qualified_and_the_report_says_why(
     assert text.startswith(f"NOT QUALIFIED: {llamahost.MODEL} for step assemble\n")
     assert "  order        FAIL" in text
     assert f"Not qualified because of: {', '.join(failing(found))}." in text
-
-
-def make_cases(folder: Path, count: int) -> Path:
-    """``count`` case files of the expense-report example, alternately accepted and refused."""
-    folder.mkdir()
-    submission = json.loads((EXAMPLE / "submission.json").read_text())
-    run_data = json.loads((EXAMPLE / "run-data.json").read_text())
-    for number in range(count):
-        case = {
-            "submission": {**submission, "summary": f"Report {number}."},
-            "run_data": run_data,
-            "accepted": number % 2 == 0,
-        }
-        (folder / f"case-{number:02d}.json").write_text(json.dumps(case))
-    return folder
 
 
 def test_the_cli_qualifies_through_the_chat_fallback_and_exits_1(
